@@ -1,0 +1,24 @@
+//! toolclamp's text core: measure a text in UTF-16 chars, UTF-8 bytes and lines, and plan
+//! where to cut it so that the kept text plus a notice fits every budget.
+//!
+//! Pure Rust with no Node-API dependency: the binding copies a JS string's code units in
+//! (Latin-1 bytes for one-byte strings, UTF-16 otherwise), asks for a [`Plan`], and slices
+//! the original JS string by the plan's offsets.
+//!
+//! Definitions the planner keeps (and the tests check):
+//! * a char is a UTF-16 code unit; bytes are UTF-8 bytes as `Buffer.byteLength` counts
+//!   them (a lone surrogate is 3); lines are 0 for `""`, else the `\n`s plus one if the
+//!   text does not end with `\n`;
+//! * a cut never separates a surrogate pair or `\r\n`;
+//! * the result is `text[..head_end] + glue + text[tail_start..]` and fits every limit;
+//! * the kept parts are as long as the limits allow, given the notice.
+
+pub mod measure;
+pub mod notice;
+pub mod plan;
+pub mod source;
+
+pub use measure::{measure, measure_str, Measure, Span, Unit};
+pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
+pub use plan::{plan, Limits, Plan, Strategy, UNLIMITED};
+pub use source::{Source, Units, Windows};

@@ -1,0 +1,280 @@
+//! Counting: UTF-16 code units, UTF-8 bytes and line breaks, over the two code-unit
+//! representations a JS string arrives in (one-byte Latin-1 and two-byte UTF-16).
+//!
+//! Byte counts match `Buffer.byteLength(s, 'utf8')`: a surrogate pair is 4 bytes, a lone
+//! surrogate 3 (it is written as U+FFFD). Each unit gets a weight that depends only on
+//! itself and its predecessor (a low surrogate right after a high one weighs 1, the high
+//! one 3), so the weights of any span that starts and ends on a safe cut add up exactly.
+
+/// Chars, bytes and lines of a whole text, as the public API reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Measure {
+    pub chars: u64,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// Additive counts over a span of units. Lines are not additive, newlines are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub chars: u64,
+    pub bytes: u64,
+    pub newlines: u64,
+}
+
+impl Span {
+    pub const ZERO: Span = Span { chars: 0, bytes: 0, newlines: 0 };
+
+    pub fn add(self, o: Span) -> Span {
+        Span {
+            chars: self.chars.saturating_add(o.chars),
+            bytes: self.bytes.saturating_add(o.bytes),
+            newlines: self.newlines.saturating_add(o.newlines),
+        }
+    }
+
+    pub fn sub(self, o: Span) -> Span {
+        Span {
+            chars: self.chars.saturating_sub(o.chars),
+            bytes: self.bytes.saturating_sub(o.bytes),
+            newlines: self.newlines.saturating_sub(o.newlines),
+        }
+    }
+
+    /// Every dimension within `budget`.
+    pub fn fits(self, budget: Span) -> bool {
+        self.chars <= budget.chars && self.bytes <= budget.bytes && self.newlines <= budget.newlines
+    }
+}
+
+/// One code unit of a JS string: `u8` for one-byte (Latin-1) strings, `u16` for two-byte ones.
+pub trait Unit: Copy + Eq + Send + Sync + 'static {
+    fn code(self) -> u16;
+
+    /// Counts of `units`, where `prev` is the unit just before them (for surrogate pairing).
+    fn span(units: &[Self], prev: Option<Self>) -> Span;
+
+    #[inline]
+    fn is_high_surrogate(self) -> bool {
+        self.code() & 0xFC00 == 0xD800
+    }
+
+    #[inline]
+    fn is_low_surrogate(self) -> bool {
+        self.code() & 0xFC00 == 0xDC00
+    }
+
+    /// UTF-8 weight of one unit given its predecessor (see the module docs).
+    #[inline]
+    fn weight(self, prev: Option<Self>) -> u64 {
+        let c = self.code();
+        if c < 0x80 {
+            1
+        } else if c < 0x800 {
+            2
+        } else if self.is_low_surrogate() && prev.is_some_and(|p| p.is_high_surrogate()) {
+            1
+        } else {
+            3
+        }
+    }
+}
+
+const NL: u8 = b'\n';
+
+impl Unit for u8 {
+    #[inline]
+    fn code(self) -> u16 {
+        self as u16
+    }
+
+    #[inline]
+    fn is_high_surrogate(self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn is_low_surrogate(self) -> bool {
+        false
+    }
+
+    fn span(units: &[u8], _prev: Option<u8>) -> Span {
+        let (newlines, high) = count_latin1(units);
+        let len = units.len() as u64;
+        Span { chars: len, bytes: len + high, newlines }
+    }
+}
+
+impl Unit for u16 {
+    #[inline]
+    fn code(self) -> u16 {
+        self
+    }
+
+    fn span(units: &[u16], prev: Option<u16>) -> Span {
+        let (newlines, base_bytes, paired_lows) = count_utf16(units, prev);
+        Span { chars: units.len() as u64, bytes: base_bytes - 2 * paired_lows, newlines }
+    }
+}
+
+/// `(newlines, units >= 0x80)` in one pass. Byte lanes that cannot overflow within a
+/// block of 255 rounds let the compiler vectorise the loop.
+fn count_latin1(s: &[u8]) -> (u64, u64) {
+    const LANES: usize = 32;
+    let (mut newlines, mut high) = (0u64, 0u64);
+    let mut blocks = s.chunks_exact(LANES * 255);
+    for block in &mut blocks {
+        let mut nl = [0u8; LANES];
+        let mut hi = [0u8; LANES];
+        for lane_group in block.chunks_exact(LANES) {
+            for j in 0..LANES {
+                nl[j] += (lane_group[j] == NL) as u8;
+                hi[j] += lane_group[j] >> 7;
+            }
+        }
+        newlines += nl.iter().map(|&x| x as u64).sum::<u64>();
+        high += hi.iter().map(|&x| x as u64).sum::<u64>();
+    }
+    for &b in blocks.remainder() {
+        newlines += (b == NL) as u64;
+        high += (b >> 7) as u64;
+    }
+    (newlines, high)
+}
+
+/// `(newlines, UTF-8 bytes counting every surrogate as 3, low surrogates paired with the
+/// high surrogate before them)`.
+fn count_utf16(s: &[u16], prev: Option<u16>) -> (u64, u64, u64) {
+    const LANES: usize = 16;
+    // 4,096 rounds of at most 3 bytes each fit a u16 lane.
+    const ROUNDS: usize = 4096;
+    let (mut newlines, mut bytes, mut lows, mut highs) = (0u64, 0u64, 0u64, 0u64);
+    let mut blocks = s.chunks_exact(LANES * ROUNDS);
+    let tally = |block: &[u16]| {
+        let mut nl = [0u16; LANES];
+        let mut by = [0u16; LANES];
+        let mut lo = [0u16; LANES];
+        let mut hi = [0u16; LANES];
+        for g in block.chunks_exact(LANES) {
+            for j in 0..LANES {
+                let c = g[j];
+                nl[j] += (c == NL as u16) as u16;
+                by[j] += 1 + (c >= 0x80) as u16 + (c >= 0x800) as u16;
+                lo[j] += (c & 0xFC00 == 0xDC00) as u16;
+                hi[j] += (c & 0xFC00 == 0xD800) as u16;
+            }
+        }
+        let sum = |a: [u16; LANES]| a.iter().map(|&x| x as u64).sum::<u64>();
+        (sum(nl), sum(by), sum(lo), sum(hi))
+    };
+    for block in &mut blocks {
+        let (a, b, c, d) = tally(block);
+        newlines += a;
+        bytes += b;
+        lows += c;
+        highs += d;
+    }
+    for &c in blocks.remainder() {
+        newlines += (c == NL as u16) as u64;
+        bytes += 1 + (c >= 0x80) as u64 + (c >= 0x800) as u64;
+        lows += (c & 0xFC00 == 0xDC00) as u64;
+        highs += (c & 0xFC00 == 0xD800) as u64;
+    }
+    // Pairing needs neighbours; skip the second pass when no pair can exist.
+    let prev_high = prev.is_some_and(|p| p & 0xFC00 == 0xD800);
+    let paired = if lows == 0 || (highs == 0 && !prev_high) {
+        0
+    } else {
+        count_pairs(s, prev_high)
+    };
+    (newlines, bytes, paired)
+}
+
+/// Low surrogates preceded by a high surrogate.
+fn count_pairs(s: &[u16], prev_high: bool) -> u64 {
+    let mut n = (prev_high && s.first().is_some_and(|&c| c & 0xFC00 == 0xDC00)) as u64;
+    if s.len() >= 2 {
+        n += s[..s.len() - 1]
+            .iter()
+            .zip(&s[1..])
+            .map(|(&a, &b)| ((a & 0xFC00 == 0xD800) & (b & 0xFC00 == 0xDC00)) as u64)
+            .sum::<u64>();
+    }
+    n
+}
+
+/// Lines of a text whose newline count and last unit are known: 0 for empty, else the
+/// newlines plus one for an unterminated last line.
+#[inline]
+pub fn lines_of(newlines: u64, len: usize, last_is_newline: bool) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        newlines + (!last_is_newline) as u64
+    }
+}
+
+/// Chars, bytes and lines of a whole text in one pass.
+pub fn measure<U: Unit>(units: &[U]) -> Measure {
+    let span = U::span(units, None);
+    let last_nl = units.last().is_some_and(|u| u.code() == NL as u16);
+    Measure { chars: span.chars, bytes: span.bytes, lines: lines_of(span.newlines, units.len(), last_nl) }
+}
+
+/// Measure of a Rust string as a JS string would see it (used for notices).
+pub fn measure_str(s: &str) -> Measure {
+    let chars = s.encode_utf16().count() as u64;
+    let newlines = s.bytes().filter(|&b| b == NL).count() as u64;
+    Measure { chars, bytes: s.len() as u64, lines: lines_of(newlines, s.len(), s.ends_with('\n')) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn counts_match_utf8_length() {
+        for s in ["", "a", "é", "€", "😀", "a\nb\n", "日本語\r\n😀x", &"é😀\n".repeat(5000)] {
+            let m = measure(&utf16(s));
+            assert_eq!(m.bytes, s.len() as u64, "{s:?}");
+            assert_eq!(m.chars, s.encode_utf16().count() as u64);
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_weigh_three() {
+        assert_eq!(measure(&[0xD800u16]).bytes, 3);
+        assert_eq!(measure(&[0xDC00u16]).bytes, 3);
+        assert_eq!(measure(&[0xDC00u16, 0xD800]).bytes, 6);
+        assert_eq!(measure(&[0xD800u16, 0xDC00]).bytes, 4);
+        assert_eq!(measure(&[0xD800u16, 0xD800, 0xDC00]).bytes, 7);
+    }
+
+    #[test]
+    fn span_with_prev_pairs_across_the_boundary() {
+        assert_eq!(u16::span(&[0xDC00], Some(0xD800)).bytes, 1);
+        assert_eq!(u16::span(&[0xDC00], Some(0x41)).bytes, 3);
+    }
+
+    #[test]
+    fn latin1_high_bytes_are_two_bytes() {
+        let s: Vec<u8> = (0..=255u8).cycle().take(20_000).collect();
+        let expected: u64 = s.iter().map(|&b| if b < 0x80 { 1 } else { 2 }).sum();
+        assert_eq!(measure(&s).bytes, expected);
+        assert_eq!(measure(&s).lines, s.iter().filter(|&&b| b == b'\n').count() as u64 + 1);
+    }
+
+    #[test]
+    fn lines_definition() {
+        assert_eq!(measure::<u8>(b"").lines, 0);
+        assert_eq!(measure::<u8>(b"\n").lines, 1);
+        assert_eq!(measure::<u8>(b"a").lines, 1);
+        assert_eq!(measure::<u8>(b"a\n").lines, 1);
+        assert_eq!(measure::<u8>(b"a\r\nb").lines, 2);
+        assert_eq!(measure::<u8>(b"\n\n\n").lines, 3);
+    }
+}

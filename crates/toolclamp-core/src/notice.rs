@@ -1,0 +1,274 @@
+//! The notice that replaces dropped text: what was dropped, where, and how much.
+
+use crate::measure::Measure;
+
+/// Which end of the text lost content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    /// The start was dropped (the tail was kept).
+    Start,
+    /// The end was dropped (the head was kept).
+    End,
+    /// Both ends were kept, the middle dropped.
+    Middle,
+}
+
+impl Position {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Position::Start => "start",
+            Position::End => "end",
+            Position::Middle => "middle",
+        }
+    }
+}
+
+/// A set of budget dimensions, as a bit mask that crosses into JS unchanged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dims(pub u8);
+
+impl Dims {
+    pub const CHARS: Dims = Dims(1);
+    pub const BYTES: Dims = Dims(2);
+    pub const LINES: Dims = Dims(4);
+
+    pub fn contains(self, d: Dims) -> bool {
+        self.0 & d.0 != 0
+    }
+
+    pub fn insert(&mut self, d: Dims) {
+        self.0 |= d.0;
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// What a notice may say. Counts are in UTF-16 chars, UTF-8 bytes and lines of the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoticeFacts {
+    pub position: Position,
+    /// The limits the input exceeds.
+    pub truncated_by: Dims,
+    pub omitted: Measure,
+    pub total: Measure,
+    /// UTF-16 offset where the dropped text starts (the continuation handle).
+    pub head_end: usize,
+    /// UTF-16 offset where the kept tail starts.
+    pub tail_start: usize,
+}
+
+/// How the caller wants the notice written.
+pub enum Notice<'a> {
+    /// `[... 370 lines, 48,113 bytes truncated at the end ...]`
+    Default,
+    /// A template with `{placeholders}` (see [`PLACEHOLDERS`]); `{{` and `}}` are literal braces.
+    Template(&'a str),
+    /// The caller renders the notice from the facts.
+    Custom(&'a mut dyn FnMut(&NoticeFacts) -> String),
+}
+
+/// The placeholders a template may use.
+pub const PLACEHOLDERS: &[&str] = &[
+    "omitted",
+    "where",
+    "omittedChars",
+    "omittedBytes",
+    "omittedLines",
+    "totalChars",
+    "totalBytes",
+    "totalLines",
+    "headEnd",
+    "tailStart",
+];
+
+/// Shorter notices used when the limits leave no room for the caller's one, longest first.
+/// The last rung is no notice at all.
+pub const FALLBACK_NOTICES: &[&str] = &["[... truncated ...]", "[...]", ""];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TemplateError {
+    UnknownPlaceholder(String),
+    UnclosedBrace,
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TemplateError::UnknownPlaceholder(name) => write!(
+                f,
+                "unknown placeholder {{{name}}} (known: {})",
+                PLACEHOLDERS.iter().map(|p| format!("{{{p}}}")).collect::<Vec<_>>().join(", ")
+            ),
+            TemplateError::UnclosedBrace => {
+                write!(f, "unclosed '{{' (write '{{{{' for a literal brace)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+/// `12345` → `12,345`.
+pub fn format_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn count_with_unit(n: u64, unit: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {unit}{s}", format_count(n))
+}
+
+/// `370 lines, 48,113 bytes`: the omitted amount in each unit that bound, lines first.
+pub fn omitted_phrase(facts: &NoticeFacts) -> String {
+    let mut parts = Vec::with_capacity(3);
+    if facts.truncated_by.contains(Dims::LINES) {
+        parts.push(count_with_unit(facts.omitted.lines, "line"));
+    }
+    if facts.truncated_by.contains(Dims::CHARS) {
+        parts.push(count_with_unit(facts.omitted.chars, "char"));
+    }
+    if facts.truncated_by.contains(Dims::BYTES) {
+        parts.push(count_with_unit(facts.omitted.bytes, "byte"));
+    }
+    parts.join(", ")
+}
+
+fn where_phrase(p: Position) -> &'static str {
+    match p {
+        Position::Start => "at the start",
+        Position::End => "at the end",
+        Position::Middle => "in the middle",
+    }
+}
+
+/// `[... 370 lines, 48,113 bytes truncated at the end ...]`
+pub fn default_notice(facts: &NoticeFacts) -> String {
+    format!("[... {} truncated {} ...]", omitted_phrase(facts), where_phrase(facts.position))
+}
+
+/// Checks a template without rendering it.
+pub fn check_template(template: &str) -> Result<(), TemplateError> {
+    walk_template(template, &mut |_| {})
+}
+
+pub fn render_template(template: &str, facts: &NoticeFacts) -> Result<String, TemplateError> {
+    let mut out = String::with_capacity(template.len() + 32);
+    walk_template(template, &mut |piece| match piece {
+        Piece::Literal(s) => out.push_str(s),
+        Piece::Placeholder(name) => out.push_str(&placeholder_value(name, facts)),
+    })?;
+    Ok(out)
+}
+
+fn placeholder_value(name: &str, facts: &NoticeFacts) -> String {
+    match name {
+        "omitted" => omitted_phrase(facts),
+        "where" => facts.position.as_str().to_string(),
+        "omittedChars" => format_count(facts.omitted.chars),
+        "omittedBytes" => format_count(facts.omitted.bytes),
+        "omittedLines" => format_count(facts.omitted.lines),
+        "totalChars" => format_count(facts.total.chars),
+        "totalBytes" => format_count(facts.total.bytes),
+        "totalLines" => format_count(facts.total.lines),
+        "headEnd" => facts.head_end.to_string(),
+        "tailStart" => facts.tail_start.to_string(),
+        _ => unreachable!("walk_template only yields known placeholders"),
+    }
+}
+
+enum Piece<'t> {
+    Literal(&'t str),
+    Placeholder(&'t str),
+}
+
+/// Splits a template into literal runs and known placeholder names, in order.
+fn walk_template<'t>(template: &'t str, visit: &mut dyn FnMut(Piece<'t>)) -> Result<(), TemplateError> {
+    // Validate first so a bad template renders nothing.
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        pieces.push(Piece::Literal(&rest[..i]));
+        let brace = rest.as_bytes()[i];
+        let after = &rest[i + 1..];
+        if after.as_bytes().first() == Some(&brace) {
+            // `{{` and `}}` are literal braces.
+            pieces.push(Piece::Literal(&rest[i..i + 1]));
+            rest = &after[1..];
+        } else if brace == b'}' {
+            // A lone '}' is literal: only '{' opens a placeholder.
+            pieces.push(Piece::Literal("}"));
+            rest = after;
+        } else {
+            let close = after.find('}').ok_or(TemplateError::UnclosedBrace)?;
+            let name = &after[..close];
+            if !PLACEHOLDERS.contains(&name) {
+                return Err(TemplateError::UnknownPlaceholder(name.to_string()));
+            }
+            pieces.push(Piece::Placeholder(name));
+            rest = &after[close + 1..];
+        }
+    }
+    pieces.push(Piece::Literal(rest));
+    pieces.into_iter().for_each(|p| visit(p));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> NoticeFacts {
+        NoticeFacts {
+            position: Position::End,
+            truncated_by: Dims(Dims::LINES.0 | Dims::BYTES.0),
+            omitted: Measure { chars: 48_000, bytes: 48_113, lines: 370 },
+            total: Measure { chars: 100_000, bytes: 99_999, lines: 2370 },
+            head_end: 51_200,
+            tail_start: 100_000,
+        }
+    }
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(format_count(0), "0");
+        assert_eq!(format_count(999), "999");
+        assert_eq!(format_count(1000), "1,000");
+        assert_eq!(format_count(12_345), "12,345");
+        assert_eq!(format_count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn default_notice_names_units_and_position() {
+        assert_eq!(default_notice(&facts()), "[... 370 lines, 48,113 bytes truncated at the end ...]");
+        let one = NoticeFacts {
+            truncated_by: Dims::CHARS,
+            omitted: Measure { chars: 1, ..Measure::default() },
+            position: Position::Middle,
+            ..facts()
+        };
+        assert_eq!(default_notice(&one), "[... 1 char truncated in the middle ...]");
+    }
+
+    #[test]
+    fn templates_render_and_reject_unknown_names() {
+        let f = facts();
+        assert_eq!(
+            render_template("{omittedLines} of {totalLines} lines cut at {where}; next {headEnd} {{x}}", &f).unwrap(),
+            "370 of 2,370 lines cut at end; next 51200 {x}"
+        );
+        assert_eq!(render_template("({omitted})", &f).unwrap(), "(370 lines, 48,113 bytes)");
+        assert_eq!(render_template("a } b", &f).unwrap(), "a } b");
+        assert_eq!(check_template("{nope}"), Err(TemplateError::UnknownPlaceholder("nope".into())));
+        assert_eq!(check_template("{omitted"), Err(TemplateError::UnclosedBrace));
+    }
+}

@@ -1,0 +1,444 @@
+//! The cut planner: given a text, limits and a strategy, where to cut and what notice to
+//! put in the gap. It returns offsets, not text, so a caller holding the original string
+//! builds the result with two slices and one concatenation.
+//!
+//! The result is `text[..head_end] + glue + text[tail_start..]`, where `glue` is the
+//! notice plus the line breaks that put it on a line of its own. The cost of each kept
+//! part includes the separator next to it, so every candidate cut can be priced exactly:
+//!
+//! * head `H`: its chars and bytes, plus one `\n` if it is non-empty, does not end with
+//!   `\n` and a notice follows; its lines as `lines(H)`.
+//! * notice `N`: its chars, bytes and `lines(N)`.
+//! * tail `T`: its chars and bytes, plus one `\n` if it is non-empty and `N` is non-empty
+//!   and does not end with `\n`; its lines as `lines(T)`.
+//!
+//! With those, `measure(result) == cost(H) + measure(N) + cost(T)` in every dimension.
+
+use crate::measure::{lines_of, measure_str, Measure, Span};
+use crate::notice::{
+    check_template, default_notice, render_template, Dims, Notice, NoticeFacts, Position, TemplateError,
+    FALLBACK_NOTICES,
+};
+use crate::source::Source;
+
+/// No limit in a dimension.
+pub const UNLIMITED: u64 = u64::MAX;
+
+/// Budgets in UTF-16 chars, UTF-8 bytes and lines; [`UNLIMITED`] for none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_chars: u64,
+    pub max_bytes: u64,
+    pub max_lines: u64,
+}
+
+impl Limits {
+    pub const NONE: Limits = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines: UNLIMITED };
+
+    fn as_measure(self) -> Measure {
+        Measure { chars: self.max_chars, bytes: self.max_bytes, lines: self.max_lines }
+    }
+
+    /// Only `max_chars` is set: such plans never read further than `max_chars` from an end.
+    pub fn chars_only(&self) -> bool {
+        self.max_bytes == UNLIMITED && self.max_lines == UNLIMITED
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Strategy {
+    /// Keep the start; the notice goes at the end.
+    Head,
+    /// Keep the end; the notice goes at the start.
+    Tail,
+    /// Keep both ends; `head_ratio` (0..=1) of the budget goes to the start.
+    HeadTail { head_ratio: f64 },
+}
+
+impl Strategy {
+    fn position(self) -> Position {
+        match self {
+            Strategy::Head => Position::End,
+            Strategy::Tail => Position::Start,
+            Strategy::HeadTail { .. } => Position::Middle,
+        }
+    }
+}
+
+/// Where to cut a text that exceeds its limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Keep `text[..head_end]` (UTF-16 offset; 0 when nothing of the start is kept).
+    pub head_end: usize,
+    /// Keep `text[tail_start..]` (UTF-16 offset; the length when nothing of the end is kept).
+    pub tail_start: usize,
+    /// What goes between the kept parts: the notice and its line breaks.
+    pub glue: String,
+    /// The limits the input exceeds.
+    pub truncated_by: Dims,
+    pub total: Measure,
+    pub output: Measure,
+    pub omitted: Measure,
+}
+
+/// Plans the cut of `src`. `Ok(None)` means the text is within every limit and should be
+/// returned unchanged. With `exact_measures` false, `output` and `omitted` are exact only
+/// in the limited dimensions (enough for the default notice, and cheaper).
+pub fn plan<S: Source + ?Sized>(
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: &mut Notice<'_>,
+    exact_measures: bool,
+) -> Result<Option<Plan>, TemplateError> {
+    if let Notice::Template(t) = notice {
+        check_template(t)?;
+    }
+    let total = if limits.chars_only() {
+        Measure { chars: src.len() as u64, ..src.totals() }
+    } else {
+        src.totals()
+    };
+    let mut truncated_by = Dims::default();
+    if total.chars > limits.max_chars {
+        truncated_by.insert(Dims::CHARS);
+    }
+    if total.bytes > limits.max_bytes {
+        truncated_by.insert(Dims::BYTES);
+    }
+    if total.lines > limits.max_lines {
+        truncated_by.insert(Dims::LINES);
+    }
+    if truncated_by.is_empty() {
+        return Ok(None);
+    }
+    let planner = Planner { src, budget: limits.as_measure(), strategy, total, truncated_by };
+    // The caller's notice first, then ever shorter ones; the last (none) always fits.
+    let rungs = 1 + FALLBACK_NOTICES.len();
+    let custom_notice = !matches!(notice, Notice::Default);
+    for rung in 0..rungs {
+        let needs_all_dims = rung == 0 && custom_notice;
+        let mut render = |facts: &NoticeFacts| -> Result<String, TemplateError> {
+            if rung > 0 {
+                return Ok(FALLBACK_NOTICES[rung - 1].to_string());
+            }
+            match notice {
+                Notice::Default => Ok(default_notice(facts)),
+                Notice::Template(t) => render_template(t, facts),
+                Notice::Custom(f) => Ok(f(facts)),
+            }
+        };
+        if let Some(found) = planner.settle(&mut render, needs_all_dims || exact_measures)? {
+            return Ok(Some(found));
+        }
+    }
+    unreachable!("the empty notice always fits")
+}
+
+struct Planner<'s, S: Source + ?Sized> {
+    src: &'s S,
+    budget: Measure,
+    strategy: Strategy,
+    total: Measure,
+    truncated_by: Dims,
+}
+
+/// A candidate cut and the counts of its kept parts (exact in the limited dimensions).
+#[derive(Clone, Copy, Debug)]
+struct Cut {
+    head_end: usize,
+    head: Span,
+    tail_start: usize,
+    tail: Span,
+}
+
+/// How a notice joins its neighbours.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Joints {
+    /// A `\n` goes between an unterminated head and the notice.
+    before: u64,
+    /// A `\n` goes between the notice and a non-empty tail.
+    after: u64,
+}
+
+fn joints(notice: &str) -> Joints {
+    let present = !notice.is_empty() as u64;
+    Joints { before: present, after: present & !notice.ends_with('\n') as u64 }
+}
+
+/// `a - b` per dimension, keeping "unlimited" unlimited; `None` when `b` does not fit.
+fn remaining(a: Measure, b: Measure) -> Option<Measure> {
+    let one = |x: u64, y: u64| if x == UNLIMITED { Some(UNLIMITED) } else { x.checked_sub(y) };
+    Some(Measure { chars: one(a.chars, b.chars)?, bytes: one(a.bytes, b.bytes)?, lines: one(a.lines, b.lines)? })
+}
+
+fn fits(m: Measure, budget: Measure) -> bool {
+    m.chars <= budget.chars && m.bytes <= budget.bytes && m.lines <= budget.lines
+}
+
+fn scale(m: Measure, ratio: f64) -> Measure {
+    let one = |x: u64| if x == UNLIMITED { UNLIMITED } else { (x as f64 * ratio).floor() as u64 };
+    Measure { chars: one(m.chars), bytes: one(m.bytes), lines: one(m.lines) }
+}
+
+fn as_span(m: Measure) -> Span {
+    Span { chars: m.chars, bytes: m.bytes, newlines: m.lines }
+}
+
+impl<S: Source + ?Sized> Planner<'_, S> {
+    /// Finds a cut whose notice, rendered from the cut's own counts, fits the room reserved
+    /// for it. Starts from an estimate and re-cuts while the notice's length changes.
+    fn settle(
+        &self,
+        render: &mut dyn FnMut(&NoticeFacts) -> Result<String, TemplateError>,
+        exact: bool,
+    ) -> Result<Option<Plan>, TemplateError> {
+        let mut text = render(&self.estimated_facts())?;
+        let mut best: Option<(Cut, String)> = None;
+        for _ in 0..6 {
+            let reserved = measure_str(&text);
+            let Some(room) = remaining(self.budget, reserved) else { break };
+            let j = joints(&text);
+            let mut cut = self.cut(room, j);
+            if exact {
+                cut = self.exact(cut);
+            }
+            let next = render(&self.facts(&cut))?;
+            if fits(measure_str(&next), reserved) && joints(&next) == j {
+                let settled = next == text || measure_str(&next) == reserved;
+                best = Some((cut, next.clone()));
+                if settled {
+                    break;
+                }
+            } else if best.is_some() {
+                // A tighter reservation made the notice grow again: keep the last fitting cut.
+                break;
+            }
+            text = next;
+        }
+        Ok(best.map(|(cut, glue_notice)| self.finish(cut, glue_notice)))
+    }
+
+    fn estimated_facts(&self) -> NoticeFacts {
+        // The kept part is close to the budget, so the omitted amount is close to
+        // total - limit; unlimited dimensions use the total as an upper bound.
+        let est = |t: u64, limit: u64| if limit == UNLIMITED { t } else { t.saturating_sub(limit) };
+        let n = self.src.len();
+        NoticeFacts {
+            position: self.strategy.position(),
+            truncated_by: self.truncated_by,
+            omitted: Measure {
+                chars: est(self.total.chars, self.budget.chars),
+                bytes: est(self.total.bytes, self.budget.bytes),
+                lines: est(self.total.lines, self.budget.lines),
+            },
+            total: self.total,
+            head_end: n,
+            tail_start: n,
+        }
+    }
+
+    fn cut(&self, room: Measure, j: Joints) -> Cut {
+        let n = self.src.len();
+        match self.strategy {
+            Strategy::Head => {
+                let (head_end, head) = self.cut_head(0, Span::ZERO, n, room, j.before);
+                Cut { head_end, head, tail_start: n, tail: Span::ZERO }
+            }
+            Strategy::Tail => {
+                let (tail_start, tail) = self.cut_tail(0, room, j.after);
+                Cut { head_end: 0, head: Span::ZERO, tail_start, tail }
+            }
+            Strategy::HeadTail { head_ratio } => {
+                let share = scale(room, head_ratio.clamp(0.0, 1.0));
+                let (e, head) = self.cut_head(0, Span::ZERO, n, share, j.before);
+                let head_cost = self.head_cost(e, head, j.before);
+                let tail_room = remaining(room, head_cost).expect("head stays within its share");
+                let (s, tail) = self.cut_tail(e, tail_room, j.after);
+                // Whatever the tail could not use goes back to the head.
+                let tail_cost = self.tail_cost(s, tail, j.after);
+                let head_room = remaining(room, tail_cost).expect("tail stays within its room");
+                let (head_end, head) = self.cut_head(e, head, s, head_room, j.before);
+                Cut { head_end, head, tail_start: s, tail }
+            }
+        }
+    }
+
+    fn head_cost(&self, e: usize, span: Span, sep: u64) -> Measure {
+        if e == 0 {
+            return Measure::default();
+        }
+        let open = !self.src.is_newline(e - 1) as u64;
+        Measure { chars: span.chars + sep * open, bytes: span.bytes + sep * open, lines: span.newlines + open }
+    }
+
+    fn tail_cost(&self, s: usize, span: Span, sep: u64) -> Measure {
+        let n = self.src.len();
+        if s >= n {
+            return Measure::default();
+        }
+        let open = !self.src.is_newline(n - 1) as u64;
+        Measure { chars: span.chars + sep, bytes: span.bytes + sep, lines: span.newlines + open }
+    }
+
+    /// The longest head `text[..e]`, `e` in `from..=limit`, whose cost fits `room`.
+    /// `text[..from]` must already fit, with counts `used`.
+    fn cut_head(&self, from: usize, used: Span, limit: usize, room: Measure, sep: u64) -> (usize, Span) {
+        let src = self.src;
+        let budget = as_span(room);
+        let left = Span {
+            chars: keep_unlimited(budget.chars, used.chars),
+            bytes: keep_unlimited(budget.bytes, used.bytes),
+            newlines: keep_unlimited(budget.newlines, used.newlines),
+        };
+        let (mut e, more) = src.fit_forward(from, limit, left);
+        let mut used = used.add(more);
+        while !src.is_safe_cut(e) {
+            e -= 1;
+            used = used.sub(src.unit_span(e));
+        }
+        // Raw counts fit; now the open last line costs a line, and a separator before the notice.
+        loop {
+            if e == 0 {
+                return (0, Span::ZERO);
+            }
+            if src.is_newline(e - 1) {
+                return (e, used);
+            }
+            if room.lines != UNLIMITED && used.newlines + 1 > room.lines {
+                // No room for a partial line: end at the last line break.
+                return match src.last_newline(0, e) {
+                    None => (0, Span::ZERO),
+                    Some(p) => (p + 1, used.sub(src.span(p + 1, e))),
+                };
+            }
+            if used.chars.saturating_add(sep) <= room.chars && used.bytes.saturating_add(sep) <= room.bytes {
+                return (e, used);
+            }
+            // One unit less frees the separator's char and byte.
+            e -= 1;
+            used = used.sub(src.unit_span(e));
+            while !src.is_safe_cut(e) {
+                e -= 1;
+                used = used.sub(src.unit_span(e));
+            }
+        }
+    }
+
+    /// The longest tail `text[s..]`, `s >= floor`, whose cost fits `room`.
+    fn cut_tail(&self, floor: usize, room: Measure, sep: u64) -> (usize, Span) {
+        let src = self.src;
+        let n = src.len();
+        if floor >= n {
+            return (n, Span::ZERO);
+        }
+        let open = !src.is_newline(n - 1) as u64;
+        let (Some(chars), Some(bytes), Some(newlines)) =
+            (room_after(room.chars, sep), room_after(room.bytes, sep), room_after(room.lines, open))
+        else {
+            return (n, Span::ZERO);
+        };
+        let budget = Span { chars, bytes, newlines };
+        let (mut s, mut used) = src.fit_backward(n, floor, budget);
+        while !src.is_safe_cut(s) {
+            used = used.sub(src.unit_span(s));
+            s += 1;
+        }
+        if s >= n {
+            (n, Span::ZERO)
+        } else {
+            (s, used)
+        }
+    }
+
+    /// Recounts the kept parts in every dimension.
+    fn exact(&self, cut: Cut) -> Cut {
+        let n = self.src.len();
+        Cut { head: self.src.span(0, cut.head_end), tail: self.src.span(cut.tail_start, n), ..cut }
+    }
+
+    fn omitted(&self, cut: &Cut) -> Measure {
+        let src = self.src;
+        let n = src.len();
+        let (e, s) = (cut.head_end, cut.tail_start);
+        let head_lines = lines_of(cut.head.newlines, e, e > 0 && src.is_newline(e - 1));
+        let tail_lines = lines_of(cut.tail.newlines, n - s, n > s && src.is_newline(n - 1));
+        let total_newlines = self.total.lines - (n > 0 && !src.is_newline(n - 1)) as u64;
+        let gap_newlines = total_newlines.saturating_sub(cut.head.newlines + cut.tail.newlines);
+        // A line cut in the middle shows at both ends but is one line of the input.
+        let shared = (e > 0 && s < n && !src.is_newline(e - 1) && gap_newlines == 0) as u64;
+        Measure {
+            chars: (s - e) as u64,
+            bytes: self.total.bytes.saturating_sub(cut.head.bytes + cut.tail.bytes),
+            lines: self.total.lines.saturating_sub(head_lines + tail_lines - shared),
+        }
+    }
+
+    fn facts(&self, cut: &Cut) -> NoticeFacts {
+        NoticeFacts {
+            position: self.strategy.position(),
+            truncated_by: self.truncated_by,
+            omitted: self.omitted(cut),
+            total: self.total,
+            head_end: cut.head_end,
+            tail_start: cut.tail_start,
+        }
+    }
+
+    fn finish(&self, cut: Cut, notice: String) -> Plan {
+        let src = self.src;
+        let n = src.len();
+        let j = joints(&notice);
+        let mut glue = String::with_capacity(notice.len() + 2);
+        if cut.head_end > 0 && !src.is_newline(cut.head_end - 1) && j.before == 1 {
+            glue.push('\n');
+        }
+        glue.push_str(&notice);
+        if cut.tail_start < n && j.after == 1 {
+            glue.push('\n');
+        }
+        let g = measure_str(&glue);
+        let glue_newlines = glue.bytes().filter(|&b| b == b'\n').count() as u64;
+        let newlines = cut.head.newlines + glue_newlines + cut.tail.newlines;
+        let chars = cut.head.chars + g.chars + cut.tail.chars;
+        let last_is_newline = if cut.tail_start < n {
+            src.is_newline(n - 1)
+        } else if !glue.is_empty() {
+            glue.ends_with('\n')
+        } else {
+            cut.head_end > 0 && src.is_newline(cut.head_end - 1)
+        };
+        let output = Measure {
+            chars,
+            bytes: cut.head.bytes + g.bytes + cut.tail.bytes,
+            lines: lines_of(newlines, chars as usize, last_is_newline),
+        };
+        let omitted = self.omitted(&cut);
+        Plan {
+            head_end: cut.head_end,
+            tail_start: cut.tail_start,
+            glue,
+            truncated_by: self.truncated_by,
+            total: self.total,
+            output,
+            omitted,
+        }
+    }
+}
+
+fn keep_unlimited(budget: u64, used: u64) -> u64 {
+    if budget == UNLIMITED {
+        UNLIMITED
+    } else {
+        budget.saturating_sub(used)
+    }
+}
+
+/// `budget - cost`, or `None` when the cost does not fit.
+fn room_after(budget: u64, cost: u64) -> Option<u64> {
+    if budget == UNLIMITED {
+        Some(UNLIMITED)
+    } else {
+        budget.checked_sub(cost)
+    }
+}

@@ -1,0 +1,254 @@
+//! Where the planner reads text from. The planner only asks a [`Source`] for units near a
+//! cut, for counts over spans, and for the furthest position a budget reaches, so the same
+//! planner serves a whole string, a string seen through two bounded windows, and (later)
+//! other representations.
+
+use crate::measure::{lines_of, Measure, Span, Unit};
+
+const NL: u16 = b'\n' as u16;
+const CR: u16 = b'\r' as u16;
+
+pub trait Source {
+    /// Length in UTF-16 code units.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The UTF-16 code unit at `i`.
+    fn code(&self, i: usize) -> u16;
+
+    /// Totals of the whole text. A windowed source knows only `chars`.
+    fn totals(&self) -> Measure;
+
+    /// Counts over `from..to`, exact when both are safe cuts.
+    fn span(&self, from: usize, to: usize) -> Span;
+
+    /// Counts of the single unit at `i`, as it weighs inside the text.
+    fn unit_span(&self, i: usize) -> Span;
+
+    /// The largest `end` in `from..=limit` with `span(from..end)` within `budget`, and that
+    /// span. `end` may fall inside a surrogate pair or `\r\n`; callers move it to a safe cut.
+    /// Dimensions whose budget is `u64::MAX` may be left uncounted (reported as 0).
+    fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span);
+
+    /// The smallest `start` in `floor..=to` with `span(start..to)` within `budget`.
+    fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span);
+
+    /// Index of the last `\n` in `from..to`.
+    fn last_newline(&self, from: usize, to: usize) -> Option<usize>;
+
+    /// A cut at `i` separates neither a surrogate pair nor `\r\n`.
+    fn is_safe_cut(&self, i: usize) -> bool {
+        if i == 0 || i >= self.len() {
+            return true;
+        }
+        let (a, b) = (self.code(i - 1), self.code(i));
+        !((a & 0xFC00 == 0xD800 && b & 0xFC00 == 0xDC00) || (a == CR && b == NL))
+    }
+
+    fn is_newline(&self, i: usize) -> bool {
+        self.code(i) == NL
+    }
+}
+
+/// Only `chars` is limited: positions follow from arithmetic alone.
+fn chars_only(budget: Span) -> bool {
+    budget.bytes == u64::MAX && budget.newlines == u64::MAX
+}
+
+const BLOCK: usize = 256;
+
+/// A whole text held in memory.
+pub struct Units<'a, U: Unit> {
+    units: &'a [U],
+}
+
+impl<'a, U: Unit> Units<'a, U> {
+    pub fn new(units: &'a [U]) -> Self {
+        Units { units }
+    }
+
+    #[inline]
+    fn prev(&self, i: usize) -> Option<U> {
+        if i == 0 {
+            None
+        } else {
+            Some(self.units[i - 1])
+        }
+    }
+}
+
+impl<U: Unit> Source for Units<'_, U> {
+    fn len(&self) -> usize {
+        self.units.len()
+    }
+
+    #[inline]
+    fn code(&self, i: usize) -> u16 {
+        self.units[i].code()
+    }
+
+    fn totals(&self) -> Measure {
+        crate::measure::measure(self.units)
+    }
+
+    fn span(&self, from: usize, to: usize) -> Span {
+        U::span(&self.units[from..to], self.prev(from))
+    }
+
+    #[inline]
+    fn unit_span(&self, i: usize) -> Span {
+        let u = self.units[i];
+        Span { chars: 1, bytes: u.weight(self.prev(i)), newlines: (u.code() == NL) as u64 }
+    }
+
+    fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        let reach = from.saturating_add(usize::try_from(budget.chars).unwrap_or(usize::MAX));
+        let limit = limit.min(reach);
+        if chars_only(budget) {
+            return (limit, Span { chars: (limit - from) as u64, ..Span::ZERO });
+        }
+        let mut pos = from;
+        let mut used = Span::ZERO;
+        // Whole blocks while they fit, then unit by unit inside the block that does not.
+        while pos < limit {
+            let end = (pos + BLOCK).min(limit);
+            let block = self.span(pos, end);
+            let next = used.add(block);
+            if next.fits(budget) {
+                used = next;
+                pos = end;
+                continue;
+            }
+            while pos < end {
+                let next = used.add(self.unit_span(pos));
+                if !next.fits(budget) {
+                    return (pos, used);
+                }
+                used = next;
+                pos += 1;
+            }
+        }
+        (pos, used)
+    }
+
+    fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        let reach = to.saturating_sub(usize::try_from(budget.chars).unwrap_or(usize::MAX));
+        let floor = floor.max(reach);
+        if chars_only(budget) {
+            return (floor, Span { chars: (to - floor) as u64, ..Span::ZERO });
+        }
+        let mut pos = to;
+        let mut used = Span::ZERO;
+        while pos > floor {
+            let start = pos.saturating_sub(BLOCK).max(floor);
+            // Counted as inside the text: a low surrogate at `start` pairs with the unit before.
+            let block = self.span(start, pos);
+            let next = used.add(block);
+            if next.fits(budget) {
+                used = next;
+                pos = start;
+                continue;
+            }
+            while pos > start {
+                let next = used.add(self.unit_span(pos - 1));
+                if !next.fits(budget) {
+                    return (pos, used);
+                }
+                used = next;
+                pos -= 1;
+            }
+        }
+        (pos, used)
+    }
+
+    fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
+        self.units[from..to].iter().rposition(|u| u.code() == NL).map(|i| i + from)
+    }
+}
+
+/// A text known only through its first and last units, for plans bounded by `maxChars`
+/// alone: they never look further from either end than the char budget, so a caller can
+/// copy two windows of that size instead of the whole text.
+pub struct Windows<'a, U: Unit> {
+    head: &'a [U],
+    tail: &'a [U],
+    len: usize,
+}
+
+impl<'a, U: Unit> Windows<'a, U> {
+    /// `head` is `text[..head.len()]`, `tail` is `text[len - tail.len()..]`.
+    pub fn new(head: &'a [U], tail: &'a [U], len: usize) -> Self {
+        assert!(head.len() <= len && tail.len() <= len, "windows longer than the text");
+        Windows { head, tail, len }
+    }
+
+    fn tail_from(&self) -> usize {
+        self.len - self.tail.len()
+    }
+
+    fn slice(&self, from: usize, to: usize) -> (&[U], Option<U>) {
+        if to <= self.head.len() {
+            (&self.head[from..to], from.checked_sub(1).map(|p| self.head[p]))
+        } else if from >= self.tail_from() {
+            let off = self.tail_from();
+            let prev = if from > off { Some(self.tail[from - off - 1]) } else { None };
+            (&self.tail[from - off..to - off], prev)
+        } else {
+            panic!("span {from}..{to} outside the windows of a {}-unit text", self.len)
+        }
+    }
+}
+
+impl<U: Unit> Source for Windows<'_, U> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn code(&self, i: usize) -> u16 {
+        if i < self.head.len() {
+            self.head[i].code()
+        } else {
+            let off = self.tail_from();
+            assert!(i >= off, "unit {i} outside the windows of a {}-unit text", self.len);
+            self.tail[i - off].code()
+        }
+    }
+
+    fn totals(&self) -> Measure {
+        Measure { chars: self.len as u64, bytes: 0, lines: 0 }
+    }
+
+    fn span(&self, from: usize, to: usize) -> Span {
+        let (units, prev) = self.slice(from, to);
+        U::span(units, prev)
+    }
+
+    fn unit_span(&self, i: usize) -> Span {
+        self.span(i, i + 1)
+    }
+
+    fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        assert!(chars_only(budget), "a windowed text can only be planned by chars");
+        let reach = from.saturating_add(usize::try_from(budget.chars).unwrap_or(usize::MAX));
+        let end = limit.min(reach);
+        (end, Span { chars: (end - from) as u64, ..Span::ZERO })
+    }
+
+    fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        assert!(chars_only(budget), "a windowed text can only be planned by chars");
+        let start = floor.max(to.saturating_sub(usize::try_from(budget.chars).unwrap_or(usize::MAX)));
+        (start, Span { chars: (to - start) as u64, ..Span::ZERO })
+    }
+
+    fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
+        (from..to).rev().find(|&i| self.code(i) == NL)
+    }
+}
+
+/// Lines of `from..to` given its span.
+pub fn lines_in<S: Source + ?Sized>(src: &S, from: usize, to: usize, span: Span) -> u64 {
+    lines_of(span.newlines, to - from, to > from && src.is_newline(to - 1))
+}

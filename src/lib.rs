@@ -1,0 +1,1 @@
+// placeholder: the binding is written next

@@ -1,1 +1,439 @@
-// placeholder: the binding is written next
+//! The Node-API binding: converts JS values, calls the core, hands back offsets.
+//!
+//! Functions are registered as raw Node-API callbacks rather than `#[napi]` functions:
+//! napi-rs 3.16 sets up a borrow scope on every call with arguments (~150–300 ns), which
+//! is more than the whole clamp of a small string. Each callback copies the string's code
+//! units into a reused per-thread buffer (Latin-1 for one-byte strings, UTF-16 otherwise,
+//! never UTF-8, which V8 transcodes slowly), plans the cut, writes the numbers into a
+//! `Float64Array` shared with `index.js`, and returns only the notice. `index.js` builds
+//! the result with `slice`, so the kept text is never copied back.
+//!
+//! Every callback runs under `catch_unwind`: a panic becomes a thrown JS `Error` instead
+//! of aborting the host process.
+
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use napi::bindgen_prelude::{Env, JsValue, Object};
+use napi::sys;
+use napi_derive::napi;
+use toolclamp_core::{
+    measure, plan, Limits, Notice, NoticeFacts, Plan, Position, Source, Strategy, Units, Windows, UNLIMITED,
+};
+
+/// Slots of the shared `Float64Array` (mirrored in `index.js`).
+mod slot {
+    pub const HEAD_END: usize = 0;
+    pub const TAIL_START: usize = 1;
+    pub const TOTAL: usize = 2; // chars, bytes, lines
+    pub const OUTPUT: usize = 5; // chars, bytes, lines
+    pub const OMITTED: usize = 8; // chars, bytes, lines
+    pub const TRUNCATED_BY: usize = 11;
+    pub const LEN: usize = 12;
+}
+
+/// How many doubles the result array passed to `init` must hold.
+#[napi]
+pub const RESULT_SLOTS: u32 = slot::LEN as u32;
+
+thread_local! {
+    /// The shared result array of this thread's JS environment (one per worker thread).
+    static OUT: Cell<*mut f64> = const { Cell::new(ptr::null_mut()) };
+    static LATIN1: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static UTF16: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+    static UTF16_TAIL: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+    static LATIN1_TAIL: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A JS exception to throw, or one already pending.
+enum Thrown {
+    Type(String),
+    Pending,
+}
+
+type CallResult = Result<sys::napi_value, Thrown>;
+
+#[napi(module_exports)]
+pub fn register(exports: Object, env: Env) -> napi::Result<()> {
+    let env = env.raw();
+    let exports = exports.raw();
+    let functions: [(&[u8], RawCallback); 4] = [
+        (b"init\0", init),
+        (b"plan\0", plan_string),
+        (b"planWindows\0", plan_windows),
+        (b"measure\0", measure_string),
+    ];
+    for (name, callback) in functions {
+        let mut f = ptr::null_mut();
+        unsafe {
+            check(sys::napi_create_function(env, name.as_ptr().cast(), (name.len() - 1) as isize, Some(callback), ptr::null_mut(), &mut f))?;
+            check(sys::napi_set_named_property(env, exports, name.as_ptr().cast(), f))?;
+        }
+    }
+    Ok(())
+}
+
+type RawCallback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(format!("Node-API call failed with status {status}")))
+    }
+}
+
+/// Runs a callback body, turning panics and errors into JS exceptions.
+unsafe fn guarded(env: sys::napi_env, body: impl FnOnce() -> CallResult) -> sys::napi_value {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(Thrown::Pending)) => ptr::null_mut(),
+        Ok(Err(Thrown::Type(msg))) => {
+            throw(env, &msg, true);
+            ptr::null_mut()
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            throw(env, &format!("toolclamp internal error: {what}"), false);
+            ptr::null_mut()
+        }
+    }
+}
+
+unsafe fn throw(env: sys::napi_env, msg: &str, type_error: bool) {
+    let mut pending = false;
+    sys::napi_is_exception_pending(env, &mut pending);
+    if pending {
+        return;
+    }
+    let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    if type_error {
+        sys::napi_throw_type_error(env, ptr::null(), msg.as_ptr());
+    } else {
+        sys::napi_throw_error(env, ptr::null(), msg.as_ptr());
+    }
+}
+
+fn ok(status: sys::napi_status) -> Result<(), Thrown> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Thrown::Pending)
+    }
+}
+
+unsafe fn args<const N: usize>(env: sys::napi_env, info: sys::napi_callback_info) -> Result<[sys::napi_value; N], Thrown> {
+    let mut argv = [ptr::null_mut(); N];
+    let mut argc = N;
+    ok(sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()))?;
+    Ok(argv)
+}
+
+unsafe fn get_f64(env: sys::napi_env, v: sys::napi_value) -> Result<f64, Thrown> {
+    let mut x = 0.0;
+    ok(sys::napi_get_value_double(env, v, &mut x))?;
+    Ok(x)
+}
+
+unsafe fn get_bool(env: sys::napi_env, v: sys::napi_value) -> Result<bool, Thrown> {
+    let mut x = false;
+    ok(sys::napi_get_value_bool(env, v, &mut x))?;
+    Ok(x)
+}
+
+/// A limit from JS: `Infinity` (validated in `index.js`) is no limit.
+fn limit(x: f64) -> u64 {
+    if x.is_finite() {
+        x as u64
+    } else {
+        UNLIMITED
+    }
+}
+
+fn strategy(code: f64, head_ratio: f64) -> Strategy {
+    match code as u32 {
+        0 => Strategy::Head,
+        1 => Strategy::Tail,
+        _ => Strategy::HeadTail { head_ratio },
+    }
+}
+
+unsafe fn undefined(env: sys::napi_env) -> CallResult {
+    let mut v = ptr::null_mut();
+    ok(sys::napi_get_undefined(env, &mut v))?;
+    Ok(v)
+}
+
+/// Copies a one-byte string's units (the caller checked it holds no char above U+00FF).
+unsafe fn read_latin1<'b>(env: sys::napi_env, v: sys::napi_value, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Thrown> {
+    let mut len = 0;
+    ok(sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len))?;
+    // Node-API writes a terminating NUL.
+    if buf.len() < len + 1 {
+        buf.resize(len + 1, 0);
+    }
+    let mut copied = 0;
+    ok(sys::napi_get_value_string_latin1(env, v, buf.as_mut_ptr().cast::<c_char>(), len + 1, &mut copied))?;
+    Ok(&buf[..copied])
+}
+
+unsafe fn read_utf16<'b>(env: sys::napi_env, v: sys::napi_value, buf: &'b mut Vec<u16>) -> Result<&'b [u16], Thrown> {
+    let mut len = 0;
+    ok(sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len))?;
+    if buf.len() < len + 1 {
+        buf.resize(len + 1, 0);
+    }
+    let mut copied = 0;
+    ok(sys::napi_get_value_string_utf16(env, v, buf.as_mut_ptr(), len + 1, &mut copied))?;
+    Ok(&buf[..copied])
+}
+
+unsafe fn make_string(env: sys::napi_env, s: &str) -> CallResult {
+    let mut v = ptr::null_mut();
+    if s.is_ascii() {
+        ok(sys::napi_create_string_latin1(env, s.as_ptr().cast(), s.len() as isize, &mut v))?;
+    } else {
+        ok(sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v))?;
+    }
+    Ok(v)
+}
+
+unsafe fn read_utf8_string(env: sys::napi_env, v: sys::napi_value) -> Result<String, Thrown> {
+    let mut len = 0;
+    ok(sys::napi_get_value_string_utf8(env, v, ptr::null_mut(), 0, &mut len))?;
+    let mut buf = vec![0u8; len + 1];
+    let mut copied = 0;
+    ok(sys::napi_get_value_string_utf8(env, v, buf.as_mut_ptr().cast(), len + 1, &mut copied))?;
+    buf.truncate(copied);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+unsafe fn type_of(env: sys::napi_env, v: sys::napi_value) -> Result<sys::napi_valuetype, Thrown> {
+    let mut t = 0;
+    ok(sys::napi_typeof(env, v, &mut t))?;
+    Ok(t)
+}
+
+/// Lends this thread's reusable buffer, or a fresh one when a notice function re-entered
+/// the binding while the buffer is in use.
+fn with_buffer<T: Default, R>(cell: &'static std::thread::LocalKey<RefCell<T>>, f: impl FnOnce(&mut T) -> R) -> R {
+    cell.with(|c| match c.try_borrow_mut() {
+        Ok(mut buf) => f(&mut buf),
+        Err(_) => f(&mut T::default()),
+    })
+}
+
+fn write_out(values: &[(usize, f64)]) -> Result<(), Thrown> {
+    let out = OUT.with(Cell::get);
+    if out.is_null() {
+        return Err(Thrown::Type("toolclamp: binding used before init()".into()));
+    }
+    for &(i, x) in values {
+        assert!(i < slot::LEN);
+        // SAFETY: `init` checked the array holds `slot::LEN` doubles and keeps it alive.
+        unsafe { *out.add(i) = x };
+    }
+    Ok(())
+}
+
+fn write_plan(p: &Plan) -> Result<(), Thrown> {
+    let m = |i: usize, x: toolclamp_core::Measure| [(i, x.chars as f64), (i + 1, x.bytes as f64), (i + 2, x.lines as f64)];
+    let mut values = vec![(slot::HEAD_END, p.head_end as f64), (slot::TAIL_START, p.tail_start as f64)];
+    values.extend(m(slot::TOTAL, p.total));
+    values.extend(m(slot::OUTPUT, p.output));
+    values.extend(m(slot::OMITTED, p.omitted));
+    values.push((slot::TRUNCATED_BY, p.truncated_by.0 as f64));
+    write_out(&values)
+}
+
+/// `init(out: Float64Array)`: remembers the array results are written to.
+unsafe extern "C" fn init(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [array] = args::<1>(env, info)?;
+        let mut kind = 0;
+        let mut length = 0;
+        let mut data: *mut c_void = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut offset = 0;
+        ok(sys::napi_get_typedarray_info(env, array, &mut kind, &mut length, &mut data, &mut buffer, &mut offset))?;
+        if kind != sys::TypedarrayType::float64_array || length < slot::LEN {
+            return Err(Thrown::Type(format!("init expects a Float64Array of {} elements", slot::LEN)));
+        }
+        // Keep the array alive for as long as the environment lives.
+        let mut reference = ptr::null_mut();
+        ok(sys::napi_create_reference(env, array, 1, &mut reference))?;
+        OUT.with(|o| o.set(data.cast()));
+        undefined(env)
+    })
+}
+
+/// A notice function from JS, called as `fn(where, truncatedByMask, omittedChars,
+/// omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart)`;
+/// `index.js` wraps the user's function and checks it returns a string.
+struct JsNotice {
+    env: sys::napi_env,
+    func: sys::napi_value,
+    failed: bool,
+}
+
+impl JsNotice {
+    unsafe fn call(&mut self, f: &NoticeFacts) -> Result<String, Thrown> {
+        let env = self.env;
+        let position = match f.position {
+            Position::Start => 0.0,
+            Position::End => 1.0,
+            Position::Middle => 2.0,
+        };
+        let numbers = [
+            position,
+            f.truncated_by.0 as f64,
+            f.omitted.chars as f64,
+            f.omitted.bytes as f64,
+            f.omitted.lines as f64,
+            f.total.chars as f64,
+            f.total.bytes as f64,
+            f.total.lines as f64,
+            f.head_end as f64,
+            f.tail_start as f64,
+        ];
+        let mut argv = [ptr::null_mut(); 10];
+        for (slot, x) in argv.iter_mut().zip(numbers) {
+            ok(sys::napi_create_double(env, x, slot))?;
+        }
+        let recv = undefined(env)?;
+        let mut result = ptr::null_mut();
+        ok(sys::napi_call_function(env, recv, self.func, argv.len(), argv.as_ptr(), &mut result))?;
+        if type_of(env, result)? != sys::ValueType::napi_string {
+            return Err(Thrown::Type("notice function must return a string".into()));
+        }
+        read_utf8_string(env, result)
+    }
+
+    fn render(&mut self, facts: &NoticeFacts) -> String {
+        if self.failed {
+            return String::new();
+        }
+        match unsafe { self.call(facts) } {
+            Ok(s) => s,
+            Err(_) => {
+                // The exception stays pending; the plan is discarded after it returns.
+                self.failed = true;
+                String::new()
+            }
+        }
+    }
+}
+
+/// Plans `src` with the notice given as a JS value (undefined, template string or function).
+unsafe fn plan_with_notice<S: Source + ?Sized>(
+    env: sys::napi_env,
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: sys::napi_value,
+    exact: bool,
+) -> CallResult {
+    let planned = match type_of(env, notice)? {
+        sys::ValueType::napi_string => {
+            let template = read_utf8_string(env, notice)?;
+            plan(src, limits, strategy, &mut Notice::Template(&template), exact)
+        }
+        sys::ValueType::napi_function => {
+            let mut js = JsNotice { env, func: notice, failed: false };
+            let mut render = |f: &NoticeFacts| js.render(f);
+            let planned = plan(src, limits, strategy, &mut Notice::Custom(&mut render), exact);
+            if js.failed {
+                return Err(Thrown::Pending);
+            }
+            planned
+        }
+        _ => plan(src, limits, strategy, &mut Notice::Default, exact),
+    };
+    match planned {
+        Err(e) => Err(Thrown::Type(format!("notice template: {e}"))),
+        Ok(None) => {
+            let total = src.totals();
+            write_out(&[(slot::TOTAL, total.chars as f64), (slot::TOTAL + 1, total.bytes as f64), (slot::TOTAL + 2, total.lines as f64)])?;
+            undefined(env)
+        }
+        Ok(Some(p)) => {
+            write_plan(&p)?;
+            make_string(env, &p.glue)
+        }
+    }
+}
+
+/// `plan(text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact)`
+/// → the glue string, or `undefined` when the text fits (totals are still written).
+/// `wide` is false only for strings with no char above U+00FF.
+unsafe extern "C" fn plan_string(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [text, wide, strat, max_chars, max_bytes, max_lines, ratio, notice, exact] = args::<9>(env, info)?;
+        let limits = Limits {
+            max_chars: limit(get_f64(env, max_chars)?),
+            max_bytes: limit(get_f64(env, max_bytes)?),
+            max_lines: limit(get_f64(env, max_lines)?),
+        };
+        let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
+        let exact = get_bool(env, exact)?;
+        if get_bool(env, wide)? {
+            with_buffer(&UTF16, |buf| {
+                let units = read_utf16(env, text, buf)?;
+                plan_with_notice(env, &Units::new(units), &limits, strategy, notice, exact)
+            })
+        } else {
+            with_buffer(&LATIN1, |buf| {
+                let units = read_latin1(env, text, buf)?;
+                plan_with_notice(env, &Units::new(units), &limits, strategy, notice, exact)
+            })
+        }
+    })
+}
+
+/// `planWindows(head, tail, length, wide, strategy, maxChars, headRatio)`: a chars-only
+/// plan of a long text seen through `head = text.slice(0, k)` and `tail = text.slice(-k)`,
+/// k >= maxChars, so a 100 MB string costs no more than its windows. Default notice only.
+unsafe extern "C" fn plan_windows(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [head, tail, length, wide, strat, max_chars, ratio] = args::<7>(env, info)?;
+        let len = get_f64(env, length)? as usize;
+        let limits = Limits { max_chars: limit(get_f64(env, max_chars)?), ..Limits::NONE };
+        let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
+        let undef = undefined(env)?;
+        if get_bool(env, wide)? {
+            with_buffer(&UTF16, |hb| {
+                with_buffer(&UTF16_TAIL, |tb| {
+                    let (h, t) = (read_utf16(env, head, hb)?, read_utf16(env, tail, tb)?);
+                    plan_with_notice(env, &Windows::new(h, t, len), &limits, strategy, undef, false)
+                })
+            })
+        } else {
+            with_buffer(&LATIN1, |hb| {
+                with_buffer(&LATIN1_TAIL, |tb| {
+                    let (h, t) = (read_latin1(env, head, hb)?, read_latin1(env, tail, tb)?);
+                    plan_with_notice(env, &Windows::new(h, t, len), &limits, strategy, undef, false)
+                })
+            })
+        }
+    })
+}
+
+/// `measure(text, wide)`: writes chars, bytes and lines to the total slots.
+unsafe extern "C" fn measure_string(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [text, wide] = args::<2>(env, info)?;
+        let m = if get_bool(env, wide)? {
+            with_buffer(&UTF16, |buf| read_utf16(env, text, buf).map(|u| measure(u)))?
+        } else {
+            with_buffer(&LATIN1, |buf| read_latin1(env, text, buf).map(|u| measure(u)))?
+        };
+        write_out(&[(slot::TOTAL, m.chars as f64), (slot::TOTAL + 1, m.bytes as f64), (slot::TOTAL + 2, m.lines as f64)])?;
+        undefined(env)
+    })
+}

@@ -117,27 +117,27 @@ impl Unit for u16 {
     }
 }
 
-/// `(newlines, units >= 0x80)` in one pass. Byte lanes that cannot overflow within a
-/// block of 255 rounds let the compiler vectorise the loop.
+/// `(newlines, units >= 0x80)` in one pass. Byte lanes that cannot overflow within 255
+/// rounds let the compiler vectorise the loop; short spans take the same path.
 fn count_latin1(s: &[u8]) -> (u64, u64) {
     const LANES: usize = 32;
     let (mut newlines, mut high) = (0u64, 0u64);
-    let mut blocks = s.chunks_exact(LANES * 255);
-    for block in &mut blocks {
+    for block in s.chunks(LANES * 255) {
         let mut nl = [0u8; LANES];
         let mut hi = [0u8; LANES];
-        for lane_group in block.chunks_exact(LANES) {
+        let mut groups = block.chunks_exact(LANES);
+        for g in &mut groups {
             for j in 0..LANES {
-                nl[j] += (lane_group[j] == NL) as u8;
-                hi[j] += lane_group[j] >> 7;
+                nl[j] += (g[j] == NL) as u8;
+                hi[j] += g[j] >> 7;
             }
         }
         newlines += nl.iter().map(|&x| x as u64).sum::<u64>();
         high += hi.iter().map(|&x| x as u64).sum::<u64>();
-    }
-    for &b in blocks.remainder() {
-        newlines += (b == NL) as u64;
-        high += (b >> 7) as u64;
+        for &b in groups.remainder() {
+            newlines += (b == NL) as u64;
+            high += (b >> 7) as u64;
+        }
     }
     (newlines, high)
 }
@@ -149,13 +149,13 @@ fn count_utf16(s: &[u16], prev: Option<u16>) -> (u64, u64, u64) {
     // 4,096 rounds of at most 3 bytes each fit a u16 lane.
     const ROUNDS: usize = 4096;
     let (mut newlines, mut bytes, mut lows, mut highs) = (0u64, 0u64, 0u64, 0u64);
-    let mut blocks = s.chunks_exact(LANES * ROUNDS);
-    let tally = |block: &[u16]| {
+    for block in s.chunks(LANES * ROUNDS) {
         let mut nl = [0u16; LANES];
         let mut by = [0u16; LANES];
         let mut lo = [0u16; LANES];
         let mut hi = [0u16; LANES];
-        for g in block.chunks_exact(LANES) {
+        let mut groups = block.chunks_exact(LANES);
+        for g in &mut groups {
             for j in 0..LANES {
                 let c = g[j];
                 nl[j] += (c == NL as u16) as u16;
@@ -165,28 +165,20 @@ fn count_utf16(s: &[u16], prev: Option<u16>) -> (u64, u64, u64) {
             }
         }
         let sum = |a: [u16; LANES]| a.iter().map(|&x| x as u64).sum::<u64>();
-        (sum(nl), sum(by), sum(lo), sum(hi))
-    };
-    for block in &mut blocks {
-        let (a, b, c, d) = tally(block);
-        newlines += a;
-        bytes += b;
-        lows += c;
-        highs += d;
-    }
-    for &c in blocks.remainder() {
-        newlines += (c == NL as u16) as u64;
-        bytes += 1 + (c >= 0x80) as u64 + (c >= 0x800) as u64;
-        lows += (c & 0xFC00 == 0xDC00) as u64;
-        highs += (c & 0xFC00 == 0xD800) as u64;
+        newlines += sum(nl);
+        bytes += sum(by);
+        lows += sum(lo);
+        highs += sum(hi);
+        for &c in groups.remainder() {
+            newlines += (c == NL as u16) as u64;
+            bytes += 1 + (c >= 0x80) as u64 + (c >= 0x800) as u64;
+            lows += (c & 0xFC00 == 0xDC00) as u64;
+            highs += (c & 0xFC00 == 0xD800) as u64;
+        }
     }
     // Pairing needs neighbours; skip the second pass when no pair can exist.
     let prev_high = prev.is_some_and(|p| p & 0xFC00 == 0xD800);
-    let paired = if lows == 0 || (highs == 0 && !prev_high) {
-        0
-    } else {
-        count_pairs(s, prev_high)
-    };
+    let paired = if lows == 0 || (highs == 0 && !prev_high) { 0 } else { count_pairs(s, prev_high) };
     (newlines, bytes, paired)
 }
 

@@ -1,0 +1,289 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+const require = createRequire(import.meta.url)
+const { parseSize, parseArgs } = require('../bin/toolclamp.js')
+
+const CLI = 'bin/toolclamp.js'
+const SAMPLE_LOG_PATH = 'examples/test-run.log'
+const sampleLog = readFileSync(new URL('../examples/test-run.log', import.meta.url), 'utf8')
+
+function runCli(args, input) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: repoRoot,
+    input: input === undefined ? '' : input,
+  })
+  return {
+    status: result.status,
+    stdoutBytes: result.stdout,
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8'),
+  }
+}
+
+// Units as index.d.ts defines them.
+const countChars = (text) => text.length
+const countBytes = (text) => Buffer.byteLength(text, 'utf8')
+function countLines(text) {
+  if (text === '') return 0
+  const breaks = text.split('\n').length - 1
+  return text.endsWith('\n') ? breaks : breaks + 1
+}
+
+const firstLine = (text) => text.slice(0, text.indexOf('\n') + 1)
+const lastLine = (text) => text.slice(text.lastIndexOf('\n', text.length - 2) + 1)
+
+function assertOk(result) {
+  assert.equal(result.stderr, '', 'nothing on stderr')
+  assert.equal(result.status, 0)
+}
+
+test('the sample log is large enough to be clamped by the defaults', () => {
+  assert.ok(countBytes(sampleLog) > 50 * 1024)
+  assert.ok(sampleLog.endsWith('\n'))
+})
+
+test('reads the file given as argument', () => {
+  const result = runCli(['--max-lines', '10', SAMPLE_LOG_PATH])
+  assertOk(result)
+  assert.ok(countLines(result.stdout) <= 10)
+  assert.ok(result.stdout.startsWith(firstLine(sampleLog)))
+  assert.notEqual(result.stdout, sampleLog)
+})
+
+test('reads stdin when no file or "-" is given, with the same result as the file', () => {
+  const fromFile = runCli(['--max-lines', '10', SAMPLE_LOG_PATH])
+  const fromStdin = runCli(['--max-lines', '10'], sampleLog)
+  const fromDash = runCli(['--max-lines', '10', '-'], sampleLog)
+  assertOk(fromStdin)
+  assertOk(fromDash)
+  assert.equal(fromStdin.stdout, fromFile.stdout)
+  assert.equal(fromDash.stdout, fromFile.stdout)
+})
+
+test('--max-chars is honored', () => {
+  const result = runCli(['--max-chars', '5000', SAMPLE_LOG_PATH])
+  assertOk(result)
+  assert.ok(countChars(result.stdout) <= 5000, `${countChars(result.stdout)} chars`)
+  assert.ok(countChars(result.stdout) > 4000, 'most of the budget is used')
+  assert.ok(result.stdout.startsWith(firstLine(sampleLog)))
+})
+
+test('--max-bytes is honored on non-ASCII text', () => {
+  const text = '✅ 日本語のテスト名 passed\n'.repeat(500)
+  const result = runCli(['--max-bytes', '1000'], text)
+  assertOk(result)
+  assert.ok(countBytes(result.stdout) <= 1000, `${countBytes(result.stdout)} bytes`)
+  assert.ok(result.stdout.startsWith(firstLine(text)))
+  assert.ok(!result.stdout.includes('\uFFFD'), 'no character was split')
+})
+
+test('--max-lines is honored', () => {
+  const result = runCli(['--max-lines', '50', SAMPLE_LOG_PATH])
+  assertOk(result)
+  assert.ok(countLines(result.stdout) <= 50, `${countLines(result.stdout)} lines`)
+  assert.ok(result.stdout.startsWith(sampleLog.split('\n').slice(0, 40).join('\n')))
+})
+
+test('all three limits together are honored', () => {
+  const result = runCli(['--max-chars', '3000', '--max-bytes', '2500', '--max-lines', '20', SAMPLE_LOG_PATH])
+  assertOk(result)
+  assert.ok(countChars(result.stdout) <= 3000)
+  assert.ok(countBytes(result.stdout) <= 2500)
+  assert.ok(countLines(result.stdout) <= 20)
+})
+
+test('without a limit flag the default is 50 KiB and 2000 lines', () => {
+  const result = runCli([SAMPLE_LOG_PATH])
+  assertOk(result)
+  assert.ok(countBytes(result.stdout) <= 50 * 1024)
+  assert.ok(countLines(result.stdout) <= 2000)
+  assert.ok(countBytes(result.stdout) > 40 * 1024, 'most of the budget is used')
+})
+
+test('--strategy tail keeps the last line of the input', () => {
+  const result = runCli(['--strategy', 'tail', '--max-lines', '30', SAMPLE_LOG_PATH])
+  assertOk(result)
+  assert.ok(countLines(result.stdout) <= 30)
+  assert.ok(result.stdout.endsWith(lastLine(sampleLog)))
+  assert.ok(result.stdout.includes('Tests  2 failed'))
+  assert.ok(!result.stdout.startsWith(firstLine(sampleLog)))
+})
+
+test('--strategy head-tail keeps both ends', () => {
+  for (const args of [
+    ['--strategy', 'head-tail'],
+    ['--strategy=head-tail', '--head-ratio', '0.3'],
+  ]) {
+    const result = runCli([...args, '--max-bytes', '4KiB', '--max-lines', '60', SAMPLE_LOG_PATH])
+    assertOk(result)
+    assert.ok(countBytes(result.stdout) <= 4096)
+    assert.ok(countLines(result.stdout) <= 60)
+    assert.ok(result.stdout.startsWith(firstLine(sampleLog)), `${args}: starts like the input`)
+    assert.ok(result.stdout.endsWith(lastLine(sampleLog)), `${args}: ends like the input`)
+  }
+})
+
+test('--head-ratio shifts the budget between the ends', () => {
+  const mostlyHead = runCli(['--strategy', 'head-tail', '--head-ratio', '0.9', '--max-lines', '40', '--json', SAMPLE_LOG_PATH])
+  const mostlyTail = runCli(['--strategy', 'head-tail', '--head-ratio', '0.1', '--max-lines', '40', '--json', SAMPLE_LOG_PATH])
+  assertOk(mostlyHead)
+  assertOk(mostlyTail)
+  assert.ok(JSON.parse(mostlyHead.stdout).headEnd > JSON.parse(mostlyTail.stdout).headEnd)
+})
+
+test('--json prints the result and what was cut', () => {
+  const result = runCli(['--json', '--strategy', 'head-tail', '--max-bytes', '4096', SAMPLE_LOG_PATH])
+  assertOk(result)
+  const info = JSON.parse(result.stdout)
+  const fields = [
+    'text', 'truncated', 'truncatedBy', 'strategy',
+    'totalChars', 'totalBytes', 'totalLines',
+    'outputChars', 'outputBytes', 'outputLines',
+    'omittedChars', 'omittedBytes', 'omittedLines',
+    'headEnd', 'tailStart',
+  ]
+  for (const field of fields) assert.ok(Object.hasOwn(info, field), `has ${field}`)
+  assert.equal(info.truncated, true)
+  assert.deepEqual(info.truncatedBy, ['bytes'])
+  assert.equal(info.strategy, 'headTail')
+  assert.equal(info.totalChars, countChars(sampleLog))
+  assert.equal(info.totalBytes, countBytes(sampleLog))
+  assert.equal(info.totalLines, countLines(sampleLog))
+  assert.equal(info.outputBytes, countBytes(info.text))
+  assert.ok(info.outputBytes <= 4096)
+  assert.ok(sampleLog.startsWith(info.text.slice(0, info.headEnd)))
+  assert.ok(info.text.endsWith(sampleLog.slice(info.tailStart)))
+})
+
+test('--json on text within the limits reports nothing cut', () => {
+  const result = runCli(['--json', '--max-lines', '5'], 'one\ntwo\n')
+  assertOk(result)
+  const info = JSON.parse(result.stdout)
+  assert.equal(info.text, 'one\ntwo\n')
+  assert.equal(info.truncated, false)
+  assert.deepEqual(info.truncatedBy, [])
+})
+
+test('sizes accept plain numbers and suffixes, in both flag forms', () => {
+  const plain = runCli(['--max-bytes', '50000', SAMPLE_LOG_PATH])
+  const kilo = runCli(['--max-bytes', '50k', SAMPLE_LOG_PATH])
+  const inline = runCli(['--max-bytes=50K', SAMPLE_LOG_PATH])
+  assertOk(plain)
+  assert.equal(kilo.stdout, plain.stdout)
+  assert.equal(inline.stdout, plain.stdout)
+
+  const lines = runCli(['--max-lines', '2000', '--max-bytes', '1MiB', SAMPLE_LOG_PATH])
+  assertOk(lines)
+  assert.ok(countLines(lines.stdout) <= 2000)
+  assert.notEqual(lines.stdout, sampleLog)
+
+  const roomy = runCli(['--max-bytes', '1MiB', SAMPLE_LOG_PATH])
+  assertOk(roomy)
+  assert.equal(roomy.stdout, sampleLog)
+})
+
+test('parseSize', () => {
+  assert.equal(parseSize('2000'), 2000)
+  assert.equal(parseSize('0'), 0)
+  assert.equal(parseSize('50k'), 50_000)
+  assert.equal(parseSize('50K'), 50_000)
+  assert.equal(parseSize('2m'), 2_000_000)
+  assert.equal(parseSize('2M'), 2_000_000)
+  assert.equal(parseSize('50Ki'), 51_200)
+  assert.equal(parseSize('50KiB'), 51_200)
+  assert.equal(parseSize('1MiB'), 1_048_576)
+  assert.equal(parseSize('1Mi'), 1_048_576)
+  assert.equal(parseSize('1GiB'), 1_073_741_824)
+  for (const bad of ['', '12q', 'k', '-1', '+5', '1.5k', '1,000', '1_000', ' 50', '50 k', '50kb', '0x10', '1e3', 'Infinity', '99999999999999999999']) {
+    assert.throws(() => parseSize(bad), undefined, JSON.stringify(bad))
+  }
+})
+
+test('parseArgs', () => {
+  assert.deepEqual(parseArgs([]), {
+    options: { maxBytes: 51_200, maxLines: 2000, strategy: 'head' },
+    file: null,
+    json: false,
+  })
+  assert.deepEqual(parseArgs(['--max-chars=8k', '--strategy', 'head-tail', '--head-ratio', '0.25', '--json', 'out.txt']), {
+    options: { maxChars: 8000, strategy: 'headTail', headRatio: 0.25 },
+    file: 'out.txt',
+    json: true,
+  })
+  assert.deepEqual(parseArgs(['--max-lines', '5', '-']).file, null)
+  assert.deepEqual(parseArgs(['--', '--odd-name.log']).file, '--odd-name.log')
+  assert.throws(() => parseArgs(['--max-bytes', 'lots']), /^CliError: --max-bytes expects a size/)
+})
+
+test('invalid arguments exit 2 with one line on stderr', () => {
+  const badCalls = [
+    ['--nope'],
+    ['-x'],
+    ['--max-bytes'],
+    ['--max-bytes', '12q'],
+    ['--max-bytes=12q'],
+    ['--max-chars', '1.5k'],
+    ['--max-lines', '-3'],
+    ['--strategy', 'middle'],
+    ['--strategy'],
+    ['--strategy', 'head-tail', '--head-ratio', '1.5'],
+    ['--strategy', 'head-tail', '--head-ratio', 'half'],
+    ['--head-ratio', '0.3'],
+    ['--json=yes'],
+    ['no-such-file.log'],
+    ['examples'],
+    [SAMPLE_LOG_PATH, SAMPLE_LOG_PATH],
+  ]
+  for (const args of badCalls) {
+    const result = runCli(args, 'some input\n')
+    const label = JSON.stringify(args)
+    assert.equal(result.status, 2, `${label} exits 2`)
+    assert.equal(result.stdout, '', `${label} writes nothing to stdout`)
+    assert.match(result.stderr, /^toolclamp: [^\n]+\n$/, `${label} writes one line: ${result.stderr}`)
+  }
+})
+
+test('the bad-size message names the flag and the value', () => {
+  const result = runCli(['--max-bytes', '12q'])
+  assert.equal(result.stderr, 'toolclamp: --max-bytes expects a size like 2000, 50k or 1MiB, got "12q"\n')
+})
+
+test('input within the limits is written back byte for byte', () => {
+  const inputs = [
+    '',
+    'no trailing newline',
+    'héllo\r\nwörld 😀\r\n✅ passed\n❌ failed\n',
+    '日本語のテスト名\n\n\n',
+    firstLine(sampleLog) + lastLine(sampleLog),
+  ]
+  for (const input of inputs) {
+    const result = runCli(['--max-lines', '100'], input)
+    assertOk(result)
+    assert.deepEqual(result.stdoutBytes, Buffer.from(input, 'utf8'), JSON.stringify(input))
+  }
+  const wholeLog = runCli(['--max-bytes', '1m', '--max-lines', '10k', SAMPLE_LOG_PATH])
+  assertOk(wholeLog)
+  assert.deepEqual(wholeLog.stdoutBytes, readFileSync(new URL('../examples/test-run.log', import.meta.url)))
+})
+
+test('--help prints usage and exits 0', () => {
+  for (const flag of ['--help', '-h']) {
+    const result = runCli([flag])
+    assertOk(result)
+    assert.match(result.stdout, /^Usage: toolclamp/)
+    assert.match(result.stdout, /--max-bytes 50KiB --max-lines 2000/)
+  }
+})
+
+test('--version prints the package version', () => {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  const result = runCli(['--version'])
+  assertOk(result)
+  assert.equal(result.stdout, `${version}\n`)
+})

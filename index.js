@@ -19,7 +19,8 @@ const TRUNCATED_BY = 11
 const HEAD = 0
 const TAIL = 1
 const HEAD_TAIL = 2
-const STRATEGY_CODES = { head: HEAD, tail: TAIL, headTail: HEAD_TAIL }
+// No prototype: 'toString' must not pass as a strategy.
+const STRATEGY_CODES = { __proto__: null, head: HEAD, tail: TAIL, headTail: HEAD_TAIL }
 const WHERE = ['start', 'end', 'middle']
 
 // A string with a char above U+00FF must be copied as UTF-16; otherwise Latin-1 is exact
@@ -55,16 +56,26 @@ function checkText(text) {
   if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`)
 }
 
+// The budgets of the current call. Module variables rather than an object per call:
+// clamping a short string costs a few nanoseconds, and an allocation would dominate it.
+let maxChars = Infinity
+let maxBytes = Infinity
+let maxLines = Infinity
+
 function checkKeys(object, allowed) {
-  for (const key of Object.keys(object)) {
-    if (allowed.includes(key)) continue
-    const near = allowed.find((k) => k.toLowerCase() === key.toLowerCase())
-    throw new TypeError(
-      near
-        ? `unknown option ${JSON.stringify(key)}; did you mean ${JSON.stringify(near)}?`
-        : `unknown option ${JSON.stringify(key)}; expected one of ${allowed.join(', ')}`,
-    )
+  // for...in allocates nothing; inherited keys are not the caller's options.
+  for (const key in object) {
+    if (!allowed.includes(key) && Object.hasOwn(object, key)) throw unknownOption(key, allowed)
   }
+}
+
+function unknownOption(key, allowed) {
+  const near = allowed.find((k) => k.toLowerCase() === key.toLowerCase())
+  return new TypeError(
+    near
+      ? `unknown option ${JSON.stringify(key)}; did you mean ${JSON.stringify(near)}?`
+      : `unknown option ${JSON.stringify(key)}; expected one of ${allowed.join(', ')}`,
+  )
 }
 
 function isPlainObject(value) {
@@ -84,21 +95,26 @@ function readBudget(name, value) {
   return checkBudget(name, value)
 }
 
-/** Reads `{ maxChars, maxBytes, maxLines }` from an object whose keys were checked. */
+/** Reads `maxChars`, `maxBytes`, `maxLines` from an object whose keys were checked. */
 function readLimits(object) {
-  const maxChars = readBudget('maxChars', object.maxChars)
-  const maxBytes = readBudget('maxBytes', object.maxBytes)
-  const maxLines = readBudget('maxLines', object.maxLines)
-  if (object.maxChars === undefined && object.maxBytes === undefined && object.maxLines === undefined) {
+  const chars = object.maxChars
+  const bytes = object.maxBytes
+  const lines = object.maxLines
+  maxChars = readBudget('maxChars', chars)
+  maxBytes = readBudget('maxBytes', bytes)
+  maxLines = readBudget('maxLines', lines)
+  if (chars === undefined && bytes === undefined && lines === undefined) {
     throw new TypeError('at least one of maxChars, maxBytes, maxLines is required')
   }
-  return { maxChars, maxBytes, maxLines }
 }
 
 /** The `limit` argument of the string functions: a number (= maxChars) or a limits object. */
 function readLimitArgument(limit) {
   if (typeof limit === 'number') {
-    return { maxChars: checkBudget('limit', limit), maxBytes: Infinity, maxLines: Infinity }
+    maxChars = checkBudget('limit', limit)
+    maxBytes = Infinity
+    maxLines = Infinity
+    return
   }
   if (!isPlainObject(limit)) {
     throw new TypeError(
@@ -106,14 +122,14 @@ function readLimitArgument(limit) {
     )
   }
   checkKeys(limit, LIMIT_KEYS)
-  return readLimits(limit)
+  readLimits(limit)
 }
 
+/** Checks an options object; returns its `notice` in the form the binding takes. */
 function readOptions(options, allowed) {
-  if (options === undefined) return {}
   if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
   checkKeys(options, allowed)
-  return options
+  return readNotice(options.notice)
 }
 
 function readHeadRatio(value) {
@@ -165,11 +181,11 @@ function readNotice(notice) {
 }
 
 /**
- * Runs the native planner. Returns the glue (notice and its line breaks) when the text
- * must be cut, `undefined` when it fits; cut offsets and counts are left in `out`.
+ * Runs the native planner on the current budgets. Returns the glue (notice and its line
+ * breaks) when the text must be cut, `undefined` when it fits; offsets and counts are left
+ * in `out`.
  */
-function planCut(text, strategy, limits, headRatio, notice, exact) {
-  const { maxChars, maxBytes, maxLines } = limits
+function planCut(text, strategy, headRatio, notice, exact) {
   const n = text.length
   if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOW_FACTOR * maxChars) {
     // Only chars bind: a plan never looks further than maxChars from either end.
@@ -181,15 +197,12 @@ function planCut(text, strategy, limits, headRatio, notice, exact) {
   return binding.plan(text, WIDE.test(text), strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact)
 }
 
-/** Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line, so this proves a fit without reading. */
-function fitsWithoutReading(text, { maxChars, maxBytes, maxLines }) {
+function clampString(text, strategy, headRatio, notice) {
   const n = text.length
-  return n <= maxChars && n * 3 <= maxBytes && n <= maxLines
-}
-
-function clampString(text, strategy, limits, headRatio, notice) {
-  if (fitsWithoutReading(text, limits)) return text
-  const glue = planCut(text, strategy, limits, headRatio, notice, false)
+  // Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line: this proves a fit
+  // without reading the text.
+  if (n <= maxChars && n * 3 <= maxBytes && n <= maxLines) return text
+  const glue = planCut(text, strategy, headRatio, notice, false)
   if (glue === undefined) return text
   return text.slice(0, out[HEAD_END]) + glue + text.slice(out[TAIL_START])
 }
@@ -199,23 +212,24 @@ const HEAD_TAIL_OPTIONS = ['headRatio', 'notice']
 
 function stringTruncateHead(text, limit, options) {
   checkText(text)
-  const limits = readLimitArgument(limit)
-  const { notice } = readOptions(options, NOTICE_OPTIONS)
-  return clampString(text, HEAD, limits, 0, readNotice(notice))
+  readLimitArgument(limit)
+  const notice = options === undefined ? undefined : readOptions(options, NOTICE_OPTIONS)
+  return clampString(text, HEAD, 0, notice)
 }
 
 function stringTruncateTail(text, limit, options) {
   checkText(text)
-  const limits = readLimitArgument(limit)
-  const { notice } = readOptions(options, NOTICE_OPTIONS)
-  return clampString(text, TAIL, limits, 0, readNotice(notice))
+  readLimitArgument(limit)
+  const notice = options === undefined ? undefined : readOptions(options, NOTICE_OPTIONS)
+  return clampString(text, TAIL, 0, notice)
 }
 
 function stringTruncateHeadTail(text, limit, options) {
   checkText(text)
-  const limits = readLimitArgument(limit)
-  const { headRatio, notice } = readOptions(options, HEAD_TAIL_OPTIONS)
-  return clampString(text, HEAD_TAIL, limits, readHeadRatio(headRatio), readNotice(notice))
+  readLimitArgument(limit)
+  if (options === undefined) return clampString(text, HEAD_TAIL, 0.5, undefined)
+  const notice = readOptions(options, HEAD_TAIL_OPTIONS)
+  return clampString(text, HEAD_TAIL, readHeadRatio(options.headRatio), notice)
 }
 
 const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice']
@@ -224,14 +238,14 @@ function truncateText(text, options) {
   checkText(text)
   if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
   checkKeys(options, TRUNCATE_TEXT_OPTIONS)
-  const limits = readLimits(options)
+  readLimits(options)
   const strategy = options.strategy === undefined ? 'head' : options.strategy
   const code = STRATEGY_CODES[strategy]
   if (typeof strategy !== 'string' || code === undefined) {
     throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
   }
   const headRatio = readHeadRatio(options.headRatio)
-  const glue = planCut(text, code, limits, headRatio, readNotice(options.notice), true)
+  const glue = planCut(text, code, headRatio, readNotice(options.notice), true)
   const totalChars = out[TOTAL]
   const totalBytes = out[TOTAL + 1]
   const totalLines = out[TOTAL + 2]

@@ -151,12 +151,27 @@ function truncatedByNames(mask) {
   return names
 }
 
+// Templates the core accepted. A bad template must fail on every call, even when the
+// text fits and is never planned; the cache spares the native check on repeat calls.
+const checkedTemplates = new Set()
+const CHECKED_TEMPLATES_MAX = 256
+
+function checkTemplate(template) {
+  if (!checkedTemplates.has(template)) {
+    binding.checkTemplate(template)
+    if (checkedTemplates.size >= CHECKED_TEMPLATES_MAX) checkedTemplates.clear()
+    checkedTemplates.add(template)
+  }
+  return template
+}
+
 /**
  * The notice as the binding takes it: undefined (default), a template string, or a
  * function called with positional numbers that builds the caller's facts object.
  */
 function readNotice(notice) {
-  if (notice === undefined || typeof notice === 'string') return notice
+  if (notice === undefined) return notice
+  if (typeof notice === 'string') return checkTemplate(notice)
   if (typeof notice !== 'function') {
     throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
   }

@@ -59,8 +59,9 @@ type CallResult = Result<sys::napi_value, Thrown>;
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let env = env.raw();
     let exports = exports.raw();
-    let functions: [(&[u8], RawCallback); 4] = [
+    let functions: [(&[u8], RawCallback); 5] = [
         (b"init\0", init),
+        (b"checkTemplate\0", check_template),
         (b"plan\0", plan_string),
         (b"planWindows\0", plan_windows),
         (b"measure\0", measure_string),
@@ -421,6 +422,16 @@ unsafe extern "C" fn plan_windows(env: sys::napi_env, info: sys::napi_callback_i
                 })
             })
         }
+    })
+}
+
+/// `checkTemplate(template)`: throws the `TypeError` a plan with this template would.
+unsafe extern "C" fn check_template(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [template] = args::<1>(env, info)?;
+        let template = read_utf8_string(env, template)?;
+        toolclamp_core::notice::check_template(&template).map_err(|e| Thrown::Type(format!("notice template: {e}")))?;
+        undefined(env)
     })
 }
 

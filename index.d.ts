@@ -164,3 +164,104 @@ export declare function truncateText(text: string, options: TruncateTextOptions)
  * measureText('héllo\n😀') // { chars: 8, bytes: 11, lines: 2 }
  */
 export declare function measureText(text: string): TextMeasure
+
+// ---------------------------------------------------------------------------------------
+// Tool results
+// ---------------------------------------------------------------------------------------
+
+/** Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`, head. */
+export interface PayloadLimits extends Limits {
+  /** Default `'head'`. With `'tail'` the last blocks are kept. */
+  strategy?: Strategy
+  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
+  headRatio?: number
+  notice?: Notice
+}
+
+/** The blocks toolclamp reads: text, and MCP embedded resources with `text`. Others pass through untouched. */
+export interface TextBlock {
+  type: 'text'
+  text: string
+  [key: string]: unknown
+}
+
+export interface EmbeddedTextResourceBlock {
+  type: 'resource'
+  resource: { uri: string; text: string; mimeType?: string; [key: string]: unknown }
+  [key: string]: unknown
+}
+
+/**
+ * Clamps a tool result at the tool boundary: a string, an array of content blocks, or an object
+ * with a `content` array (pi-agent-core's `AgentToolResult`, MCP's `CallToolResult`).
+ *
+ * All text (`text` blocks and embedded `resource.text`) shares ONE budget, in order, as if
+ * concatenated; the block where the cut falls carries the notice, text blocks past the cut keep
+ * their place with empty text, and non-text blocks (images, audio, links, blobs) are kept as the
+ * very same objects and never read. Every other key of the result (`details`,
+ * `structuredContent`, `isError`, `_meta`, ...) is kept as the very same value. The input is
+ * never mutated; when nothing needs cutting the very same value is returned. Anything else
+ * (numbers, malformed blocks) is returned as is.
+ *
+ * @example
+ * const result = await tool.execute(id, params)
+ * return hardTruncateToolPayload(result) // 50 KiB and 2000 lines across all text blocks
+ */
+export declare function hardTruncateToolPayload<T>(result: T, limits?: PayloadLimits): T
+
+/**
+ * Clamps a thrown value's message so stacks and megabyte messages stay out of model context.
+ * Returns the same error when its message fits (default `{ maxBytes: 4096, maxLines: 40 }`);
+ * otherwise an `Error` with the same `name`, the clamped `message`, the original as `cause`, and a
+ * `stack` of just `name: message`. A non-Error throw becomes an `Error` with a clamped message.
+ *
+ * @example
+ * try { await run() } catch (e) { throw hardTruncateToolError(e) }
+ */
+export declare function hardTruncateToolError(error: unknown, limits?: PayloadLimits): Error
+
+/**
+ * Wraps a streaming `onUpdate` callback so each partial result is clamped.
+ * `undefined` in, `undefined` out.
+ *
+ * @example
+ * execute: (id, params, signal, onUpdate) => inner.execute(id, params, signal, wrapOnUpdate(onUpdate))
+ */
+export declare function wrapOnUpdate<F extends (partial: any, ...rest: any[]) => unknown>(
+  onUpdate: F,
+  limits?: PayloadLimits,
+): F
+export declare function wrapOnUpdate(onUpdate: undefined, limits?: PayloadLimits): undefined
+export declare function wrapOnUpdate<F extends (partial: any, ...rest: any[]) => unknown>(
+  onUpdate: F | undefined,
+  limits?: PayloadLimits,
+): F | undefined
+
+/** A tool with pi-agent-core's `execute(toolCallId, params, signal?, onUpdate?)` shape. */
+export interface ExecutableTool {
+  execute: (toolCallId: string, params: any, signal?: AbortSignal, onUpdate?: (partial: any) => void) => unknown
+}
+
+/**
+ * Wraps a pi-agent-core `AgentTool` (or any tool of that shape): every other property is kept,
+ * and `execute` clamps the final result, every `onUpdate` partial and any thrown error (re-thrown
+ * with a clamped message; error limits are `{ maxBytes: 4096, maxLines: 40 }`, never above the
+ * payload limits). `limits` may be a function of the tool, for per-tool budgets.
+ *
+ * @example
+ * const tools = myTools.map((t) => wrapToolWithHardOutputTruncate(t))
+ */
+export declare function wrapToolWithHardOutputTruncate<T extends ExecutableTool>(
+  tool: T,
+  limits?: PayloadLimits | ((tool: T) => PayloadLimits | undefined),
+): T
+
+/**
+ * Wraps any `execute(...args)` that returns a result, a promise of one, or an async iterable of
+ * results (the Vercel AI SDK's `async *execute` preliminary results): each result is clamped, and
+ * a thrown error is re-thrown with a clamped message.
+ *
+ * @example
+ * tool({ description, inputSchema, execute: wrapExecute(async ({ path }) => readFile(path, 'utf8')) })
+ */
+export declare function wrapExecute<F extends (...args: any[]) => any>(execute: F, limits?: PayloadLimits): F

@@ -310,10 +310,258 @@ function measureText(text) {
   return { chars: out[TOTAL], bytes: out[TOTAL + 1], lines: out[TOTAL + 2] }
 }
 
+// ---------------------------------------------------------------------------------------
+// Tool results
+// ---------------------------------------------------------------------------------------
+
+const PAYLOAD_DEFAULTS = { maxChars: Infinity, maxBytes: 51200, maxLines: 2000 }
+const ERROR_DEFAULTS = { maxChars: Infinity, maxBytes: 4096, maxLines: 40 }
+const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice']
+
+/**
+ * Validates payload limits once (at wrap time for the wrappers) into a plain record:
+ * budgets, strategy code, head ratio and notice. Budgets not given take the defaults.
+ */
+function readPayloadLimits(limits, defaults, name = 'limits') {
+  if (limits === undefined) return { ...defaults, strategy: HEAD, headRatio: 0.5, notice: undefined }
+  if (!isPlainObject(limits)) throw new TypeError(`${name} must be an object, got ${describe(limits)}`)
+  checkKeys(limits, PAYLOAD_OPTIONS)
+  const given = limits.maxChars !== undefined || limits.maxBytes !== undefined || limits.maxLines !== undefined
+  if (given) readLimits(limits)
+  const strategy = limits.strategy === undefined ? 'head' : limits.strategy
+  const code = STRATEGY_CODES[strategy]
+  if (typeof strategy !== 'string' || code === undefined) {
+    throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
+  }
+  return {
+    maxChars: given ? maxChars : defaults.maxChars,
+    maxBytes: given ? maxBytes : defaults.maxBytes,
+    maxLines: given ? maxLines : defaults.maxLines,
+    strategy: code,
+    headRatio: readHeadRatio(limits.headRatio),
+    notice: readNotice(limits.notice),
+  }
+}
+
+/** Error limits never above the payload's own. */
+function errorLimitsWithin(payload) {
+  return {
+    maxChars: Math.min(ERROR_DEFAULTS.maxChars, payload.maxChars),
+    maxBytes: Math.min(ERROR_DEFAULTS.maxBytes, payload.maxBytes),
+    maxLines: Math.min(ERROR_DEFAULTS.maxLines, payload.maxLines),
+    strategy: HEAD,
+    headRatio: 0.5,
+    notice: payload.notice,
+  }
+}
+
+function clampWith(text, limits) {
+  maxChars = limits.maxChars
+  maxBytes = limits.maxBytes
+  maxLines = limits.maxLines
+  return clampString(text, limits.strategy, limits.headRatio, limits.notice)
+}
+
+/** The text a content block carries: a text block's `text` or an embedded resource's `text`. */
+function blockText(block) {
+  if (typeof block !== 'object' || block === null) return undefined
+  if (block.type === 'text' && typeof block.text === 'string') return block.text
+  if (block.type === 'resource' && typeof block.resource === 'object' && block.resource !== null) {
+    const text = block.resource.text
+    if (typeof text === 'string') return text
+  }
+  return undefined
+}
+
+function withBlockText(block, text) {
+  if (block.type === 'text') return { ...block, text }
+  return { ...block, resource: { ...block.resource, text } }
+}
+
+/**
+ * Clamps the text of an array of content blocks under one budget, as if the texts were
+ * concatenated in order. The core plans the cut of that concatenation; here the cut is
+ * mapped back onto the blocks. Returns the same array when nothing was cut.
+ */
+function clampBlocks(blocks, limits) {
+  const texts = []
+  const positions = []
+  for (let i = 0; i < blocks.length; i++) {
+    const text = blockText(blocks[i])
+    if (text !== undefined) {
+      texts.push(text)
+      positions.push(i)
+    }
+  }
+  if (texts.length === 0) return blocks
+  const joined = texts.length === 1 ? texts[0] : texts.join('')
+  const clamped = clampWith(joined, limits)
+  if (clamped === joined) return blocks
+  const headEnd = out[HEAD_END]
+  const tailStart = out[TAIL_START]
+  const glue = clamped.slice(headEnd, clamped.length - (joined.length - tailStart))
+  // The notice follows the kept head; with no head it precedes the kept tail.
+  let glueAt = -1
+  for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
+    const end = start + texts[k].length
+    if (headEnd > 0 ? start < headEnd && headEnd <= end : start <= tailStart && tailStart < end) {
+      glueAt = k
+      break
+    }
+  }
+  if (glueAt === -1) glueAt = headEnd > 0 ? texts.length - 1 : 0
+  const result = blocks.slice()
+  for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
+    const text = texts[k]
+    const keptHead = text.slice(0, Math.max(0, Math.min(text.length, headEnd - start)))
+    const keptTail = text.slice(Math.max(0, Math.min(text.length, tailStart - start)))
+    const next = k === glueAt ? keptHead + glue + keptTail : keptHead + keptTail
+    if (next !== text) result[positions[k]] = withBlockText(blocks[positions[k]], next)
+  }
+  return result
+}
+
+function clampPayload(result, limits) {
+  if (typeof result === 'string') return clampWith(result, limits)
+  if (Array.isArray(result)) return clampBlocks(result, limits)
+  if (typeof result === 'object' && result !== null && Array.isArray(result.content)) {
+    const content = clampBlocks(result.content, limits)
+    if (content === result.content) return result
+    // Same keys, same values but `content`, same prototype.
+    return Object.assign(Object.create(Object.getPrototypeOf(result)), result, { content })
+  }
+  return result
+}
+
+function hardTruncateToolPayload(result, limits) {
+  return clampPayload(result, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
+}
+
+function thrownText(value) {
+  if (typeof value === 'string') return value
+  if (typeof value === 'object' && value !== null) {
+    try {
+      const json = JSON.stringify(value)
+      if (typeof json === 'string') return json
+    } catch {
+      // Cyclic or throwing toJSON: fall back to String().
+    }
+  }
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
+/** An Error named like the original whose stack is only its clamped message. */
+function clampedError(name, message, cause) {
+  const error = new Error(message, { cause })
+  if (name !== 'Error') Object.defineProperty(error, 'name', { value: name, writable: true, configurable: true })
+  error.stack = `${name}: ${message}`
+  return error
+}
+
+function clampError(error, limits) {
+  if (error instanceof Error) {
+    const message = typeof error.message === 'string' ? error.message : thrownText(error.message)
+    const clamped = clampWith(message, limits)
+    if (clamped === message && message === error.message) return error
+    return clampedError(typeof error.name === 'string' ? error.name : 'Error', clamped, error)
+  }
+  return clampedError('Error', clampWith(thrownText(error), limits), error)
+}
+
+function hardTruncateToolError(error, limits) {
+  return clampError(error, readPayloadLimits(limits, ERROR_DEFAULTS))
+}
+
+function wrapWith(onUpdate, limits) {
+  if (onUpdate === undefined) return undefined
+  if (typeof onUpdate !== 'function') {
+    throw new TypeError(`onUpdate must be a function or undefined, got ${describe(onUpdate)}`)
+  }
+  return function clampedOnUpdate(partial, ...rest) {
+    return onUpdate.call(this, clampPayload(partial, limits), ...rest)
+  }
+}
+
+function wrapOnUpdate(onUpdate, limits) {
+  return wrapWith(onUpdate, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
+}
+
+function isThenable(value) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function'
+}
+
+async function* clampEach(iterable, limits, errorLimits) {
+  try {
+    for await (const value of iterable) yield clampPayload(value, limits)
+  } catch (error) {
+    throw clampError(error, errorLimits)
+  }
+}
+
+/** Calls `fn` and clamps whatever comes out: a value, a promise, an async iterable, or a throw. */
+function callClamped(fn, thisArg, args, limits, errorLimits) {
+  let result
+  try {
+    result = fn.apply(thisArg, args)
+  } catch (error) {
+    throw clampError(error, errorLimits)
+  }
+  if (isThenable(result)) {
+    return result.then(
+      (value) => clampPayload(value, limits),
+      (error) => {
+        throw clampError(error, errorLimits)
+      },
+    )
+  }
+  if (result !== null && typeof result === 'object' && typeof result[Symbol.asyncIterator] === 'function') {
+    return clampEach(result, limits, errorLimits)
+  }
+  return clampPayload(result, limits)
+}
+
+function wrapExecute(execute, limits) {
+  if (typeof execute !== 'function') throw new TypeError(`execute must be a function, got ${describe(execute)}`)
+  const payload = readPayloadLimits(limits, PAYLOAD_DEFAULTS)
+  const errors = errorLimitsWithin(payload)
+  return function clampedExecute(...args) {
+    return callClamped(execute, this, args, payload, errors)
+  }
+}
+
+function wrapToolWithHardOutputTruncate(tool, limits) {
+  if (typeof tool !== 'object' || tool === null || typeof tool.execute !== 'function') {
+    throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}`)
+  }
+  const payload = readPayloadLimits(typeof limits === 'function' ? limits(tool) : limits, PAYLOAD_DEFAULTS)
+  const errors = errorLimitsWithin(payload)
+  const execute = tool.execute
+  // Every other property, descriptor and the prototype stay as they are.
+  const wrapped = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool))
+  Object.defineProperty(wrapped, 'execute', {
+    value: function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
+      return callClamped(execute, this, [toolCallId, params, signal, wrapWith(onUpdate, payload), ...rest], payload, errors)
+    },
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  })
+  return wrapped
+}
+
 module.exports = {
   stringTruncateHead,
   stringTruncateTail,
   stringTruncateHeadTail,
   truncateText,
   measureText,
+  hardTruncateToolPayload,
+  hardTruncateToolError,
+  wrapOnUpdate,
+  wrapToolWithHardOutputTruncate,
+  wrapExecute,
 }

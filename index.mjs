@@ -1,5 +1,16 @@
 // ESM entry: the same functions as the CommonJS entry, as named exports.
 import toolclamp from './index.js'
 
-export const { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } = toolclamp
+export const {
+  stringTruncateHead,
+  stringTruncateTail,
+  stringTruncateHeadTail,
+  truncateText,
+  measureText,
+  hardTruncateToolPayload,
+  hardTruncateToolError,
+  wrapOnUpdate,
+  wrapToolWithHardOutputTruncate,
+  wrapExecute,
+} = toolclamp
 export default toolclamp

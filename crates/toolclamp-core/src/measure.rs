@@ -25,25 +25,35 @@ pub struct Span {
 impl Span {
     pub const ZERO: Span = Span { chars: 0, bytes: 0, newlines: 0 };
 
-    pub fn add(self, o: Span) -> Span {
+    /// Every dimension within `budget`.
+    pub fn fits(self, budget: Span) -> bool {
+        self.chars <= budget.chars && self.bytes <= budget.bytes && self.newlines <= budget.newlines
+    }
+}
+
+/// Saturating, per dimension.
+impl std::ops::Add for Span {
+    type Output = Span;
+
+    fn add(self, o: Span) -> Span {
         Span {
             chars: self.chars.saturating_add(o.chars),
             bytes: self.bytes.saturating_add(o.bytes),
             newlines: self.newlines.saturating_add(o.newlines),
         }
     }
+}
 
-    pub fn sub(self, o: Span) -> Span {
+/// Saturating, per dimension (a dimension left uncounted stays 0).
+impl std::ops::Sub for Span {
+    type Output = Span;
+
+    fn sub(self, o: Span) -> Span {
         Span {
             chars: self.chars.saturating_sub(o.chars),
             bytes: self.bytes.saturating_sub(o.bytes),
             newlines: self.newlines.saturating_sub(o.newlines),
         }
-    }
-
-    /// Every dimension within `budget`.
-    pub fn fits(self, budget: Span) -> bool {
-        self.chars <= budget.chars && self.bytes <= budget.bytes && self.newlines <= budget.newlines
     }
 }
 

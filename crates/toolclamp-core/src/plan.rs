@@ -13,6 +13,11 @@
 //!   and does not end with `\n`; its lines as `lines(T)`.
 //!
 //! With those, `measure(result) == cost(H) + measure(N) + cost(T)` in every dimension.
+//!
+//! One exception: with an empty notice a head and a tail run straight into each other.
+//! Then an unterminated last line of `H` continues the first line of `T` (it costs no line
+//! of its own), and a lone high surrogate ending `H` pairs with a lone low one starting `T`
+//! (the pair is 4 bytes, not 6). `cut_head` and `cut_tail` price that seam when `run_on`.
 
 use crate::measure::{lines_of, measure_str, Measure, Span};
 use crate::notice::{
@@ -177,12 +182,9 @@ fn fits(m: Measure, budget: Measure) -> bool {
 }
 
 fn scale(m: Measure, ratio: f64) -> Measure {
-    let one = |x: u64| if x == UNLIMITED { UNLIMITED } else { (x as f64 * ratio).floor() as u64 };
+    // `min`: near u64::MAX the float product rounds up, and a limit must not become unlimited.
+    let one = |x: u64| if x == UNLIMITED { UNLIMITED } else { ((x as f64 * ratio).floor() as u64).min(x) };
     Measure { chars: one(m.chars), bytes: one(m.bytes), lines: one(m.lines) }
-}
-
-fn as_span(m: Measure) -> Span {
-    Span { chars: m.chars, bytes: m.bytes, newlines: m.lines }
 }
 
 impl<S: Source + ?Sized> Planner<'_, S> {
@@ -199,7 +201,12 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             let reserved = measure_str(&text);
             let Some(room) = remaining(self.budget, reserved) else { break };
             let j = joints(&text);
-            let mut cut = self.cut(room, j);
+            // Once a cut fits, only grow it into the room a shorter notice freed: a fresh
+            // split of that room between head and tail could drop what made the notice short.
+            let mut cut = match &best {
+                Some((fitting, _)) => self.grow(*fitting, room, j),
+                None => self.cut(room, j),
+            };
             if exact {
                 cut = self.exact(cut);
             }
@@ -242,34 +249,84 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         let n = self.src.len();
         match self.strategy {
             Strategy::Head => {
-                let (head_end, head) = self.cut_head(0, Span::ZERO, n, room, j.before);
+                let (head_end, head) = self.cut_head(0, Span::ZERO, n, room, j.before, false);
                 Cut { head_end, head, tail_start: n, tail: Span::ZERO }
             }
             Strategy::Tail => {
-                let (tail_start, tail) = self.cut_tail(0, room, j.after);
+                let (tail_start, tail) = self.cut_tail(0, room, j.after, false);
                 Cut { head_end: 0, head: Span::ZERO, tail_start, tail }
             }
             Strategy::HeadTail { head_ratio } => {
                 let share = scale(room, head_ratio.clamp(0.0, 1.0));
-                let (e, head) = self.cut_head(0, Span::ZERO, n, share, j.before);
-                let head_cost = self.head_cost(e, head, j.before);
-                let tail_room = remaining(room, head_cost).expect("head stays within its share");
-                let (s, tail) = self.cut_tail(e, tail_room, j.after);
-                // Whatever the tail could not use goes back to the head.
-                let tail_cost = self.tail_cost(s, tail, j.after);
-                let head_room = remaining(room, tail_cost).expect("tail stays within its room");
-                let (head_end, head) = self.cut_head(e, head, s, head_room, j.before);
-                Cut { head_end, head, tail_start: s, tail }
+                let (e, head) = self.cut_head(0, Span::ZERO, n, share, j.before, false);
+                self.fill(e, head, room, j)
             }
         }
     }
 
-    fn head_cost(&self, e: usize, span: Span, sep: u64) -> Measure {
+    /// A fitting cut extended into a larger `room`, keeping everything it kept.
+    fn grow(&self, fitting: Cut, room: Measure, j: Joints) -> Cut {
+        match self.strategy {
+            // A fresh cut with more room keeps a superset.
+            Strategy::Head | Strategy::Tail => self.cut(room, j),
+            Strategy::HeadTail { .. } => self.fill(fitting.head_end, fitting.head, room, j),
+        }
+    }
+
+    /// Given the head `text[..e]` (counts `head`), the longest tail in what the head leaves
+    /// of `room`, then the longest head in what the tail leaves.
+    fn fill(&self, e: usize, head: Span, room: Measure, j: Joints) -> Cut {
+        let n = self.src.len();
+        // No notice: the head runs on into the tail (see the module docs).
+        let bare = j.before == 0;
+        let head_cost = self.head_cost(e, head, j.before, bare);
+        let tail_room = remaining(room, head_cost).expect("the head fits its room");
+        let (s, tail) = self.cut_tail(e, tail_room, j.after, bare);
+        // Whatever the tail could not use goes back to the head.
+        let tail_cost = self.tail_cost(s, tail, j.after);
+        let head_room = remaining(room, tail_cost).expect("the tail fits its room");
+        let (head_end, head) = self.cut_head(e, head, s, head_room, j.before, bare && s < n);
+        Cut { head_end, head, tail_start: s, tail }
+    }
+
+    /// With `run_on` an open last line is counted with the tail's first line.
+    fn head_cost(&self, e: usize, span: Span, sep: u64, run_on: bool) -> Measure {
         if e == 0 {
             return Measure::default();
         }
         let open = !self.src.is_newline(e - 1) as u64;
-        Measure { chars: span.chars + sep * open, bytes: span.bytes + sep * open, lines: span.newlines + open }
+        let open_line = open * !run_on as u64;
+        Measure { chars: span.chars + sep * open, bytes: span.bytes + sep * open, lines: span.newlines + open_line }
+    }
+
+    /// Bytes saved where a bare head ending at `e` meets a tail starting at `s`: a lone
+    /// high surrogate and a lone low one (both cuts are safe) become one 4-byte pair.
+    fn seam_saving(&self, e: usize, s: usize) -> u64 {
+        let src = self.src;
+        let pairs = e > 0 && s < src.len() && is_high(src.code(e - 1)) && is_low(src.code(s));
+        2 * pairs as u64
+    }
+
+    /// Steps a head end back to the previous safe cut.
+    fn step_back(&self, mut e: usize, mut used: Span) -> (usize, Span) {
+        e -= 1;
+        used = used - self.src.unit_span(e);
+        while !self.src.is_safe_cut(e) {
+            e -= 1;
+            used = used - self.src.unit_span(e);
+        }
+        (e, used)
+    }
+
+    /// Steps a tail start forward to the next safe cut.
+    fn step_forward(&self, mut s: usize, mut used: Span) -> (usize, Span) {
+        used = used - self.src.unit_span(s);
+        s += 1;
+        while !self.src.is_safe_cut(s) {
+            used = used - self.src.unit_span(s);
+            s += 1;
+        }
+        (s, used)
     }
 
     fn tail_cost(&self, s: usize, span: Span, sep: u64) -> Measure {
@@ -282,54 +339,57 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     }
 
     /// The longest head `text[..e]`, `e` in `from..=limit`, whose cost fits `room`.
-    /// `text[..from]` must already fit, with counts `used`.
-    fn cut_head(&self, from: usize, used: Span, limit: usize, room: Measure, sep: u64) -> (usize, Span) {
+    /// `text[..from]` must already fit, with counts `used`. With `run_on` the head is
+    /// followed directly by the (non-empty) kept tail `text[limit..]`, with no notice.
+    fn cut_head(&self, from: usize, used: Span, limit: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
         let src = self.src;
-        let budget = as_span(room);
+        // A seam pair could save 2 bytes: search with them, then keep them only if it forms.
+        let seam = if run_on && room.bytes != UNLIMITED && is_low(src.code(limit)) { 2 } else { 0 };
         let left = Span {
-            chars: keep_unlimited(budget.chars, used.chars),
-            bytes: keep_unlimited(budget.bytes, used.bytes),
-            newlines: keep_unlimited(budget.newlines, used.newlines),
+            chars: keep_unlimited(room.chars, used.chars),
+            bytes: keep_unlimited(room.bytes.saturating_add(seam), used.bytes),
+            newlines: keep_unlimited(room.lines, used.newlines),
         };
         let (mut e, more) = src.fit_forward(from, limit, left);
-        let mut used = used.add(more);
+        let mut used = used + more;
         while !src.is_safe_cut(e) {
             e -= 1;
-            used = used.sub(src.unit_span(e));
+            used = used - src.unit_span(e);
+        }
+        while seam > 0 && e > from && used.bytes > room.bytes + self.seam_saving(e, limit) {
+            (e, used) = self.step_back(e, used);
         }
         // Raw counts fit; now the open last line costs a line, and a separator before the notice.
         loop {
             if e == 0 {
                 return (0, Span::ZERO);
             }
-            if src.is_newline(e - 1) {
+            // Ending a line, or running on into the tail's first line, costs nothing more.
+            if run_on || src.is_newline(e - 1) {
                 return (e, used);
             }
             if room.lines != UNLIMITED && used.newlines + 1 > room.lines {
                 // No room for a partial line: end at the last line break.
                 return match src.last_newline(0, e) {
                     None => (0, Span::ZERO),
-                    Some(p) => (p + 1, used.sub(src.span(p + 1, e))),
+                    Some(p) => (p + 1, used - src.span(p + 1, e)),
                 };
             }
             if used.chars.saturating_add(sep) <= room.chars && used.bytes.saturating_add(sep) <= room.bytes {
                 return (e, used);
             }
             // One unit less frees the separator's char and byte.
-            e -= 1;
-            used = used.sub(src.unit_span(e));
-            while !src.is_safe_cut(e) {
-                e -= 1;
-                used = used.sub(src.unit_span(e));
-            }
+            (e, used) = self.step_back(e, used);
         }
     }
 
-    /// The longest tail `text[s..]`, `s >= floor`, whose cost fits `room`.
-    fn cut_tail(&self, floor: usize, room: Measure, sep: u64) -> (usize, Span) {
+    /// The longest tail `text[s..]`, `s >= floor`, whose cost fits `room`. With `run_on`
+    /// the tail follows the kept head `text[..floor]` directly, with no notice.
+    fn cut_tail(&self, floor: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
         let src = self.src;
         let n = src.len();
-        if floor >= n {
+        // No room for a single char: done without reading the text (windows may be empty).
+        if floor >= n || room.chars == 0 {
             return (n, Span::ZERO);
         }
         let open = !src.is_newline(n - 1) as u64;
@@ -338,11 +398,16 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         else {
             return (n, Span::ZERO);
         };
-        let budget = Span { chars, bytes, newlines };
+        // A seam pair could save 2 bytes: search with them, then keep them only if it forms.
+        let seam = if run_on && bytes != UNLIMITED && floor > 0 && is_high(src.code(floor - 1)) { 2 } else { 0 };
+        let budget = Span { chars, bytes: bytes.saturating_add(seam), newlines };
         let (mut s, mut used) = src.fit_backward(n, floor, budget);
         while !src.is_safe_cut(s) {
-            used = used.sub(src.unit_span(s));
+            used = used - src.unit_span(s);
             s += 1;
+        }
+        while seam > 0 && s < n && used.bytes > bytes + self.seam_saving(floor, s) {
+            (s, used) = self.step_forward(s, used);
         }
         if s >= n {
             (n, Span::ZERO)
@@ -363,10 +428,13 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         let (e, s) = (cut.head_end, cut.tail_start);
         let head_lines = lines_of(cut.head.newlines, e, e > 0 && src.is_newline(e - 1));
         let tail_lines = lines_of(cut.tail.newlines, n - s, n > s && src.is_newline(n - 1));
-        let total_newlines = self.total.lines - (n > 0 && !src.is_newline(n - 1)) as u64;
-        let gap_newlines = total_newlines.saturating_sub(cut.head.newlines + cut.tail.newlines);
-        // A line cut in the middle shows at both ends but is one line of the input.
-        let shared = (e > 0 && s < n && !src.is_newline(e - 1) && gap_newlines == 0) as u64;
+        // A line cut in the middle shows at both ends but is one line of the input: the
+        // head ends inside a line and the gap holds no line break. (Saturating: a windowed
+        // source knows no line totals.)
+        let shared = (e > 0 && s < n && !src.is_newline(e - 1) && {
+            let total_newlines = self.total.lines.saturating_sub(!src.is_newline(n - 1) as u64);
+            total_newlines <= cut.head.newlines + cut.tail.newlines
+        }) as u64;
         Measure {
             chars: (s - e) as u64,
             bytes: self.total.bytes.saturating_sub(cut.head.bytes + cut.tail.bytes),
@@ -408,9 +476,10 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         } else {
             cut.head_end > 0 && src.is_newline(cut.head_end - 1)
         };
+        let seam = if glue.is_empty() { self.seam_saving(cut.head_end, cut.tail_start) } else { 0 };
         let output = Measure {
             chars,
-            bytes: cut.head.bytes + g.bytes + cut.tail.bytes,
+            bytes: (cut.head.bytes + g.bytes + cut.tail.bytes).saturating_sub(seam),
             lines: lines_of(newlines, chars as usize, last_is_newline),
         };
         let omitted = self.omitted(&cut);
@@ -424,6 +493,14 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             omitted,
         }
     }
+}
+
+fn is_high(c: u16) -> bool {
+    c & 0xFC00 == 0xD800
+}
+
+fn is_low(c: u16) -> bool {
+    c & 0xFC00 == 0xDC00
 }
 
 fn keep_unlimited(budget: u64, used: u64) -> u64 {

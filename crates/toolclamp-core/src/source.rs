@@ -116,14 +116,14 @@ impl<U: Unit> Source for Units<'_, U> {
         while pos < limit {
             let end = (pos + BLOCK).min(limit);
             let block = self.span(pos, end);
-            let next = used.add(block);
+            let next = used + block;
             if next.fits(budget) {
                 used = next;
                 pos = end;
                 continue;
             }
             while pos < end {
-                let next = used.add(self.unit_span(pos));
+                let next = used + self.unit_span(pos);
                 if !next.fits(budget) {
                     return (pos, used);
                 }
@@ -146,14 +146,14 @@ impl<U: Unit> Source for Units<'_, U> {
             let start = pos.saturating_sub(BLOCK).max(floor);
             // Counted as inside the text: a low surrogate at `start` pairs with the unit before.
             let block = self.span(start, pos);
-            let next = used.add(block);
+            let next = used + block;
             if next.fits(budget) {
                 used = next;
                 pos = start;
                 continue;
             }
             while pos > start {
-                let next = used.add(self.unit_span(pos - 1));
+                let next = used + self.unit_span(pos - 1);
                 if !next.fits(budget) {
                     return (pos, used);
                 }
@@ -170,8 +170,9 @@ impl<U: Unit> Source for Units<'_, U> {
 }
 
 /// A text known only through its first and last units, for plans bounded by `maxChars`
-/// alone: they never look further from either end than the char budget, so a caller can
-/// copy two windows of that size instead of the whole text.
+/// alone: they never look further from either end than the char budget (plus one unit, to
+/// judge a cut at the budget's edge), so a caller can copy two windows of that size
+/// instead of the whole text.
 pub struct Windows<'a, U: Unit> {
     head: &'a [U],
     tail: &'a [U],
@@ -187,6 +188,15 @@ impl<'a, U: Unit> Windows<'a, U> {
 
     fn tail_from(&self) -> usize {
         self.len - self.tail.len()
+    }
+
+    /// The unit at `i`, if a window holds it.
+    fn get(&self, i: usize) -> Option<u16> {
+        if i < self.head.len() {
+            Some(self.head[i].code())
+        } else {
+            i.checked_sub(self.tail_from()).map(|j| self.tail[j].code())
+        }
     }
 
     fn slice(&self, from: usize, to: usize) -> (&[U], Option<U>) {
@@ -208,12 +218,24 @@ impl<U: Unit> Source for Windows<'_, U> {
     }
 
     fn code(&self, i: usize) -> u16 {
-        if i < self.head.len() {
-            self.head[i].code()
-        } else {
-            let off = self.tail_from();
-            assert!(i >= off, "unit {i} outside the windows of a {}-unit text", self.len);
-            self.tail[i - off].code()
+        self.get(i).unwrap_or_else(|| panic!("unit {i} outside the windows of a {}-unit text", self.len))
+    }
+
+    /// At a window's inner edge one side of the cut is unknown: the cut counts as safe only
+    /// if the known unit cannot be half of a surrogate pair or of `\r\n`. (So a plan
+    /// through windows of exactly `max_chars` units may give up such an edge cut where a
+    /// whole-text plan keeps it; windows one unit wider plan exactly like the whole text.)
+    fn is_safe_cut(&self, i: usize) -> bool {
+        if i == 0 || i >= self.len {
+            return true;
+        }
+        let high = |c: u16| c & 0xFC00 == 0xD800;
+        let low = |c: u16| c & 0xFC00 == 0xDC00;
+        match (self.get(i - 1), self.get(i)) {
+            (Some(a), Some(b)) => !((high(a) && low(b)) || (a == CR && b == NL)),
+            (Some(a), None) => !(high(a) || a == CR),
+            (None, Some(b)) => !(low(b) || b == NL),
+            (None, None) => panic!("cut {i} outside the windows of a {}-unit text", self.len),
         }
     }
 

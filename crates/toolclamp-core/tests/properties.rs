@@ -1,0 +1,337 @@
+//! Property tests: random texts and limits, every plan checked against the naive reference
+//! in `reference/` (see `common::check` for the list of invariants).
+
+mod common;
+mod reference;
+
+use common::*;
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use reference::*;
+use toolclamp_core::{measure, plan, Limits, Measure, Notice, Plan, Source, Span, Units, Windows, UNLIMITED};
+// `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
+use toolclamp_core::Strategy as Cut;
+
+/// `cases` per property (times `$SOAK`, for long runs); failures are saved for replay.
+fn config(cases: u32) -> ProptestConfig {
+    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    ProptestConfig {
+        cases: cases * soak,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/properties.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Generators
+// ---------------------------------------------------------------------------------------
+
+/// One piece of text; the mix is what makes cuts interesting. Adjacent pieces combine:
+/// a lone high before a lone low makes a pair, `\r` before `\n` makes `\r\n`.
+fn piece() -> impl Strategy<Value = Vec<u16>> {
+    prop_oneof![
+        4 => prop::collection::vec(b'a' as u16..=b'z' as u16, 1..6),
+        3 => Just(vec![NL]),
+        1 => Just(utf16("\r\n")),
+        1 => Just(vec![CR]),
+        1 => Just(utf16("日本")),
+        1 => Just(utf16("é")),
+        1 => Just(utf16("😀")),
+        1 => Just(vec![0xD83D]), // lone high surrogate
+        1 => Just(vec![0xDE00]), // lone low surrogate
+        1 => Just(vec![0]),
+        1 => (20usize..90).prop_map(|n| vec![b'x' as u16; n]), // a long line
+    ]
+}
+
+fn text(max_pieces: usize) -> impl Strategy<Value = Vec<u16>> {
+    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
+}
+
+/// A limit for a dimension whose total is `total`: often below it (so cuts happen), often
+/// tiny, sometimes unlimited or absurdly large.
+fn limit(total: u64) -> BoxedStrategy<u64> {
+    prop_oneof![
+        3 => Just(UNLIMITED),
+        2 => 0u64..8,
+        5 => 0..=total + 2,
+        1 => Just(UNLIMITED - 1),
+    ]
+    .boxed()
+}
+
+fn limits_for(m: Measure) -> impl Strategy<Value = Limits> {
+    (limit(m.chars), limit(m.bytes), limit(m.lines)).prop_map(|(c, b, l)| Limits {
+        max_chars: c,
+        max_bytes: b,
+        max_lines: l,
+    })
+}
+
+fn strategy() -> impl Strategy<Value = Cut> {
+    prop_oneof![
+        3 => Just(Cut::Head),
+        3 => Just(Cut::Tail),
+        1 => Just(Cut::HeadTail { head_ratio: 0.5 }),
+        1 => Just(Cut::HeadTail { head_ratio: 0.0 }),
+        1 => Just(Cut::HeadTail { head_ratio: 1.0 }),
+        2 => (0.0f64..=1.0).prop_map(|r| Cut::HeadTail { head_ratio: r }),
+    ]
+}
+
+fn case(max_pieces: usize) -> impl Strategy<Value = (Vec<u16>, Limits, Cut, bool)> {
+    text(max_pieces).prop_flat_map(|t| {
+        let m = naive_measure(&t);
+        (Just(t), limits_for(m), strategy(), any::<bool>())
+    })
+}
+
+/// Chars-only limits, usually well below the length.
+fn chars_case(max_pieces: usize) -> impl Strategy<Value = (Vec<u16>, u64, Cut)> {
+    text(max_pieces).prop_flat_map(|t| {
+        let n = t.len() as u64;
+        (Just(t), prop_oneof![1 => 0u64..8, 4 => 0..=n + 2], strategy())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Planning with the default notice
+// ---------------------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(config(5000))]
+
+    /// Every invariant at once; Head and Tail are diffed against the brute-force longest
+    /// cut, HeadTail is checked for "neither side can grow by one safe step".
+    #[test]
+    fn default_notice_plans_keep_every_invariant((t, limits, strategy, exact) in case(60)) {
+        check(&t, &limits, strategy, &NoticeKind::Default, exact, Maximality::Exact);
+    }
+
+    /// The kept parts never depend on `exact`; only unlimited dimensions of the report do.
+    #[test]
+    fn exact_only_changes_the_report((t, limits, strategy, _e) in case(30)) {
+        let a = run_plan(&t, &limits, strategy, &NoticeKind::Default, false);
+        let b = run_plan(&t, &limits, strategy, &NoticeKind::Default, true);
+        prop_assert_eq!(a.map(|p| (p.head_end, p.tail_start, p.glue)), b.map(|p| (p.head_end, p.tail_start, p.glue)));
+    }
+
+    /// Lines-only limits stress the open-last-line and separator accounting.
+    #[test]
+    fn line_limits_keep_every_invariant(t in text(60), max_lines in 0u64..6, strategy in strategy(), exact: bool) {
+        let limits = Limits { max_lines, ..Limits::NONE };
+        check(&t, &limits, strategy, &NoticeKind::Default, exact, Maximality::Exact);
+    }
+
+    /// Tiny limits in every dimension force the fallback notices and the empty one.
+    #[test]
+    fn tiny_limits_keep_every_invariant(
+        t in text(12), c in 0u64..12, b in 0u64..12, l in 0u64..4, strategy in strategy(), exact: bool,
+    ) {
+        let limits = Limits { max_chars: c, max_bytes: b, max_lines: l };
+        check(&t, &limits, strategy, &NoticeKind::Default, exact, Maximality::Exact);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Templates and custom notices
+// ---------------------------------------------------------------------------------------
+
+const TEMPLATES: &[&str] = &[
+    "{omittedChars} chars cut at the {where}",
+    "<{omitted}>",
+    "…{omittedBytes} bytes of {totalBytes}…\n",
+    "[{omittedLines}/{totalLines} lines, continue at {headEnd}..{tailStart}]",
+    "",
+    "\n😀\n",
+];
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// Templates keep the hard clamp and, given the notice they settled on, maximality.
+    /// Except a notice naming the cut offsets: it grows as the head grows, so "the same
+    /// notice and one more unit" would be a notice that lies about where the cut is.
+    #[test]
+    fn template_notices_keep_every_invariant(
+        (t, limits, strategy, exact) in case(30), which in 0..TEMPLATES.len(),
+    ) {
+        let template = TEMPLATES[which];
+        let names_offsets = template.contains("{headEnd}") || template.contains("{tailStart}");
+        let maximality = if names_offsets { Maximality::Skip } else { Maximality::OneStep };
+        check(&t, &limits, strategy, &NoticeKind::Template(template), exact, maximality);
+    }
+
+    /// A closure whose notice length swings with every cut can never push the result past a
+    /// limit: the planner either settles or falls back.
+    #[test]
+    fn erratic_custom_notices_never_exceed_limits((t, limits, strategy, exact) in case(30)) {
+        check(&t, &limits, strategy, &NoticeKind::Erratic, exact, Maximality::Skip);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Representations: Latin-1 units and windows
+// ---------------------------------------------------------------------------------------
+
+/// A chars-only plan of the whole text.
+fn plan_whole(t: &[u16], k: u64, strategy: Cut) -> Option<Plan> {
+    let limits = Limits { max_chars: k, ..Limits::NONE };
+    plan(&Units::new(t), &limits, strategy, &mut Notice::Default, false).unwrap()
+}
+
+/// The same plan through a head and a tail window `w` units wide.
+fn plan_windowed(t: &[u16], k: u64, w: usize, strategy: Cut) -> Option<Plan> {
+    let (n, limits) = (t.len(), Limits { max_chars: k, ..Limits::NONE });
+    let w = w.min(n);
+    plan(&Windows::new(&t[..w], &t[n - w..], n), &limits, strategy, &mut Notice::Default, false).unwrap()
+}
+
+/// Windows know no byte or line totals: compare what shapes the result.
+fn cut_and_glue(p: Plan) -> (usize, usize, String) {
+    (p.head_end, p.tail_start, p.glue)
+}
+
+fn latin1_text() -> impl Strategy<Value = Vec<u8>> {
+    let unit = prop_oneof![
+        6 => b'a'..=b'z',
+        3 => Just(b'\n'),
+        1 => Just(b'\r'),
+        1 => Just(0u8),
+        2 => 0x80u8..=0xFF,
+        1 => Just(0xE9u8),
+    ];
+    prop::collection::vec(unit, 0..200)
+}
+
+proptest! {
+    #![proptest_config(config(5000))]
+
+    /// A one-byte string and the same units widened to UTF-16 are the same JS string.
+    #[test]
+    fn latin1_and_utf16_plans_are_identical(
+        t in latin1_text(), c in limit(150), b in limit(250), l in limit(20), strategy in strategy(), exact: bool,
+    ) {
+        let limits = Limits { max_chars: c, max_bytes: b, max_lines: l };
+        let wide: Vec<u16> = t.iter().map(|&u| u as u16).collect();
+        let narrow = plan(&Units::new(&t[..]), &limits, strategy, &mut Notice::Default, exact).unwrap();
+        let widened = plan(&Units::new(&wide[..]), &limits, strategy, &mut Notice::Default, exact).unwrap();
+        prop_assert_eq!(&narrow, &widened);
+        prop_assert_eq!(measure(&t[..]), naive_measure(&wide));
+        check(&wide, &limits, strategy, &NoticeKind::Default, exact, Maximality::Exact);
+    }
+
+    /// Windows one unit wider than `max_chars` see every unit a chars-only plan reads, so
+    /// the plan matches the whole-text one exactly.
+    #[test]
+    fn windows_one_wider_than_the_budget_plan_like_the_whole_text((t, k, strategy) in chars_case(60)) {
+        let (whole, windowed) = (plan_whole(&t, k, strategy), plan_windowed(&t, k, k as usize + 1, strategy));
+        prop_assert_eq!(whole.map(cut_and_glue), windowed.map(cut_and_glue));
+    }
+
+    /// Windows exactly `max_chars` wide (what the JS side passes) plan like the whole text,
+    /// except that a cut at a window's edge next to a unit that may pair with one outside
+    /// is given up; the plan is still a valid, safe, clamped cut of the whole text.
+    #[test]
+    fn windows_of_the_budget_plan_like_the_whole_text((t, k, strategy) in chars_case(60)) {
+        let (n, w) = (t.len(), t.len().min(k as usize));
+        let (Some(whole), Some(windowed)) = (plan_whole(&t, k, strategy), plan_windowed(&t, k, w, strategy)) else {
+            prop_assert!(n as u64 <= k);
+            return Ok(());
+        };
+        // Valid on its own.
+        prop_assert!(is_safe_cut(&t, windowed.head_end) && is_safe_cut(&t, windowed.tail_start));
+        prop_assert!(windowed.head_end <= windowed.tail_start);
+        prop_assert!(apply(&t, &windowed).len() as u64 <= k);
+        // Identical unless a window edge is ambiguous: the unit on its inner side could be
+        // half of a pair or of "\r\n" with the unseen unit on the other side.
+        let edge_unknown =
+            |i: usize| i > 0 && i < n && (is_high(t[i - 1]) || t[i - 1] == CR || is_low(t[i]) || t[i] == NL);
+        if !(edge_unknown(w) || edge_unknown(n - w)) {
+            prop_assert_eq!(cut_and_glue(whole), cut_and_glue(windowed));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Long texts: the block loops in fit_forward / fit_backward
+// ---------------------------------------------------------------------------------------
+
+/// Long texts dense in surrogates and line breaks, so pairs and `\r\n` straddle the
+/// 256-unit blocks of `fit_forward`/`fit_backward` at random offsets.
+fn long_text() -> impl Strategy<Value = Vec<u16>> {
+    let unit = prop_oneof![
+        6 => Just(vec![b'a' as u16]),
+        2 => Just(utf16("😀")),
+        1 => Just(vec![0xD800]),
+        1 => Just(vec![0xDFFF]),
+        1 => Just(utf16("\r\n")),
+        1 => Just(vec![NL]),
+        1 => Just(utf16("é日")),
+    ];
+    prop::collection::vec(unit, 300..2500).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(config(1500))]
+
+    #[test]
+    fn long_texts_keep_every_invariant(
+        t in long_text(), cf in 0.0f64..1.0, bf in 0.0f64..1.0, lf in 0.0f64..1.0, which in 0u8..8,
+        strategy in strategy(), exact: bool,
+    ) {
+        let m = naive_measure(&t);
+        // Each dimension limited or not, at a random fraction of its total.
+        let pick = |bit: u8, total: u64, f: f64| if which & bit != 0 { (total as f64 * f) as u64 } else { UNLIMITED };
+        let (max_chars, max_bytes, max_lines) = (pick(1, m.chars, cf), pick(2, m.bytes, bf), pick(4, m.lines, lf));
+        let limits = Limits { max_chars, max_bytes, max_lines };
+        check(&t, &limits, strategy, &NoticeKind::Default, exact, Maximality::OneStep);
+    }
+
+    /// `fit_forward`/`fit_backward` against a unit-by-unit scan, from arbitrary positions.
+    #[test]
+    fn fit_forward_and_backward_match_a_scan(
+        t in long_text(), a in 0.0f64..1.0, b in 0.0f64..1.0, bytes in 0u64..3000, newlines in 0u64..40,
+        chars in prop_oneof![Just(u64::MAX), 0u64..3000],
+    ) {
+        let src = Units::new(&t[..]);
+        let n = t.len();
+        let (x, y) = ((a * n as f64) as usize, (b * n as f64) as usize);
+        let (lo, hi) = (x.min(y), x.max(y));
+        let budget = Span { chars, bytes, newlines };
+        // Spans are counted as inside the text: a unit's weight depends on the one before.
+        let prefix: Vec<Span> = std::iter::once(Span::ZERO)
+            .chain((0..n).scan(Span::ZERO, |acc, i| {
+                *acc = *acc + src.unit_span(i);
+                Some(*acc)
+            }))
+            .collect();
+        let scan_span = |from: usize, to: usize| prefix[to] - prefix[from];
+        let (end, used) = src.fit_forward(lo, hi, budget);
+        let expected_end = (lo..=hi).rev().find(|&e| scan_span(lo, e).fits(budget)).unwrap();
+        prop_assert_eq!(end, expected_end);
+        prop_assert_eq!(used, scan_span(lo, end));
+        let (start, used) = src.fit_backward(hi, lo, budget);
+        let expected_start = (lo..=hi).find(|&s| scan_span(s, hi).fits(budget)).unwrap();
+        prop_assert_eq!(start, expected_start);
+        prop_assert_eq!(used, scan_span(start, hi));
+    }
+
+    /// `span` over any range, with the unit before it as context, against the reference.
+    #[test]
+    fn spans_add_up_like_the_reference(t in long_text(), a in 0.0f64..1.0, b in 0.0f64..1.0) {
+        let src = Units::new(&t[..]);
+        let n = t.len();
+        let (x, y) = ((a * n as f64) as usize, (b * n as f64) as usize);
+        let (lo, hi) = (x.min(y), x.max(y));
+        let s = src.span(lo, hi);
+        prop_assert_eq!(s.chars, (hi - lo) as u64);
+        prop_assert_eq!(s.newlines, t[lo..hi].iter().filter(|&&c| c == NL).count() as u64);
+        if is_safe_cut(&t, lo) && is_safe_cut(&t, hi) {
+            prop_assert_eq!(s.bytes, naive_bytes(&t[lo..hi]));
+        }
+        prop_assert_eq!(measure(&t[..]), naive_measure(&t));
+    }
+}

@@ -197,9 +197,20 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     ) -> Result<Option<Plan>, TemplateError> {
         let mut text = render(&self.estimated_facts())?;
         let mut best: Option<(Cut, String)> = None;
+        let mut tried_empty_cut = false;
         for _ in 0..6 {
             let reserved = measure_str(&text);
-            let Some(room) = remaining(self.budget, reserved) else { break };
+            let Some(room) = remaining(self.budget, reserved) else {
+                // The estimate may not be the shortest rendering (a template with {headEnd}
+                // is shortest when nothing is kept): try that before giving up this notice.
+                if best.is_some() || tried_empty_cut {
+                    break;
+                }
+                tried_empty_cut = true;
+                let n = self.src.len();
+                text = render(&self.facts(&Cut { head_end: 0, head: Span::ZERO, tail_start: n, tail: Span::ZERO }))?;
+                continue;
+            };
             let j = joints(&text);
             // Once a cut fits, only grow it into the room a shorter notice freed: a fresh
             // split of that room between head and tail could drop what made the notice short.

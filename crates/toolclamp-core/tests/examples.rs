@@ -455,3 +455,13 @@ fn an_empty_text_fits_every_limit() {
         assert_eq!(plan(&Units::new(&[] as &[u8]), &limits, TAIL, &mut Notice::Default, true), Ok(None));
     }
 }
+
+#[test]
+fn a_template_shortest_when_nothing_is_kept_is_used_rather_than_a_fallback() {
+    // Rendered from the first estimate ({headEnd} = the length) the template is too long
+    // for 7 chars, but with nothing kept it is "<0|100>", which fits exactly.
+    let text = "x".repeat(100);
+    let p = run_plan(&utf16(&text), &chars(7), HEAD, &NoticeKind::Template("<{headEnd}|{tailStart}>".into()), true)
+        .expect("the text exceeds the limits");
+    assert_eq!(result(&text, &p), "<0|100>");
+}

@@ -203,9 +203,10 @@ function readNotice(notice) {
 function planCut(text, strategy, headRatio, notice, exact) {
   const n = text.length
   if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOW_FACTOR * maxChars) {
-    // Only chars bind: a plan never looks further than maxChars from either end.
-    const head = text.slice(0, maxChars)
-    const tail = text.slice(n - maxChars)
+    // Only chars bind: a plan never looks further than maxChars from either end, plus one
+    // unit to judge a cut at the budget's edge.
+    const head = text.slice(0, maxChars + 1)
+    const tail = text.slice(n - maxChars - 1)
     const wide = WIDE.test(head) || WIDE.test(tail)
     return binding.planWindows(head, tail, n, wide, strategy, maxChars, headRatio)
   }

@@ -1,0 +1,110 @@
+// Type-level checks of index.d.ts, compiled with `tsc -p` in strict mode (never run).
+// The package is imported by its own name, so resolution goes through package.json "exports".
+import {
+  stringTruncateHead,
+  stringTruncateTail,
+  stringTruncateHeadTail,
+  truncateText,
+  measureText,
+} from 'toolclamp'
+import type {
+  HeadTailOptions,
+  Limit,
+  LimitName,
+  Limits,
+  Notice,
+  NoticeFacts,
+  NoticeOptions,
+  Strategy,
+  TextMeasure,
+  TruncateTextOptions,
+  TruncateTextResult,
+} from 'toolclamp'
+
+const text = 'some tool output\n'.repeat(1000)
+
+// Limits: a number, or any of the three budgets.
+const byChars: Limit = 8000
+const byAll: Limits = { maxChars: 8000, maxBytes: 50 * 1024, maxLines: 2000 }
+const noBudgetTyped: Limits = {}
+const unbounded: Limit = { maxLines: Infinity }
+
+const head: string = stringTruncateHead(text, byChars)
+const tail: string = stringTruncateTail(text, byAll, { notice: '[... {omitted} cut ...]' })
+const middle: string = stringTruncateHeadTail(text, unbounded, { headRatio: 0.3 })
+
+// A notice function gets typed facts.
+const describeCut: Notice = (facts: NoticeFacts): string => {
+  const where: 'start' | 'end' | 'middle' = facts.where
+  const units: LimitName[] = facts.truncatedBy
+  const numbers: number[] = [
+    facts.omittedChars,
+    facts.omittedBytes,
+    facts.omittedLines,
+    facts.totalChars,
+    facts.totalBytes,
+    facts.totalLines,
+    facts.headEnd,
+    facts.tailStart,
+  ]
+  return `${where} ${units.join('+')} ${numbers.join(',')}`
+}
+const noticeOptions: NoticeOptions = { notice: describeCut }
+const headTailOptions: HeadTailOptions = { headRatio: 0.5, notice: describeCut }
+stringTruncateHead(text, 100, noticeOptions)
+stringTruncateHeadTail(text, 100, headTailOptions)
+stringTruncateTail(text, 100)
+
+const strategy: Strategy = 'headTail'
+const options: TruncateTextOptions = { maxBytes: 51200, maxLines: 2000, strategy, headRatio: 0.25, notice: describeCut }
+const result: TruncateTextResult = truncateText(text, options)
+const resultText: string = result.text
+const truncated: boolean = result.truncated
+const by: LimitName[] = result.truncatedBy
+const used: Strategy = result.strategy
+const offsets: [number, number] = [result.headEnd, result.tailStart]
+const counts: number[] = [
+  result.totalChars,
+  result.totalBytes,
+  result.totalLines,
+  result.outputChars,
+  result.outputBytes,
+  result.outputLines,
+  result.omittedChars,
+  result.omittedBytes,
+  result.omittedLines,
+]
+const dropped: string = text.slice(result.headEnd, result.tailStart)
+
+const measured: TextMeasure = measureText('héllo\n😀')
+const { chars, bytes, lines }: { chars: number; bytes: number; lines: number } = measured
+
+// Wrong usage must not compile.
+
+// @ts-expect-error an unknown strategy
+truncateText(text, { maxChars: 10, strategy: 'middle' })
+// @ts-expect-error a string limit
+stringTruncateHead(text, '100')
+// @ts-expect-error a string budget
+stringTruncateTail(text, { maxBytes: '50k' })
+// @ts-expect-error headRatio is not an option of stringTruncateHead
+stringTruncateHead(text, 10, { headRatio: 0.5 })
+// @ts-expect-error a notice function returns a string
+stringTruncateTail(text, 10, { notice: () => 5 })
+// @ts-expect-error a notice is a string or a function
+stringTruncateHeadTail(text, 10, { notice: 5 })
+// @ts-expect-error truncateText needs its options
+truncateText(text)
+// @ts-expect-error text must be a string
+measureText(5)
+// @ts-expect-error the result's counts are numbers
+const wrongType: string = result.totalChars
+// @ts-expect-error where is one of three words
+const wrongWhere: NoticeFacts['where'] = 'both'
+// @ts-expect-error an unknown limit key
+stringTruncateHead(text, { maxChars: 10, maxbytes: 10 })
+
+export {
+  head, tail, middle, noBudgetTyped, resultText, truncated, by, used, offsets, counts, dropped,
+  chars, bytes, lines, wrongType, wrongWhere,
+}

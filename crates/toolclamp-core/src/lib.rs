@@ -20,5 +20,5 @@ pub mod source;
 
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
-pub use plan::{plan, Limits, Plan, Strategy, UNLIMITED};
+pub use plan::{chars_windows, plan, Limits, Plan, Strategy, CHARS_WINDOW_MARGIN, UNLIMITED};
 pub use source::{Source, Units, Windows};

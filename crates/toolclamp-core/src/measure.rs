@@ -225,7 +225,8 @@ pub fn measure<U: Unit>(units: &[U]) -> Measure {
 
 /// Measure of a Rust string as a JS string would see it (used for notices).
 pub fn measure_str(s: &str) -> Measure {
-    let chars = s.encode_utf16().count() as u64;
+    // Notices are short and almost always ASCII, where chars are bytes.
+    let chars = if s.is_ascii() { s.len() } else { s.encode_utf16().count() } as u64;
     let newlines = s.bytes().filter(|&b| b == NL).count() as u64;
     Measure { chars, bytes: s.len() as u64, lines: lines_of(newlines, s.len(), s.ends_with('\n')) }
 }

@@ -112,35 +112,60 @@ impl std::error::Error for TemplateError {}
 
 /// `12345` → `12,345`.
 pub fn format_count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
+    let mut out = String::with_capacity(26);
+    push_count(&mut out, n);
     out
 }
 
-fn count_with_unit(n: u64, unit: &str) -> String {
-    let s = if n == 1 { "" } else { "s" };
-    format!("{} {unit}{s}", format_count(n))
+/// Appends `n` with thousands separators, without allocating.
+pub fn push_count(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut len = 0;
+    let mut rest = n;
+    loop {
+        digits[len] = b'0' + (rest % 10) as u8;
+        len += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for i in (0..len).rev() {
+        out.push(digits[i] as char);
+        if i > 0 && i % 3 == 0 {
+            out.push(',');
+        }
+    }
+}
+
+fn push_count_with_unit(out: &mut String, n: u64, unit: &str) {
+    push_count(out, n);
+    out.push(' ');
+    out.push_str(unit);
+    if n != 1 {
+        out.push('s');
+    }
 }
 
 /// `370 lines, 48,113 bytes`: the omitted amount in each unit that bound, lines first.
 pub fn omitted_phrase(facts: &NoticeFacts) -> String {
-    let mut parts = Vec::with_capacity(3);
-    if facts.truncated_by.contains(Dims::LINES) {
-        parts.push(count_with_unit(facts.omitted.lines, "line"));
+    let mut out = String::with_capacity(48);
+    push_omitted_phrase(&mut out, facts);
+    out
+}
+
+fn push_omitted_phrase(out: &mut String, facts: &NoticeFacts) {
+    let parts = [(Dims::LINES, facts.omitted.lines, "line"), (Dims::CHARS, facts.omitted.chars, "char"), (Dims::BYTES, facts.omitted.bytes, "byte")];
+    let mut first = true;
+    for (dim, n, unit) in parts {
+        if facts.truncated_by.contains(dim) {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            push_count_with_unit(out, n, unit);
+        }
     }
-    if facts.truncated_by.contains(Dims::CHARS) {
-        parts.push(count_with_unit(facts.omitted.chars, "char"));
-    }
-    if facts.truncated_by.contains(Dims::BYTES) {
-        parts.push(count_with_unit(facts.omitted.bytes, "byte"));
-    }
-    parts.join(", ")
 }
 
 fn where_phrase(p: Position) -> &'static str {
@@ -153,7 +178,13 @@ fn where_phrase(p: Position) -> &'static str {
 
 /// `[... 370 lines, 48,113 bytes truncated at the end ...]`
 pub fn default_notice(facts: &NoticeFacts) -> String {
-    format!("[... {} truncated {} ...]", omitted_phrase(facts), where_phrase(facts.position))
+    let mut out = String::with_capacity(64);
+    out.push_str("[... ");
+    push_omitted_phrase(&mut out, facts);
+    out.push_str(" truncated ");
+    out.push_str(where_phrase(facts.position));
+    out.push_str(" ...]");
+    out
 }
 
 /// Checks a template without rendering it.

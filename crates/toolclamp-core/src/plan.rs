@@ -86,6 +86,27 @@ pub struct Plan {
     pub omitted: Measure,
 }
 
+/// How far a chars-only cut can land from where arithmetic alone puts it: the longest
+/// default notice with its line breaks (about 62 units for a 2^53-unit text), plus the
+/// safe-cut steps around a surrogate pair or `\r\n`, with room to spare.
+pub const CHARS_WINDOW_MARGIN: usize = 256;
+
+/// The ranges of a `len`-unit text that a chars-only plan with the default notice reads:
+/// around the head cut, around the tail cut, and the last unit. Copying these is enough to
+/// plan through [`crate::Windows::from_pieces`] exactly as through the whole text.
+pub fn chars_windows(len: usize, max_chars: u64, strategy: Strategy) -> [(usize, usize); 3] {
+    let head_ratio = match strategy {
+        Strategy::Head => 1.0,
+        Strategy::Tail => 0.0,
+        Strategy::HeadTail { head_ratio } => head_ratio,
+    };
+    let budget = usize::try_from(max_chars).unwrap_or(usize::MAX).min(len);
+    let head_point = ((budget as f64) * head_ratio.clamp(0.0, 1.0)).floor() as usize;
+    let tail_point = len - budget + head_point.min(budget);
+    let around = |p: usize| (p.saturating_sub(CHARS_WINDOW_MARGIN), p.saturating_add(CHARS_WINDOW_MARGIN).min(len));
+    [around(head_point), around(tail_point), (len.saturating_sub(1), len)]
+}
+
 /// Plans the cut of `src`. `Ok(None)` means the text is within every limit and should be
 /// returned unchanged. With `exact_measures` false, `output` and `omitted` are exact only
 /// in the limited dimensions (enough for the default notice, and cheaper).
@@ -222,8 +243,9 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                 cut = self.exact(cut);
             }
             let next = render(&self.facts(&cut))?;
-            if fits(measure_str(&next), reserved) && joints(&next) == j {
-                let settled = next == text || measure_str(&next) == reserved;
+            let next_size = measure_str(&next);
+            if fits(next_size, reserved) && joints(&next) == j {
+                let settled = next_size == reserved;
                 best = Some((cut, next.clone()));
                 if settled {
                     break;

@@ -169,13 +169,12 @@ impl<U: Unit> Source for Units<'_, U> {
     }
 }
 
-/// A text known only through its first and last units, for plans bounded by `maxChars`
-/// alone: they never look further from either end than the char budget (plus one unit, to
-/// judge a cut at the budget's edge), so a caller can copy two windows of that size
-/// instead of the whole text.
+/// A text known only through a few windows of its units, for plans bounded by `maxChars`
+/// alone. Such a plan cuts at positions that follow from arithmetic (see
+/// [`chars_windows`]) and reads only the units next to its cuts and the last unit, so a
+/// caller can copy a few hundred units of a 100 MB string instead of all of it.
 pub struct Windows<'a, U: Unit> {
-    head: &'a [U],
-    tail: &'a [U],
+    pieces: [(usize, &'a [U]); 3],
     len: usize,
 }
 
@@ -183,32 +182,35 @@ impl<'a, U: Unit> Windows<'a, U> {
     /// `head` is `text[..head.len()]`, `tail` is `text[len - tail.len()..]`.
     pub fn new(head: &'a [U], tail: &'a [U], len: usize) -> Self {
         assert!(head.len() <= len && tail.len() <= len, "windows longer than the text");
-        Windows { head, tail, len }
+        Windows { pieces: [(0, head), (len - tail.len(), tail), (0, &[])], len }
     }
 
-    fn tail_from(&self) -> usize {
-        self.len - self.tail.len()
+    /// Windows `text[offset..offset + units.len()]` of a `len`-unit text, in any order.
+    pub fn from_pieces(pieces: [(usize, &'a [U]); 3], len: usize) -> Self {
+        for (offset, units) in pieces {
+            assert!(offset + units.len() <= len, "window {offset}+{} outside a {len}-unit text", units.len());
+        }
+        Windows { pieces, len }
+    }
+
+    fn unit(&self, i: usize) -> Option<U> {
+        self.pieces.iter().find_map(|&(off, units)| i.checked_sub(off).and_then(|j| units.get(j).copied()))
     }
 
     /// The unit at `i`, if a window holds it.
     fn get(&self, i: usize) -> Option<u16> {
-        if i < self.head.len() {
-            Some(self.head[i].code())
-        } else {
-            i.checked_sub(self.tail_from()).map(|j| self.tail[j].code())
-        }
+        self.unit(i).map(Unit::code)
     }
 
     fn slice(&self, from: usize, to: usize) -> (&[U], Option<U>) {
-        if to <= self.head.len() {
-            (&self.head[from..to], from.checked_sub(1).map(|p| self.head[p]))
-        } else if from >= self.tail_from() {
-            let off = self.tail_from();
-            let prev = if from > off { Some(self.tail[from - off - 1]) } else { None };
-            (&self.tail[from - off..to - off], prev)
-        } else {
-            panic!("span {from}..{to} outside the windows of a {}-unit text", self.len)
-        }
+        let (off, units) = self
+            .pieces
+            .iter()
+            .copied()
+            .find(|&(off, units)| off <= from && to <= off + units.len())
+            .unwrap_or_else(|| panic!("span {from}..{to} outside the windows of a {}-unit text", self.len));
+        let prev = from.checked_sub(1).and_then(|p| self.unit(p));
+        (&units[from - off..to - off], prev)
     }
 }
 

@@ -461,7 +461,7 @@ fn a_template_shortest_when_nothing_is_kept_is_used_rather_than_a_fallback() {
     // Rendered from the first estimate ({headEnd} = the length) the template is too long
     // for 7 chars, but with nothing kept it is "<0|100>", which fits exactly.
     let text = "x".repeat(100);
-    let p = run_plan(&utf16(&text), &chars(7), HEAD, &NoticeKind::Template("<{headEnd}|{tailStart}>".into()), true)
+    let p = run_plan(&utf16(&text), &chars(7), HEAD, &NoticeKind::Template("<{headEnd}|{tailStart}>"), true)
         .expect("the text exceeds the limits");
     assert_eq!(result(&text, &p), "<0|100>");
 }

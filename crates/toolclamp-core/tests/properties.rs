@@ -8,7 +8,7 @@ use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use reference::*;
-use toolclamp_core::{measure, plan, Limits, Measure, Notice, Plan, Source, Span, Units, Windows, UNLIMITED};
+use toolclamp_core::{chars_windows, measure, plan, Limits, Measure, Notice, Plan, Source, Span, Units, Windows, UNLIMITED};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
 
@@ -231,27 +231,29 @@ proptest! {
         prop_assert_eq!(whole.map(cut_and_glue), windowed.map(cut_and_glue));
     }
 
-    /// Windows exactly `max_chars` wide (what the JS side passes) plan like the whole text,
-    /// except that a cut at a window's edge next to a unit that may pair with one outside
-    /// is given up; the plan is still a valid, safe, clamped cut of the whole text.
+}
+
+/// The same plan through the pieces `chars_windows` names (what the JS side copies).
+fn plan_through_chars_windows(t: &[u16], k: u64, strategy: Cut) -> Option<Plan> {
+    let (n, limits) = (t.len(), Limits { max_chars: k, ..Limits::NONE });
+    let pieces = chars_windows(n, k, strategy).map(|(from, to)| (from, &t[from..to]));
+    plan(&Windows::from_pieces(pieces, n), &limits, strategy, &mut Notice::Default, false).unwrap()
+}
+
+proptest! {
+    #![proptest_config(config(1500))]
+
+    /// The few hundred units `chars_windows` names are all a chars-only plan reads: planning
+    /// through them matches the whole text exactly, on texts long enough that the windows
+    /// leave most of it unseen.
     #[test]
-    fn windows_of_the_budget_plan_like_the_whole_text((t, k, strategy) in chars_case(60)) {
-        let (n, w) = (t.len(), t.len().min(k as usize));
-        let (Some(whole), Some(windowed)) = (plan_whole(&t, k, strategy), plan_windowed(&t, k, w, strategy)) else {
-            prop_assert!(n as u64 <= k);
-            return Ok(());
-        };
-        // Valid on its own.
-        prop_assert!(is_safe_cut(&t, windowed.head_end) && is_safe_cut(&t, windowed.tail_start));
-        prop_assert!(windowed.head_end <= windowed.tail_start);
-        prop_assert!(apply(&t, &windowed).len() as u64 <= k);
-        // Identical unless a window edge is ambiguous: the unit on its inner side could be
-        // half of a pair or of "\r\n" with the unseen unit on the other side.
-        let edge_unknown =
-            |i: usize| i > 0 && i < n && (is_high(t[i - 1]) || t[i - 1] == CR || is_low(t[i]) || t[i] == NL);
-        if !(edge_unknown(w) || edge_unknown(n - w)) {
-            prop_assert_eq!(cut_and_glue(whole), cut_and_glue(windowed));
-        }
+    fn chars_windows_plan_like_the_whole_text(
+        (t, k, strategy) in long_text().prop_flat_map(|t| {
+            let n = t.len() as u64;
+            (Just(t), prop_oneof![1 => 0u64..8, 4 => 0..=n + 2], strategy())
+        }),
+    ) {
+        prop_assert_eq!(plan_whole(&t, k, strategy).map(cut_and_glue), plan_through_chars_windows(&t, k, strategy).map(cut_and_glue));
     }
 }
 

@@ -27,8 +27,9 @@ const WHERE = ['start', 'end', 'middle']
 // and cheaper. V8 answers this at once for one-byte strings.
 const WIDE = /[^\x00-\xff]/
 
-// Above this length a chars-only plan copies two windows instead of the whole string.
-const WINDOW_FACTOR = 2
+// Above this length a chars-only plan copies the windows the core names (about a
+// thousand units) instead of the whole string.
+const WINDOWS_MIN_LENGTH = 2048
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
 
@@ -202,13 +203,18 @@ function readNotice(notice) {
  */
 function planCut(text, strategy, headRatio, notice, exact) {
   const n = text.length
-  if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOW_FACTOR * maxChars) {
-    // Only chars bind: a plan never looks further than maxChars from either end, plus one
-    // unit to judge a cut at the budget's edge.
-    const head = text.slice(0, maxChars + 1)
-    const tail = text.slice(n - maxChars - 1)
-    const wide = WIDE.test(head) || WIDE.test(tail)
-    return binding.planWindows(head, tail, n, wide, strategy, maxChars, headRatio)
+  if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOWS_MIN_LENGTH) {
+    // Only chars bind: the core names the few hundred units such a plan reads, so a long
+    // string is never copied whole.
+    binding.charsWindows(n, strategy, maxChars, headRatio)
+    const from0 = out[0]
+    const from1 = out[2]
+    const from2 = out[4]
+    const w0 = text.slice(from0, out[1])
+    const w1 = text.slice(from1, out[3])
+    const w2 = text.slice(from2, out[5])
+    const wide = WIDE.test(w0) || WIDE.test(w1) || WIDE.test(w2)
+    return binding.planWindows(w0, from0, w1, from1, w2, from2, n, wide, strategy, maxChars, headRatio)
   }
   return binding.plan(text, WIDE.test(text), strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact)
 }
@@ -422,14 +428,23 @@ function clampBlocks(blocks, limits) {
   return result
 }
 
+/**
+ * A copy of `object` with every own property (non-enumerable ones, getters, an own
+ * `__proto__` key) and the prototype, except `key`, which gets `value`.
+ */
+function withProperty(object, key, value) {
+  const descriptors = Object.getOwnPropertyDescriptors(object)
+  descriptors[key] = { value, writable: true, enumerable: true, configurable: true }
+  return Object.create(Object.getPrototypeOf(object), descriptors)
+}
+
 function clampPayload(result, limits) {
   if (typeof result === 'string') return clampWith(result, limits)
   if (Array.isArray(result)) return clampBlocks(result, limits)
   if (typeof result === 'object' && result !== null && Array.isArray(result.content)) {
     const content = clampBlocks(result.content, limits)
     if (content === result.content) return result
-    // Same keys, same values but `content`, same prototype.
-    return Object.assign(Object.create(Object.getPrototypeOf(result)), result, { content })
+    return withProperty(result, 'content', content)
   }
   return result
 }
@@ -438,6 +453,7 @@ function hardTruncateToolPayload(result, limits) {
   return clampPayload(result, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
 }
 
+/** Text for any thrown value; never throws (cyclic objects, throwing toJSON, revoked proxies). */
 function thrownText(value) {
   if (typeof value === 'string') return value
   if (typeof value === 'object' && value !== null) {
@@ -445,13 +461,26 @@ function thrownText(value) {
       const json = JSON.stringify(value)
       if (typeof json === 'string') return json
     } catch {
-      // Cyclic or throwing toJSON: fall back to String().
+      // Fall back to String() below.
     }
   }
   try {
     return String(value)
   } catch {
-    return Object.prototype.toString.call(value)
+    try {
+      return Object.prototype.toString.call(value)
+    } catch {
+      return `[${typeof value}]`
+    }
+  }
+}
+
+/** `value instanceof Error`, false where asking throws (a revoked proxy). */
+function isError(value) {
+  try {
+    return value instanceof Error
+  } catch {
+    return false
   }
 }
 
@@ -464,7 +493,7 @@ function clampedError(name, message, cause) {
 }
 
 function clampError(error, limits) {
-  if (error instanceof Error) {
+  if (isError(error)) {
     const message = typeof error.message === 'string' ? error.message : thrownText(error.message)
     const clamped = clampWith(message, limits)
     if (clamped === message && message === error.message) return error
@@ -541,17 +570,10 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
   const payload = readPayloadLimits(typeof limits === 'function' ? limits(tool) : limits, PAYLOAD_DEFAULTS)
   const errors = errorLimitsWithin(payload)
   const execute = tool.execute
-  // Every other property, descriptor and the prototype stay as they are.
-  const wrapped = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool))
-  Object.defineProperty(wrapped, 'execute', {
-    value: function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
-      return callClamped(execute, this, [toolCallId, params, signal, wrapWith(onUpdate, payload), ...rest], payload, errors)
-    },
-    writable: true,
-    enumerable: true,
-    configurable: true,
+  // Every other property, descriptor and the prototype stay as they are (a frozen tool too).
+  return withProperty(tool, 'execute', function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
+    return callClamped(execute, this, [toolCallId, params, signal, wrapWith(onUpdate, payload), ...rest], payload, errors)
   })
-  return wrapped
 }
 
 module.exports = {

@@ -43,8 +43,8 @@ thread_local! {
     static OUT: Cell<*mut f64> = const { Cell::new(ptr::null_mut()) };
     static LATIN1: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static UTF16: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
-    static UTF16_TAIL: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
-    static LATIN1_TAIL: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static UTF16_WINDOWS: RefCell<[Vec<u16>; 3]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
+    static LATIN1_WINDOWS: RefCell<[Vec<u8>; 3]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
 }
 
 /// A JS exception to throw, or one already pending.
@@ -59,10 +59,11 @@ type CallResult = Result<sys::napi_value, Thrown>;
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let env = env.raw();
     let exports = exports.raw();
-    let functions: [(&[u8], RawCallback); 5] = [
+    let functions: [(&[u8], RawCallback); 6] = [
         (b"init\0", init),
         (b"checkTemplate\0", check_template),
         (b"plan\0", plan_string),
+        (b"charsWindows\0", chars_windows),
         (b"planWindows\0", plan_windows),
         (b"measure\0", measure_string),
     ];
@@ -172,7 +173,7 @@ unsafe fn undefined(env: sys::napi_env) -> CallResult {
 }
 
 /// Copies a one-byte string's units (the caller checked it holds no char above U+00FF).
-unsafe fn read_latin1<'b>(env: sys::napi_env, v: sys::napi_value, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Thrown> {
+unsafe fn read_latin1(env: sys::napi_env, v: sys::napi_value, buf: &mut Vec<u8>) -> Result<&[u8], Thrown> {
     let mut len = 0;
     ok(sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len))?;
     // Node-API writes a terminating NUL.
@@ -184,7 +185,7 @@ unsafe fn read_latin1<'b>(env: sys::napi_env, v: sys::napi_value, buf: &'b mut V
     Ok(&buf[..copied])
 }
 
-unsafe fn read_utf16<'b>(env: sys::napi_env, v: sys::napi_value, buf: &'b mut Vec<u16>) -> Result<&'b [u16], Thrown> {
+unsafe fn read_utf16(env: sys::napi_env, v: sys::napi_value, buf: &mut Vec<u16>) -> Result<&[u16], Thrown> {
     let mut len = 0;
     ok(sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len))?;
     if buf.len() < len + 1 {
@@ -397,29 +398,49 @@ unsafe extern "C" fn plan_string(env: sys::napi_env, info: sys::napi_callback_in
     })
 }
 
-/// `planWindows(head, tail, length, wide, strategy, maxChars, headRatio)`: a chars-only
-/// plan of a long text seen through `head = text.slice(0, k)` and `tail = text.slice(-k)`,
-/// k >= maxChars, so a 100 MB string costs no more than its windows. Default notice only.
+/// `charsWindows(length, strategy, maxChars, headRatio)`: writes the three ranges
+/// `[from, to)` a chars-only plan reads into slots 0..6, for `planWindows`.
+unsafe extern "C" fn chars_windows(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [length, strat, max_chars, ratio] = args::<4>(env, info)?;
+        let len = get_f64(env, length)? as usize;
+        let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
+        let ranges = toolclamp_core::chars_windows(len, limit(get_f64(env, max_chars)?), strategy);
+        let mut values = [(0, 0.0); 6];
+        for (i, (from, to)) in ranges.into_iter().enumerate() {
+            values[2 * i] = (2 * i, from as f64);
+            values[2 * i + 1] = (2 * i + 1, to as f64);
+        }
+        write_out(&values)?;
+        undefined(env)
+    })
+}
+
+/// `planWindows(w0, from0, w1, from1, w2, from2, length, wide, strategy, maxChars, headRatio)`:
+/// a chars-only plan of a long text seen through the windows `charsWindows` named, so a
+/// 100 MB string costs no more than a few hundred units. Default notice only.
 unsafe extern "C" fn plan_windows(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     guarded(env, || {
-        let [head, tail, length, wide, strat, max_chars, ratio] = args::<7>(env, info)?;
+        let [w0, f0, w1, f1, w2, f2, length, wide, strat, max_chars, ratio] = args::<11>(env, info)?;
         let len = get_f64(env, length)? as usize;
+        let offsets = [get_f64(env, f0)? as usize, get_f64(env, f1)? as usize, get_f64(env, f2)? as usize];
+        let windows = [w0, w1, w2];
         let limits = Limits { max_chars: limit(get_f64(env, max_chars)?), ..Limits::NONE };
         let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
         let undef = undefined(env)?;
         if get_bool(env, wide)? {
-            with_buffer(&UTF16, |hb| {
-                with_buffer(&UTF16_TAIL, |tb| {
-                    let (h, t) = (read_utf16(env, head, hb)?, read_utf16(env, tail, tb)?);
-                    plan_with_notice(env, &Windows::new(h, t, len), &limits, strategy, undef, false)
-                })
+            with_buffer(&UTF16_WINDOWS, |bufs| {
+                let [b0, b1, b2] = bufs;
+                let units = [read_utf16(env, windows[0], b0)?, read_utf16(env, windows[1], b1)?, read_utf16(env, windows[2], b2)?];
+                let src = Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
+                plan_with_notice(env, &src, &limits, strategy, undef, false)
             })
         } else {
-            with_buffer(&LATIN1, |hb| {
-                with_buffer(&LATIN1_TAIL, |tb| {
-                    let (h, t) = (read_latin1(env, head, hb)?, read_latin1(env, tail, tb)?);
-                    plan_with_notice(env, &Windows::new(h, t, len), &limits, strategy, undef, false)
-                })
+            with_buffer(&LATIN1_WINDOWS, |bufs| {
+                let [b0, b1, b2] = bufs;
+                let units = [read_latin1(env, windows[0], b0)?, read_latin1(env, windows[1], b1)?, read_latin1(env, windows[2], b2)?];
+                let src = Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
+                plan_with_notice(env, &src, &limits, strategy, undef, false)
             })
         }
     })
@@ -440,9 +461,9 @@ unsafe extern "C" fn measure_string(env: sys::napi_env, info: sys::napi_callback
     guarded(env, || {
         let [text, wide] = args::<2>(env, info)?;
         let m = if get_bool(env, wide)? {
-            with_buffer(&UTF16, |buf| read_utf16(env, text, buf).map(|u| measure(u)))?
+            with_buffer(&UTF16, |buf| read_utf16(env, text, buf).map(measure))?
         } else {
-            with_buffer(&LATIN1, |buf| read_latin1(env, text, buf).map(|u| measure(u)))?
+            with_buffer(&LATIN1, |buf| read_latin1(env, text, buf).map(measure))?
         };
         write_out(&[(slot::TOTAL, m.chars as f64), (slot::TOTAL + 1, m.bytes as f64), (slot::TOTAL + 2, m.lines as f64)])?;
         undefined(env)

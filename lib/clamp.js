@@ -588,3 +588,20 @@ module.exports = {
   wrapToolWithHardOutputTruncate,
   wrapExecute,
 }
+
+// For the other modules of this package (not part of the public API): the binding, the
+// array it writes results to and its slots, and the option helpers, so every module
+// validates and reports alike.
+module.exports.internal = {
+  binding,
+  out,
+  slots: { HEAD_END, TAIL_START, TOTAL, OUTPUT, OMITTED, TRUNCATED_BY },
+  STRATEGY_CODES,
+  describe,
+  checkKeys,
+  isPlainObject,
+  readBudget,
+  readHeadRatio,
+  readNotice,
+  truncatedByNames,
+}

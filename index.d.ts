@@ -169,7 +169,11 @@ export declare function measureText(text: string): TextMeasure
 // Tool results
 // ---------------------------------------------------------------------------------------
 
-/** Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`, head. */
+/**
+ * Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`, head
+ * (errors: `{ maxBytes: 4096, maxLines: 40 }`). Each budget not given keeps its default, so
+ * `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
+ */
 export interface PayloadLimits extends Limits {
   /** Default `'head'`. With `'tail'` the last blocks are kept. */
   strategy?: Strategy
@@ -243,8 +247,8 @@ export interface ExecutableTool {
 }
 
 /**
- * Wraps a pi-agent-core `AgentTool` (or any tool of that shape): every other property is kept,
- * and `execute` clamps the final result, every `onUpdate` partial and any thrown error (re-thrown
+ * Wraps a pi-agent-core `AgentTool` (or any tool of that shape): every other property, descriptor
+ * and the prototype are kept, the original runs as `this` (so private fields work), and `execute` clamps the final result, every `onUpdate` partial and any thrown error (re-thrown
  * with a clamped message; error limits are `{ maxBytes: 4096, maxLines: 40 }`, never above the
  * payload limits). `limits` may be a function of the tool, for per-tool budgets.
  *

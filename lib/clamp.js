@@ -325,25 +325,39 @@ const PAYLOAD_DEFAULTS = { maxChars: Infinity, maxBytes: 51200, maxLines: 2000 }
 const ERROR_DEFAULTS = { maxChars: Infinity, maxBytes: 4096, maxLines: 40 }
 const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice']
 
+/** Payload limits with no options given, validated once. */
+function defaultPayloadLimits(defaults) {
+  return Object.freeze({
+    maxChars: defaults.maxChars,
+    maxBytes: defaults.maxBytes,
+    maxLines: defaults.maxLines,
+    strategy: HEAD,
+    headRatio: 0.5,
+    notice: undefined,
+  })
+}
+
+const DEFAULT_PAYLOAD_LIMITS = defaultPayloadLimits(PAYLOAD_DEFAULTS)
+const DEFAULT_ERROR_LIMITS = defaultPayloadLimits(ERROR_DEFAULTS)
+
 /**
  * Validates payload limits once (at wrap time for the wrappers) into a plain record:
- * budgets, strategy code, head ratio and notice. Budgets not given take the defaults.
+ * budgets, strategy code, head ratio and notice. Each budget not given keeps its default,
+ * so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
  */
 function readPayloadLimits(limits, defaults, name = 'limits') {
-  if (limits === undefined) return { ...defaults, strategy: HEAD, headRatio: 0.5, notice: undefined }
+  if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw new TypeError(`${name} must be an object, got ${describe(limits)}`)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const given = limits.maxChars !== undefined || limits.maxBytes !== undefined || limits.maxLines !== undefined
-  if (given) readLimits(limits)
   const strategy = limits.strategy === undefined ? 'head' : limits.strategy
   const code = STRATEGY_CODES[strategy]
   if (typeof strategy !== 'string' || code === undefined) {
     throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
   }
   return {
-    maxChars: given ? maxChars : defaults.maxChars,
-    maxBytes: given ? maxBytes : defaults.maxBytes,
-    maxLines: given ? maxLines : defaults.maxLines,
+    maxChars: limits.maxChars === undefined ? defaults.maxChars : readBudget('maxChars', limits.maxChars),
+    maxBytes: limits.maxBytes === undefined ? defaults.maxBytes : readBudget('maxBytes', limits.maxBytes),
+    maxLines: limits.maxLines === undefined ? defaults.maxLines : readBudget('maxLines', limits.maxLines),
     strategy: code,
     headRatio: readHeadRatio(limits.headRatio),
     notice: readNotice(limits.notice),
@@ -391,6 +405,13 @@ function withBlockText(block, text) {
  * mapped back onto the blocks. Returns the same array when nothing was cut.
  */
 function clampBlocks(blocks, limits) {
+  // Most results fit: prove it from the lengths alone before collecting anything.
+  let length = 0
+  for (let i = 0; i < blocks.length; i++) {
+    const text = blockText(blocks[i])
+    if (text !== undefined) length += text.length
+  }
+  if (length <= limits.maxChars && length * 3 <= limits.maxBytes && length <= limits.maxLines) return blocks
   const texts = []
   const positions = []
   for (let i = 0; i < blocks.length; i++) {
@@ -492,12 +513,28 @@ function clampedError(name, message, cause) {
   return error
 }
 
+/** A property read that never throws (a throwing getter yields `fallback(thrown)`). */
+function readSafely(object, key, fallback) {
+  try {
+    return object[key]
+  } catch (thrown) {
+    return fallback(thrown)
+  }
+}
+
 function clampError(error, limits) {
   if (isError(error)) {
-    const message = typeof error.message === 'string' ? error.message : thrownText(error.message)
+    let unreadable = false
+    const raw = readSafely(error, 'message', (thrown) => {
+      unreadable = true
+      return `[message unreadable: ${isError(thrown) ? readSafely(thrown, 'message', () => '') : thrownText(thrown)}]`
+    })
+    const message = typeof raw === 'string' ? raw : thrownText(raw)
     const clamped = clampWith(message, limits)
-    if (clamped === message && message === error.message) return error
-    return clampedError(typeof error.name === 'string' ? error.name : 'Error', clamped, error)
+    if (unreadable) return clampedError('Error', clamped, error)
+    if (clamped === raw) return error
+    const name = readSafely(error, 'name', () => 'Error')
+    return clampedError(typeof name === 'string' ? name : 'Error', clamped, error)
   }
   return clampedError('Error', clampWith(thrownText(error), limits), error)
 }
@@ -571,9 +608,12 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
   const errors = errorLimitsWithin(payload)
   const execute = tool.execute
   // Every other property, descriptor and the prototype stay as they are (a frozen tool too).
-  return withProperty(tool, 'execute', function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
-    return callClamped(execute, this, [toolCallId, params, signal, wrapWith(onUpdate, payload), ...rest], payload, errors)
+  const wrapped = withProperty(tool, 'execute', function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
+    // Called on the copy, run on the original: methods using private fields need it.
+    const self = this === wrapped ? tool : this
+    return callClamped(execute, self, [toolCallId, params, signal, wrapWith(onUpdate, payload), ...rest], payload, errors)
   })
+  return wrapped
 }
 
 module.exports = {

@@ -269,3 +269,155 @@ export declare function wrapToolWithHardOutputTruncate<T extends ExecutableTool>
  * tool({ description, inputSchema, execute: wrapExecute(async ({ path }) => readFile(path, 'utf8')) })
  */
 export declare function wrapExecute<F extends (...args: any[]) => any>(execute: F, limits?: PayloadLimits): F
+
+// ---------------------------------------------------------------------------------------
+// Tool-output envelope
+// ---------------------------------------------------------------------------------------
+
+/** Which level set the tool-output byte limit. */
+export type ToolOutputLimitSource = 'arg' | 'config' | 'env' | 'default'
+
+/**
+ * A run's config: a number of bytes, or an object whose `maxToolOutput` is one. Other keys are
+ * allowed (pass your whole config); a misspelt `maxToolOutput` (`max_tool_output`,
+ * `maxtooloutput`) throws a `TypeError`.
+ */
+export type ToolOutputConfig = number | { maxToolOutput?: number; [key: string]: unknown }
+
+/** Where the environment variable is read from. Default `process.env`. */
+export type EnvironmentVariables = Record<string, string | undefined>
+
+export interface ResolveToolOutputLimitOptions {
+  /** The explicit limit in UTF-8 bytes: a non-negative integer or `Infinity`. Wins over everything. */
+  arg?: number
+  /** The run's config; used when `arg` is not given. */
+  config?: ToolOutputConfig
+  /** Read for `TOOLCLAMP_MAX_TOOL_OUTPUT` when neither `arg` nor `config` gives a limit. */
+  env?: EnvironmentVariables
+}
+
+/** The limit in force and the level that set it. */
+export interface ResolvedToolOutputLimit {
+  /** UTF-8 bytes; `Infinity` means no limit. */
+  value: number
+  source: ToolOutputLimitSource
+}
+
+/**
+ * Picks the tool-output byte limit: `arg` > `config` > the `TOOLCLAMP_MAX_TOOL_OUTPUT`
+ * environment variable (`16384`, `16k`, `1MiB`) > 16 KiB (16384). `undefined` counts as not
+ * given. An invalid `arg` or `config` throws a `TypeError`/`RangeError` naming it; an invalid
+ * environment value never throws: it is skipped with a process warning (code
+ * `TOOLCLAMP_INVALID_MAX_TOOL_OUTPUT`, once per distinct value) and the default applies.
+ *
+ * @example
+ * const { value, source } = resolveToolOutputLimit({ config: runConfig })
+ * console.error(`tool output limit: ${value} bytes (from ${source})`)
+ */
+export declare function resolveToolOutputLimit(options?: ResolveToolOutputLimitOptions): ResolvedToolOutputLimit
+
+export interface ToolOutputEnvelopeOptions {
+  /** The explicit limit in UTF-8 bytes (the `arg` level): a non-negative integer or `Infinity`. */
+  limit?: number
+  /** The run's config (the `config` level). */
+  config?: ToolOutputConfig
+  /** Where `TOOLCLAMP_MAX_TOOL_OUTPUT` is read from. Default `process.env`. */
+  env?: EnvironmentVariables
+}
+
+export interface ToolOutputEnvelope {
+  /** The output itself when it fits; otherwise the sentence, the markers and the truncated payload. */
+  text: string
+  truncated: boolean
+  /** UTF-8 bytes of the output given. */
+  originalBytes: number
+  /** The byte limit applied to the payload between the markers. */
+  limit: number
+  /** The level that set `limit`. */
+  source: ToolOutputLimitSource
+}
+
+/**
+ * Inspect's tool-output envelope. Output within the limit (UTF-8 bytes, resolved as
+ * `resolveToolOutputLimit` does; default 16 KiB) is returned as the very same string.
+ * Longer output keeps its start and end (`truncateText` with `maxBytes: limit` and the
+ * `'headTail'` strategy, notice included) and is wrapped as:
+ *
+ * ```text
+ * The output of tool "<name>" was too long (N bytes) and was truncated to its first and last parts (M bytes).
+ * <START_TOOL_OUTPUT>
+ * <payload>
+ * <END_TOOL_OUTPUT>
+ * ```
+ *
+ * The payload between the marker lines is at most `limit` bytes, exactly; the sentence and
+ * markers come on top. The name is quoted as JSON; N and M have thousands separators.
+ *
+ * @example
+ * const { text, truncated, originalBytes } = wrapToolOutputEnvelope('bash', stdout, { limit: 8 * 1024 })
+ * messages.push({ role: 'tool', content: text })
+ */
+export declare function wrapToolOutputEnvelope(
+  toolName: string,
+  output: string,
+  options?: ToolOutputEnvelopeOptions,
+): ToolOutputEnvelope
+
+// ---------------------------------------------------------------------------------------
+// Python results
+// ---------------------------------------------------------------------------------------
+
+/** What a Python run produced. Other keys (a runtime's own fields) are ignored. */
+export interface PythonRunResult {
+  /** The text of each print() call, in order. */
+  printOutput: readonly string[]
+  /** The result value: a string is shown as is; anything else as JSON or `util.inspect` text. */
+  output?: unknown
+  [key: string]: unknown
+}
+
+/** Budgets in UTF-16 chars: non-negative integers or `Infinity`. */
+export interface PythonResultOptions {
+  /** Budget of the joined prints. Default 8000. */
+  maxPrintChars?: number
+  /** Budget of the result value's text. Default 8000. */
+  maxOutputChars?: number
+  /** Budget of the whole text (with `formatPythonResult`, tags included). Default 16000. */
+  maxTotalChars?: number
+  /** Share of each budget given to the start, from 0 to 1. Default 0.5. */
+  headRatio?: number
+}
+
+/**
+ * The text of a Python run for a model's context, at most `maxTotalChars` chars however many
+ * prints accumulate:
+ *
+ * ```text
+ * Print output:
+ * <prints joined with "\n", head+tail clamped to maxPrintChars>
+ *
+ * Result:
+ * <the result value's text, head+tail clamped to maxOutputChars>
+ * ```
+ *
+ * A section with nothing reads `Print output: (none)` / `Result: (none)` (no prints, no
+ * `output`) or `(empty)` (empty text). The result value gets its budget first; the prints get
+ * what is left of `maxTotalChars`, so the headings are never cut unless `maxTotalChars` is
+ * smaller than they are. Every cut is `stringTruncateHeadTail`'s, with its notice.
+ *
+ * @example
+ * buildPythonResultText({ printOutput: ['loading', 'rows: 3'], output: [1, 2, 3] })
+ * // 'Print output:\nloading\nrows: 3\n\nResult:\n[1,2,3]'
+ */
+export declare function buildPythonResultText(result: PythonRunResult, options?: PythonResultOptions): string
+
+/**
+ * `buildPythonResultText` wrapped as `<python_result>\n…\n</python_result>`, for runs fed back
+ * as a user message. `maxTotalChars` (default 16000) bounds the whole message, tags included;
+ * it must be at least 33 (the tags), or a `RangeError` is thrown.
+ *
+ * @example
+ * messages.push({ role: 'user', content: formatPythonResult({ printOutput, output }) })
+ * // '<python_result>\nPrint output:\n...\n\nResult:\n...\n</python_result>', at most 16,000 chars
+ */
+export declare function formatPythonResult(result: PythonRunResult, options?: PythonResultOptions): string

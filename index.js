@@ -2,6 +2,8 @@
 
 // toolclamp's public API; each function lives in the module named beside it.
 const clamp = require('./lib/clamp.js')
+const envelope = require('./lib/envelope.js')
+const python = require('./lib/python.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -16,4 +18,10 @@ module.exports = {
   wrapOnUpdate: clamp.wrapOnUpdate,
   wrapToolWithHardOutputTruncate: clamp.wrapToolWithHardOutputTruncate,
   wrapExecute: clamp.wrapExecute,
+  // The tool-output envelope and its limit (lib/envelope.js)
+  wrapToolOutputEnvelope: envelope.wrapToolOutputEnvelope,
+  resolveToolOutputLimit: envelope.resolveToolOutputLimit,
+  // Python results (lib/python.js)
+  buildPythonResultText: python.buildPythonResultText,
+  formatPythonResult: python.formatPythonResult,
 }

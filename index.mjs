@@ -12,5 +12,9 @@ export const {
   wrapOnUpdate,
   wrapToolWithHardOutputTruncate,
   wrapExecute,
+  wrapToolOutputEnvelope,
+  resolveToolOutputLimit,
+  buildPythonResultText,
+  formatPythonResult,
 } = toolclamp
 export default toolclamp

@@ -4,6 +4,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
+const { parseSize } = require('../lib/size.js')
+
 const USAGE = `Usage: toolclamp [options] [file]
 
 Clamps text to budgets in UTF-16 chars, UTF-8 bytes and lines, keeping an
@@ -53,22 +55,6 @@ const SIZE_FLAGS = {
 // The CLI spells the two-sided strategy the way shell users expect.
 const STRATEGIES = { head: 'head', tail: 'tail', 'head-tail': 'headTail' }
 
-const SIZE_MULTIPLIERS = {
-  '': 1,
-  k: 1e3,
-  K: 1e3,
-  m: 1e6,
-  M: 1e6,
-  g: 1e9,
-  G: 1e9,
-  Ki: 2 ** 10,
-  KiB: 2 ** 10,
-  Mi: 2 ** 20,
-  MiB: 2 ** 20,
-  Gi: 2 ** 30,
-  GiB: 2 ** 30,
-}
-
 const EXIT_USAGE = 2
 
 /** An error caused by how the CLI was called; its message is shown as is. */
@@ -77,22 +63,6 @@ class CliError extends Error {
     super(message)
     this.name = 'CliError'
   }
-}
-
-/**
- * Parses a size such as `2000`, `50k` or `1MiB` into a non-negative integer.
- * Throws a plain Error on anything else (decimals, signs, separators, unknown suffixes).
- */
-function parseSize(text) {
-  const match = /^(\d+)([A-Za-z]*)$/.exec(String(text))
-  if (match === null || !Object.hasOwn(SIZE_MULTIPLIERS, match[2])) {
-    throw new Error(`not a size: ${JSON.stringify(String(text))}`)
-  }
-  const size = Number(match[1]) * SIZE_MULTIPLIERS[match[2]]
-  if (!Number.isSafeInteger(size)) {
-    throw new Error(`size too large: ${JSON.stringify(String(text))}`)
-  }
-  return size
 }
 
 function parseHeadRatio(text) {

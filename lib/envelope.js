@@ -1,0 +1,133 @@
+'use strict'
+
+// The tool-output envelope Inspect puts around oversized tool output, and the precedence
+// that picks its byte limit: explicit argument > config > environment variable > 16 KiB.
+// The cut itself (byte-based, head and tail kept, notice included) is truncateText's.
+
+const { truncateText, internal } = require('./clamp.js')
+const { parseSize } = require('./size.js')
+
+const { describe, checkKeys, isPlainObject } = internal
+
+const DEFAULT_TOOL_OUTPUT_LIMIT = 16 * 1024
+const LIMIT_ENV_VARIABLE = 'TOOLCLAMP_MAX_TOOL_OUTPUT'
+const CONFIG_KEY = 'maxToolOutput'
+
+const START_MARKER = '<START_TOOL_OUTPUT>'
+const END_MARKER = '<END_TOOL_OUTPUT>'
+
+const RESOLVE_OPTIONS = ['arg', 'config', 'env']
+const ENVELOPE_OPTIONS = ['limit', 'config', 'env']
+
+function checkLimit(name, value) {
+  if (typeof value !== 'number') {
+    throw new TypeError(`${name} must be a number of bytes, got ${describe(value)}`)
+  }
+  if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
+    throw new RangeError(`${name} must be a non-negative integer or Infinity, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** The limit a config gives, or undefined when it gives none. */
+function readConfigLimit(config) {
+  if (config === undefined) return undefined
+  if (typeof config === 'number') return checkLimit('config', config)
+  if (!isPlainObject(config)) {
+    throw new TypeError(`config must be a number or an object with ${CONFIG_KEY}, got ${describe(config)}`)
+  }
+  // The config is the caller's own object and may hold other settings, so other keys are
+  // allowed; a misspelt maxToolOutput (max_tool_output, maxtooloutput) must not be ignored.
+  for (const key of Object.keys(config)) {
+    if (key !== CONFIG_KEY && key.toLowerCase().replace(/[_-]/g, '') === CONFIG_KEY.toLowerCase()) {
+      throw new TypeError(`unknown option ${JSON.stringify(key)} in config; did you mean ${JSON.stringify(CONFIG_KEY)}?`)
+    }
+  }
+  const value = config[CONFIG_KEY]
+  return value === undefined ? undefined : checkLimit(`config.${CONFIG_KEY}`, value)
+}
+
+// Each bad value is reported once: the limit may be resolved on every tool call.
+const reportedEnvValues = new Set()
+
+/** The limit the environment gives, or undefined. A bad value warns and never throws. */
+function readEnvLimit(env) {
+  const raw = env[LIMIT_ENV_VARIABLE]
+  // `VAR=` is the usual way to unset a variable in env files.
+  if (raw === undefined || raw === '') return undefined
+  const text = String(raw)
+  try {
+    return parseSize(text)
+  } catch {
+    if (!reportedEnvValues.has(text)) {
+      reportedEnvValues.add(text)
+      process.emitWarning(
+        `${LIMIT_ENV_VARIABLE}=${JSON.stringify(text)} is not a size like 16384, 16k or 1MiB; using the default`,
+        { code: 'TOOLCLAMP_INVALID_MAX_TOOL_OUTPUT' },
+      )
+    }
+    return undefined
+  }
+}
+
+/**
+ * Applies the precedence; `argName` is how the caller named the explicit limit. Every value
+ * given is checked, even one a higher level overrides, so a bad setting fails at once; the
+ * environment variable is only read when it is the level that decides.
+ */
+function resolveLimit(arg, argName, config, env) {
+  const fromArg = arg === undefined ? undefined : checkLimit(argName, arg)
+  const fromConfig = readConfigLimit(config)
+  if (env !== undefined && (typeof env !== 'object' || env === null)) {
+    throw new TypeError(`env must be an object of environment variables, got ${describe(env)}`)
+  }
+  if (fromArg !== undefined) return { value: fromArg, source: 'arg' }
+  if (fromConfig !== undefined) return { value: fromConfig, source: 'config' }
+  const fromEnv = readEnvLimit(env === undefined ? process.env : env)
+  if (fromEnv !== undefined) return { value: fromEnv, source: 'env' }
+  return { value: DEFAULT_TOOL_OUTPUT_LIMIT, source: 'default' }
+}
+
+function resolveToolOutputLimit(options) {
+  if (options === undefined) return resolveLimit(undefined, 'arg', undefined, undefined)
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  checkKeys(options, RESOLVE_OPTIONS)
+  return resolveLimit(options.arg, 'arg', options.config, options.env)
+}
+
+function withThousandsSeparators(count) {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+function wrapToolOutputEnvelope(toolName, output, options) {
+  if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
+  if (typeof output !== 'string') throw new TypeError(`output must be a string, got ${describe(output)}`)
+  let resolved
+  if (options === undefined) {
+    resolved = resolveLimit(undefined, 'limit', undefined, undefined)
+  } else {
+    if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+    checkKeys(options, ENVELOPE_OPTIONS)
+    resolved = resolveLimit(options.limit, 'limit', options.config, options.env)
+  }
+  const limit = resolved.value
+  const originalBytes = Buffer.byteLength(output, 'utf8')
+  if (originalBytes <= limit) {
+    // Like Inspect: output within the limit goes to the model as it is, with no envelope.
+    return { text: output, truncated: false, originalBytes, limit, source: resolved.source }
+  }
+  const payload = truncateText(output, { maxBytes: limit, strategy: 'headTail' })
+  const sentence =
+    `The output of tool ${JSON.stringify(toolName)} was too long ` +
+    `(${withThousandsSeparators(originalBytes)} bytes) and was truncated to its first and last parts ` +
+    `(${withThousandsSeparators(payload.outputBytes)} bytes).`
+  return {
+    text: `${sentence}\n${START_MARKER}\n${payload.text}\n${END_MARKER}`,
+    truncated: true,
+    originalBytes,
+    limit,
+    source: resolved.source,
+  }
+}
+
+module.exports = { wrapToolOutputEnvelope, resolveToolOutputLimit }

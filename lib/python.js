@@ -1,0 +1,148 @@
+'use strict'
+
+// The text of a Python run (its print() calls and its result value) for a model's context,
+// bounded however many prints accumulate. Every cut is stringTruncateHeadTail's: this file
+// only lays the sections out and shares the budget between them.
+
+const { inspect } = require('node:util')
+
+const { stringTruncateHeadTail, internal } = require('./clamp.js')
+
+const { describe, checkKeys, isPlainObject, readBudget, readHeadRatio } = internal
+
+const DEFAULT_MAX_PRINT_CHARS = 8000
+const DEFAULT_MAX_OUTPUT_CHARS = 8000
+const DEFAULT_MAX_TOTAL_CHARS = 16000
+
+const PRINT_LABEL = 'Print output:'
+const RESULT_LABEL = 'Result:'
+const SECTION_SEPARATOR = '\n\n'
+const OPEN_TAG = '<python_result>\n'
+const CLOSE_TAG = '\n</python_result>'
+
+const OPTIONS = ['maxPrintChars', 'maxOutputChars', 'maxTotalChars', 'headRatio']
+
+function readOptions(options) {
+  if (options === undefined) {
+    return {
+      maxPrintChars: DEFAULT_MAX_PRINT_CHARS,
+      maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
+      maxTotalChars: DEFAULT_MAX_TOTAL_CHARS,
+      headRatio: 0.5,
+    }
+  }
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  checkKeys(options, OPTIONS)
+  const budget = (name, fallback) => (options[name] === undefined ? fallback : readBudget(name, options[name]))
+  return {
+    maxPrintChars: budget('maxPrintChars', DEFAULT_MAX_PRINT_CHARS),
+    maxOutputChars: budget('maxOutputChars', DEFAULT_MAX_OUTPUT_CHARS),
+    maxTotalChars: budget('maxTotalChars', DEFAULT_MAX_TOTAL_CHARS),
+    headRatio: readHeadRatio(options.headRatio),
+  }
+}
+
+/** The joined prints, or undefined when nothing was printed. Other keys of `result` are ignored. */
+function readPrints(result) {
+  if (!isPlainObject(result)) {
+    throw new TypeError(`result must be an object with a printOutput array, got ${describe(result)}`)
+  }
+  const prints = result.printOutput
+  if (!Array.isArray(prints)) {
+    throw new TypeError(`result.printOutput must be an array of strings, got ${describe(prints)}`)
+  }
+  for (let i = 0; i < prints.length; i++) {
+    if (typeof prints[i] !== 'string') {
+      throw new TypeError(`result.printOutput[${i}] must be a string, got ${describe(prints[i])}`)
+    }
+  }
+  return prints.length === 0 ? undefined : prints.join('\n')
+}
+
+/** Arrays and objects made by literals or JSON.parse: the values JSON shows in full. */
+function isPlainData(value) {
+  if (Array.isArray(value)) return true
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/**
+ * Text for any result value; never throws. Strings are kept as they are, other primitives go
+ * through String (JSON would make NaN "null" and throw on BigInt), plain data through JSON,
+ * and whatever JSON cannot show faithfully (cycles, Map, Error, functions, revoked proxies)
+ * through util.inspect.
+ */
+function valueText(value) {
+  if (typeof value === 'string') return value
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value)
+  try {
+    if (isPlainData(value)) {
+      const json = JSON.stringify(value)
+      if (typeof json === 'string') return json
+    }
+  } catch {
+    // A cycle, a BigInt inside, or a throwing toJSON or getter: inspect shows it instead.
+  }
+  try {
+    return inspect(value)
+  } catch {
+    try {
+      return Object.prototype.toString.call(value)
+    } catch {
+      return `[${typeof value}]`
+    }
+  }
+}
+
+/** A section's heading alone on its line, or with `(none)` / `(empty)` when there is no text. */
+function sectionHead(label, text) {
+  if (text === undefined) return `${label} (none)`
+  if (text === '') return `${label} (empty)`
+  return `${label}\n`
+}
+
+/**
+ * Lays out the sections. The result value gets its budget first (it is the answer), the
+ * prints get what is left; both are cut down so the whole fits `maxTotalChars`, and a
+ * final clamp only binds when even the headings do not fit.
+ */
+function buildWithin(result, limits) {
+  const printText = readPrints(result)
+  const outputText = result.output === undefined ? undefined : valueText(result.output)
+  const printHead = sectionHead(PRINT_LABEL, printText)
+  const resultHead = sectionHead(RESULT_LABEL, outputText)
+  const layoutChars = printHead.length + SECTION_SEPARATOR.length + resultHead.length
+  const room = Math.max(0, limits.maxTotalChars - layoutChars)
+  const clampOptions = { headRatio: limits.headRatio }
+
+  const output =
+    outputText === undefined
+      ? ''
+      : stringTruncateHeadTail(outputText, Math.min(limits.maxOutputChars, room), clampOptions)
+  const prints =
+    printText === undefined
+      ? ''
+      : stringTruncateHeadTail(printText, Math.min(limits.maxPrintChars, room - output.length), clampOptions)
+
+  const text = printHead + prints + SECTION_SEPARATOR + resultHead + output
+  return stringTruncateHeadTail(text, limits.maxTotalChars, clampOptions)
+}
+
+function buildPythonResultText(result, options) {
+  return buildWithin(result, readOptions(options))
+}
+
+function formatPythonResult(result, options) {
+  const limits = readOptions(options)
+  const wrapperChars = OPEN_TAG.length + CLOSE_TAG.length
+  // maxTotalChars bounds the whole message, tags included.
+  if (limits.maxTotalChars < wrapperChars) {
+    throw new RangeError(
+      `maxTotalChars must be at least ${wrapperChars} to hold the <python_result> tags, got ${limits.maxTotalChars}`,
+    )
+  }
+  const inner = buildWithin(result, { ...limits, maxTotalChars: limits.maxTotalChars - wrapperChars })
+  return OPEN_TAG + inner + CLOSE_TAG
+}
+
+module.exports = { buildPythonResultText, formatPythonResult }

@@ -421,3 +421,96 @@ export declare function buildPythonResultText(result: PythonRunResult, options?:
  * // '<python_result>\nPrint output:\n...\n\nResult:\n...\n</python_result>', at most 16,000 chars
  */
 export declare function formatPythonResult(result: PythonRunResult, options?: PythonResultOptions): string
+
+// ---------------------------------------------------------------------------------------
+// Shell commands
+// ---------------------------------------------------------------------------------------
+
+/**
+ * What `formatExecOutput` reads from a command's result. Other keys are ignored, so an execa
+ * result can be passed as is (for `spawnSync`, pass `{ ...r, exitCode: r.status }`); a near miss
+ * such as `exit_code` or `stdOut` throws.
+ */
+export interface ExecResult {
+  /**
+   * A string, or the raw bytes (`Buffer`, `Uint8Array`) as UTF-8: bytes are clamped without being
+   * decoded whole, and invalid UTF-8 reads as `buf.toString('utf8')` reads it (U+FFFD).
+   * `undefined` and `null` are empty.
+   */
+  stdout?: string | Uint8Array | null
+  stderr?: string | Uint8Array | null
+  /** An integer; `null` or omitted when unknown (a process killed by a signal has none). */
+  exitCode?: number | null
+  /** The signal that ended the process, e.g. `'SIGTERM'`. */
+  signal?: string | null
+  /** Wall time in milliseconds, shown rounded with thousands separators. */
+  durationMs?: number | null
+}
+
+/** The facts a notice function gets for one stream. */
+export interface ExecNoticeFacts extends NoticeFacts {
+  stream: 'stdout' | 'stderr'
+}
+
+export interface FormatExecOutputOptions {
+  /** Budget for stdout: a number (= maxChars) or `{ maxChars?, maxBytes?, maxLines? }`. Default 8,000 chars. */
+  stdout?: Limit
+  /** Budget for stderr, as for stdout. Default 8,000 chars. */
+  stderr?: Limit
+  /** Default `'tail'`: keep the end of each stream, where errors and summaries are. */
+  strategy?: Strategy
+  /** With `'headTail'`: share of each budget given to the start, from 0 to 1. Default 0.5. */
+  headRatio?: number
+  /**
+   * Default `'[... {omitted} truncated from {stream} ...]'`. A template may use `{stream}` besides
+   * the usual placeholders (for a Buffer stream `{headEnd}` and `{tailStart}` are byte offsets);
+   * a function also gets `stream`.
+   */
+  notice?: string | ((facts: ExecNoticeFacts) => string)
+}
+
+/**
+ * What happened to one stream: `truncateText`'s result, with `text` the clamped stream alone.
+ * For a Buffer or Uint8Array, counts are of the decoded text, and `headEnd`/`tailStart` are byte
+ * offsets into its UTF-8 (so into the buffer itself when it is valid UTF-8:
+ * `buf.subarray(headEnd, tailStart)` is what was dropped).
+ */
+export type ExecStreamInfo = TruncateTextResult
+
+export interface FormatExecOutputResult {
+  /** The text for the model; see `formatExecOutput`. */
+  text: string
+  stdout: ExecStreamInfo
+  stderr: ExecStreamInfo
+}
+
+/**
+ * Formats a shell command's output for a model: each stream clamped on its own (the end of each
+ * is kept, by default 8,000 chars), both streams always shown, then the exit status:
+ *
+ * ```text
+ * <stdout>
+ * [... 12,000 chars truncated from stdout ...]
+ * ...the last 8,000 chars of stdout...
+ * </stdout>
+ * <stderr>(empty)</stderr>
+ * exit code: 1, duration: 1,234 ms
+ * ```
+ *
+ * A missing final newline is added before a closing tag; an empty stream is
+ * `<stderr>(empty)</stderr>`; the status line names only what the result gives (exit code,
+ * signal, duration), and is left out when it gives none. Each budget applies to its stream's
+ * text, notice included; the tags and status line come on top.
+ *
+ * @example
+ * const child = spawnSync('npm', ['test']) // stdout and stderr are Buffers
+ * const { text, stdout } = formatExecOutput(
+ *   { stdout: child.stdout, stderr: child.stderr, exitCode: child.status, signal: child.signal },
+ *   { stdout: { maxBytes: 16 * 1024, maxLines: 400 } },
+ * )
+ * if (stdout.truncated) console.log(`dropped ${stdout.omittedLines} lines of stdout`)
+ *
+ * @example
+ * formatExecOutput(await execa('make', { reject: false })) // an execa result passes as is
+ */
+export declare function formatExecOutput(result: ExecResult, options?: FormatExecOutputOptions): FormatExecOutputResult

@@ -4,6 +4,7 @@
 const clamp = require('./lib/clamp.js')
 const envelope = require('./lib/envelope.js')
 const python = require('./lib/python.js')
+const exec = require('./lib/exec.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -24,4 +25,6 @@ module.exports = {
   // Python results (lib/python.js)
   buildPythonResultText: python.buildPythonResultText,
   formatPythonResult: python.formatPythonResult,
+  // Shell commands (lib/exec.js)
+  formatExecOutput: exec.formatExecOutput,
 }

@@ -16,5 +16,6 @@ export const {
   resolveToolOutputLimit,
   buildPythonResultText,
   formatPythonResult,
+  formatExecOutput,
 } = toolclamp
 export default toolclamp

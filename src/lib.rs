@@ -8,6 +8,10 @@
 //! `Float64Array` shared with `index.js`, and returns only the notice. `index.js` builds
 //! the result with `slice`, so the kept text is never copied back.
 //!
+//! A `Uint8Array` (or `Buffer`) of UTF-8 is read in place, planned as bytes, and only the
+//! kept text becomes a JS string (`planBuffer`): a child process's 16 MiB of output is
+//! never decoded whole.
+//!
 //! Every callback runs under `catch_unwind`: a panic becomes a thrown JS `Error` instead
 //! of aborting the host process.
 
@@ -20,7 +24,8 @@ use napi::bindgen_prelude::{Env, JsValue, Object};
 use napi::sys;
 use napi_derive::napi;
 use toolclamp_core::{
-    measure, plan, Limits, Notice, NoticeFacts, Plan, Position, Source, Strategy, Units, Windows, UNLIMITED,
+    decode_lossy, measure, plan, Limits, Measure, Notice, NoticeFacts, Plan, Position, Source, Strategy, Units,
+    Utf8, Windows, UNLIMITED,
 };
 
 /// Slots of the shared `Float64Array` (mirrored in `index.js`).
@@ -59,13 +64,14 @@ type CallResult = Result<sys::napi_value, Thrown>;
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let env = env.raw();
     let exports = exports.raw();
-    let functions: [(&[u8], RawCallback); 6] = [
+    let functions: [(&[u8], RawCallback); 7] = [
         (b"init\0", init),
         (b"checkTemplate\0", check_template),
         (b"plan\0", plan_string),
         (b"charsWindows\0", chars_windows),
         (b"planWindows\0", plan_windows),
         (b"measure\0", measure_string),
+        (b"planBuffer\0", plan_buffer),
     ];
     for (name, callback) in functions {
         let mut f = ptr::null_mut();
@@ -333,14 +339,14 @@ impl JsNotice {
 }
 
 /// Plans `src` with the notice given as a JS value (undefined, template string or function).
-unsafe fn plan_with_notice<S: Source + ?Sized>(
+unsafe fn plan_js_notice<S: Source + ?Sized>(
     env: sys::napi_env,
     src: &S,
     limits: &Limits,
     strategy: Strategy,
     notice: sys::napi_value,
     exact: bool,
-) -> CallResult {
+) -> Result<Option<Plan>, Thrown> {
     let planned = match type_of(env, notice)? {
         sys::ValueType::napi_string => {
             let template = read_utf8_string(env, notice)?;
@@ -357,14 +363,26 @@ unsafe fn plan_with_notice<S: Source + ?Sized>(
         }
         _ => plan(src, limits, strategy, &mut Notice::Default, exact),
     };
-    match planned {
-        Err(e) => Err(Thrown::Type(format!("notice template: {e}"))),
-        Ok(None) => {
+    planned.map_err(|e| Thrown::Type(format!("notice template: {e}")))
+}
+
+/// [`plan_js_notice`], returning the glue, or `undefined` when the text fits (totals are
+/// still written).
+unsafe fn plan_with_notice<S: Source + ?Sized>(
+    env: sys::napi_env,
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: sys::napi_value,
+    exact: bool,
+) -> CallResult {
+    match plan_js_notice(env, src, limits, strategy, notice, exact)? {
+        None => {
             let total = src.totals();
             write_out(&[(slot::TOTAL, total.chars as f64), (slot::TOTAL + 1, total.bytes as f64), (slot::TOTAL + 2, total.lines as f64)])?;
             undefined(env)
         }
-        Ok(Some(p)) => {
+        Some(p) => {
             write_plan(&p)?;
             make_string(env, &p.glue)
         }
@@ -468,4 +486,112 @@ unsafe extern "C" fn measure_string(env: sys::napi_env, info: sys::napi_callback
         write_out(&[(slot::TOTAL, m.chars as f64), (slot::TOTAL + 1, m.bytes as f64), (slot::TOTAL + 2, m.lines as f64)])?;
         undefined(env)
     })
+}
+
+/// The bytes of a `Uint8Array` (a `Buffer` is one), borrowed from its memory, and whether
+/// that memory is a `SharedArrayBuffer`'s, which other threads may write at any time.
+unsafe fn read_uint8_array<'a>(env: sys::napi_env, v: sys::napi_value) -> Result<(&'a [u8], bool), Thrown> {
+    let mut is_typed_array = false;
+    ok(sys::napi_is_typedarray(env, v, &mut is_typed_array))?;
+    let not_bytes = || Thrown::Type("planBuffer expects a Uint8Array or Buffer".into());
+    if !is_typed_array {
+        return Err(not_bytes());
+    }
+    let mut kind = 0;
+    let mut length = 0;
+    let mut data: *mut c_void = ptr::null_mut();
+    let mut memory = ptr::null_mut();
+    let mut offset = 0;
+    ok(sys::napi_get_typedarray_info(env, v, &mut kind, &mut length, &mut data, &mut memory, &mut offset))?;
+    if kind != sys::TypedarrayType::uint8_array {
+        return Err(not_bytes());
+    }
+    let mut is_array_buffer = false;
+    ok(sys::napi_is_arraybuffer(env, memory, &mut is_array_buffer))?;
+    // An empty or detached array may have no memory at all.
+    let bytes = if length == 0 || data.is_null() { &[][..] } else { std::slice::from_raw_parts(data.cast::<u8>(), length) };
+    Ok((bytes, !is_array_buffer))
+}
+
+/// Writes the slots of a text that fits: nothing cut, offsets at the end.
+fn write_whole(total: Measure) -> Result<(), Thrown> {
+    let m = |i: usize| [(i, total.chars as f64), (i + 1, total.bytes as f64), (i + 2, total.lines as f64)];
+    let mut values = vec![(slot::HEAD_END, total.bytes as f64), (slot::TAIL_START, total.bytes as f64)];
+    values.extend(m(slot::TOTAL));
+    values.extend(m(slot::OUTPUT));
+    values.extend([(slot::OMITTED, 0.0), (slot::OMITTED + 1, 0.0), (slot::OMITTED + 2, 0.0), (slot::TRUNCATED_BY, 0.0)]);
+    write_out(&values)
+}
+
+/// `planBuffer(bytes, strategy, maxChars, maxBytes, maxLines, headRatio, notice, knownValid)`
+/// → the clamped text of a `Uint8Array` of UTF-8 as a new string (the whole decoded text
+/// when it fits). Invalid UTF-8 decodes as `buf.toString('utf8')` does: each maximal
+/// invalid subpart becomes U+FFFD. Counts are of the decoded text and exact in every
+/// dimension; every slot is written, also when the text fits (then `truncatedBy` is 0).
+/// `headEnd`/`tailStart` are BYTE offsets into the UTF-8 of the decoded text, which are
+/// offsets into `bytes` when it is valid UTF-8.
+///
+/// `knownValid`: the caller checked the bytes with `buffer.isUtf8` (SIMD, several times
+/// faster than Rust's std validation on non-ASCII) just before the call. The bytes are then
+/// planned without being validated again; no `str` is made of them, so a wrong claim gives
+/// wrong counts, never undefined behaviour. Ignored for shared memory, which another
+/// thread may have changed since.
+unsafe extern "C" fn plan_buffer(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [bytes, strat, max_chars, max_bytes, max_lines, ratio, notice, known_valid] = args::<8>(env, info)?;
+        let limits = Limits {
+            max_chars: limit(get_f64(env, max_chars)?),
+            max_bytes: limit(get_f64(env, max_bytes)?),
+            max_lines: limit(get_f64(env, max_lines)?),
+        };
+        let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
+        let known_valid = get_bool(env, known_valid)?;
+        let (borrowed, shared) = read_uint8_array(env, bytes)?;
+        // A notice function runs JS while the plan holds the bytes, and JS could write to
+        // the array or detach its memory; shared memory can change at any time. Plan a
+        // private copy then.
+        let private_copy: Vec<u8>;
+        let data = if shared || type_of(env, notice)? == sys::ValueType::napi_function {
+            private_copy = borrowed.to_vec();
+            &private_copy[..]
+        } else {
+            borrowed
+        };
+        let decoded;
+        let src = if known_valid && !shared {
+            Utf8::from_validated(data)
+        } else {
+            // Borrows valid UTF-8; allocates only to replace invalid sequences.
+            decoded = decode_lossy(data);
+            Utf8::new(&decoded)
+        };
+        let text = src.as_bytes();
+        match plan_js_notice(env, &src, &limits, strategy, notice, true)? {
+            None => {
+                write_whole(src.totals())?;
+                make_string_from_utf8(env, text)
+            }
+            Some(p) => {
+                write_plan(&p)?;
+                let tail = &text[p.tail_start..];
+                let mut clamped = Vec::with_capacity(p.head_end + p.glue.len() + tail.len());
+                clamped.extend_from_slice(&text[..p.head_end]);
+                clamped.extend_from_slice(p.glue.as_bytes());
+                clamped.extend_from_slice(tail);
+                make_string_from_utf8(env, &clamped)
+            }
+        }
+    })
+}
+
+/// A JS string from UTF-8 bytes (V8 would replace any invalid sequence with U+FFFD).
+unsafe fn make_string_from_utf8(env: sys::napi_env, bytes: &[u8]) -> CallResult {
+    let mut v = ptr::null_mut();
+    // ASCII is Latin-1, which V8 copies as is instead of decoding.
+    if bytes.is_ascii() {
+        ok(sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut v))?;
+    } else {
+        ok(sys::napi_create_string_utf8(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut v))?;
+    }
+    Ok(v)
 }

@@ -3,7 +3,8 @@
 //!
 //! Pure Rust with no Node-API dependency: the binding copies a JS string's code units in
 //! (Latin-1 bytes for one-byte strings, UTF-16 otherwise), asks for a [`Plan`], and slices
-//! the original JS string by the plan's offsets.
+//! the original JS string by the plan's offsets. A `Buffer` is planned as UTF-8 through
+//! [`Utf8`], with the same counts and cuts as the string it decodes to.
 //!
 //! Definitions the planner keeps (and the tests check):
 //! * a char is a UTF-16 code unit; bytes are UTF-8 bytes as `Buffer.byteLength` counts
@@ -17,8 +18,10 @@ pub mod measure;
 pub mod notice;
 pub mod plan;
 pub mod source;
+pub mod utf8;
 
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
 pub use plan::{chars_windows, plan, Limits, Plan, Strategy, CHARS_WINDOW_MARGIN, UNLIMITED};
 pub use source::{Source, Units, Windows};
+pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -53,9 +53,10 @@ pub struct NoticeFacts {
     pub truncated_by: Dims,
     pub omitted: Measure,
     pub total: Measure,
-    /// UTF-16 offset where the dropped text starts (the continuation handle).
+    /// Position where the dropped text starts (the continuation handle): a UTF-16 offset,
+    /// or a byte offset for [`crate::Utf8`].
     pub head_end: usize,
-    /// UTF-16 offset where the kept tail starts.
+    /// Position where the kept tail starts.
     pub tail_start: usize,
 }
 

@@ -73,9 +73,10 @@ impl Strategy {
 /// Where to cut a text that exceeds its limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// Keep `text[..head_end]` (UTF-16 offset; 0 when nothing of the start is kept).
+    /// Keep `text[..head_end]` (a position of the source: a UTF-16 offset, or a byte offset
+    /// for [`crate::Utf8`]; 0 when nothing of the start is kept).
     pub head_end: usize,
-    /// Keep `text[tail_start..]` (UTF-16 offset; the length when nothing of the end is kept).
+    /// Keep `text[tail_start..]` (a position as above; the length when nothing of the end is kept).
     pub tail_start: usize,
     /// What goes between the kept parts: the notice and its line breaks.
     pub glue: String,
@@ -120,11 +121,7 @@ pub fn plan<S: Source + ?Sized>(
     if let Notice::Template(t) = notice {
         check_template(t)?;
     }
-    let total = if limits.chars_only() {
-        Measure { chars: src.len() as u64, ..src.totals() }
-    } else {
-        src.totals()
-    };
+    let total = src.totals();
     let mut truncated_by = Dims::default();
     if total.chars > limits.max_chars {
         truncated_by.insert(Dims::CHARS);
@@ -468,8 +465,9 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             let total_newlines = self.total.lines.saturating_sub(!src.is_newline(n - 1) as u64);
             total_newlines <= cut.head.newlines + cut.tail.newlines
         }) as u64;
+        // Chars from the kept counts, not from `s - e`: positions are bytes in a UTF-8 source.
         Measure {
-            chars: (s - e) as u64,
+            chars: self.total.chars.saturating_sub(cut.head.chars + cut.tail.chars),
             bytes: self.total.bytes.saturating_sub(cut.head.bytes + cut.tail.bytes),
             lines: self.total.lines.saturating_sub(head_lines + tail_lines - shared),
         }

@@ -1,7 +1,7 @@
 //! Where the planner reads text from. The planner only asks a [`Source`] for units near a
 //! cut, for counts over spans, and for the furthest position a budget reaches, so the same
-//! planner serves a whole string, a string seen through two bounded windows, and (later)
-//! other representations.
+//! planner serves a whole string, a string seen through two bounded windows, and UTF-8
+//! bytes ([`crate::Utf8`]).
 
 use crate::measure::{lines_of, Measure, Span, Unit};
 
@@ -9,14 +9,14 @@ const NL: u16 = b'\n' as u16;
 const CR: u16 = b'\r' as u16;
 
 pub trait Source {
-    /// Length in UTF-16 code units.
+    /// Length in positions: UTF-16 code units, or bytes for [`crate::Utf8`].
     fn len(&self) -> usize;
 
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The UTF-16 code unit at `i`.
+    /// The UTF-16 code unit at `i` (for [`crate::Utf8`], the byte, which is never a surrogate).
     fn code(&self, i: usize) -> u16;
 
     /// Totals of the whole text. A windowed source knows only `chars`.

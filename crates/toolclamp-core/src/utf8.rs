@@ -1,0 +1,276 @@
+//! A UTF-8 text as a [`Source`]: a child process's output as it arrives, before it ever
+//! becomes a JS string. Positions are byte offsets into the text, but the counts are those
+//! of the JS string it decodes to, so planning the bytes cuts the same text, with the same
+//! notice and measures, as planning the decoded string:
+//!
+//! * chars are UTF-16 code units: 1 for a char of 1 to 3 bytes, 2 for a 4-byte char (a
+//!   surrogate pair in JS), carried by the char's first byte; continuation bytes weigh 0;
+//! * bytes are the UTF-8 bytes themselves, so a span's bytes are its length;
+//! * lines as everywhere.
+//!
+//! A caller holding raw bytes either knows they are valid (Node's `buffer.isUtf8` checks
+//! 16 MiB in well under a millisecond, several times faster than Rust's std on non-ASCII)
+//! and uses [`Utf8::from_validated`], or decodes them with [`decode_lossy`], which borrows
+//! valid input and replaces each maximal invalid subpart with U+FFFD, as Node's
+//! `buf.toString('utf8')` does.
+
+use std::borrow::Cow;
+
+use crate::measure::{lines_of, Measure, Span};
+use crate::source::Source;
+
+const NL: u8 = b'\n';
+const CR: u8 = b'\r';
+
+/// Bytes counted at once by `fit_forward`/`fit_backward` before going byte by byte.
+const BLOCK: usize = 256;
+
+/// A whole UTF-8 text held in memory.
+pub struct Utf8<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Utf8<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Utf8 { bytes: text.as_bytes() }
+    }
+
+    /// Bytes the caller has already checked are valid UTF-8. Nothing here relies on that
+    /// for safety (no `str` is made of them, cuts are judged byte by byte): on invalid
+    /// bytes the counts and cuts are merely meaningless, and slicing stays in bounds.
+    pub fn from_validated(bytes: &'a [u8]) -> Self {
+        Utf8 { bytes }
+    }
+
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    #[inline]
+    fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+/// `bytes` as UTF-8, each maximal invalid subpart replaced with U+FFFD, exactly like
+/// `String::from_utf8_lossy` (and so like Node's `buf.toString('utf8')`), but faster on
+/// long valid runs: std's validation goes word by word through ASCII, where
+/// `from_utf8_lossy` goes byte by byte. Borrows when the bytes are valid.
+pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    let mut error = match std::str::from_utf8(bytes) {
+        Ok(text) => return Cow::Borrowed(text),
+        Err(e) => e,
+    };
+    let mut decoded = String::with_capacity(bytes.len() + 16);
+    let mut rest = bytes;
+    loop {
+        let (valid, after) = rest.split_at(error.valid_up_to());
+        // SAFETY: `from_utf8` checked the bytes up to `valid_up_to`.
+        decoded.push_str(unsafe { std::str::from_utf8_unchecked(valid) });
+        decoded.push(char::REPLACEMENT_CHARACTER);
+        // `error_len` is the length of the maximal invalid subpart; `None` means the rest
+        // is an unfinished sequence, which is one subpart.
+        let Some(invalid_len) = error.error_len() else {
+            return Cow::Owned(decoded);
+        };
+        rest = &after[invalid_len..];
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                decoded.push_str(text);
+                return Cow::Owned(decoded);
+            }
+            Err(e) => error = e,
+        }
+    }
+}
+
+/// UTF-16 units of the char a byte starts: 0 for a continuation byte (`10xxxxxx`), 2 for
+/// the first byte of a 4-byte char, else 1. Only valid UTF-8 is ever weighed, where every
+/// byte from 0xF0 starts a 4-byte char.
+#[inline]
+fn char_weight(b: u8) -> u64 {
+    ((b as i8) >= -64) as u64 + (b >= 0xF0) as u64
+}
+
+/// Counts of a run of valid UTF-8 bytes, in one pass. Byte lanes that cannot overflow
+/// within 255 rounds let the compiler vectorise the loop.
+fn count(s: &[u8]) -> Span {
+    const LANES: usize = 32;
+    let (mut starts, mut fours, mut newlines) = (0u64, 0u64, 0u64);
+    for block in s.chunks(LANES * 255) {
+        let mut st = [0u8; LANES];
+        let mut fo = [0u8; LANES];
+        let mut nl = [0u8; LANES];
+        let mut groups = block.chunks_exact(LANES);
+        for g in &mut groups {
+            for j in 0..LANES {
+                st[j] += ((g[j] as i8) >= -64) as u8;
+                fo[j] += (g[j] >= 0xF0) as u8;
+                nl[j] += (g[j] == NL) as u8;
+            }
+        }
+        let sum = |a: [u8; LANES]| a.iter().map(|&x| x as u64).sum::<u64>();
+        starts += sum(st);
+        fours += sum(fo);
+        newlines += sum(nl);
+        for &b in groups.remainder() {
+            starts += ((b as i8) >= -64) as u64;
+            fours += (b >= 0xF0) as u64;
+            newlines += (b == NL) as u64;
+        }
+    }
+    Span { chars: starts + fours, bytes: s.len() as u64, newlines }
+}
+
+/// Chars, bytes and lines of a UTF-8 text as the JS string it decodes to would measure.
+pub fn measure_utf8(text: &str) -> Measure {
+    measure_bytes(text.as_bytes())
+}
+
+fn measure_bytes(bytes: &[u8]) -> Measure {
+    let span = count(bytes);
+    Measure { chars: span.chars, bytes: span.bytes, lines: lines_of(span.newlines, bytes.len(), bytes.last() == Some(&NL)) }
+}
+
+/// A budget in bytes bounds how far a span can reach, since a span's bytes are its length.
+fn byte_reach(budget: Span) -> usize {
+    usize::try_from(budget.bytes).unwrap_or(usize::MAX)
+}
+
+impl Source for Utf8<'_> {
+    /// Length in bytes.
+    fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The byte at `i`. Bytes are below 0x100, so the planner's surrogate checks never match.
+    #[inline]
+    fn code(&self, i: usize) -> u16 {
+        self.bytes()[i] as u16
+    }
+
+    fn totals(&self) -> Measure {
+        measure_bytes(self.bytes)
+    }
+
+    fn span(&self, from: usize, to: usize) -> Span {
+        count(&self.bytes()[from..to])
+    }
+
+    #[inline]
+    fn unit_span(&self, i: usize) -> Span {
+        let b = self.bytes()[i];
+        Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 }
+    }
+
+    // Chars are counted even when unlimited: positions are bytes, so unlike UTF-16 units
+    // they say nothing about chars, and the planner needs the kept chars to report them.
+    fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        let limit = limit.min(from.saturating_add(byte_reach(budget)));
+        let bytes = self.bytes();
+        let mut pos = from;
+        let mut used = Span::ZERO;
+        // Whole blocks while they fit, then byte by byte inside the block that does not.
+        while pos < limit {
+            let end = (pos + BLOCK).min(limit);
+            let next = used + count(&bytes[pos..end]);
+            if next.fits(budget) {
+                used = next;
+                pos = end;
+                continue;
+            }
+            while pos < end {
+                let next = used + self.unit_span(pos);
+                if !next.fits(budget) {
+                    return (pos, used);
+                }
+                used = next;
+                pos += 1;
+            }
+        }
+        (pos, used)
+    }
+
+    fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        let floor = floor.max(to.saturating_sub(byte_reach(budget)));
+        let bytes = self.bytes();
+        let mut pos = to;
+        let mut used = Span::ZERO;
+        while pos > floor {
+            let start = pos.saturating_sub(BLOCK).max(floor);
+            let next = used + count(&bytes[start..pos]);
+            if next.fits(budget) {
+                used = next;
+                pos = start;
+                continue;
+            }
+            // Continuation bytes come first and weigh no chars; the first byte of their char
+            // then carries its chars, so a stop inside a char is moved to its end by the caller.
+            while pos > start {
+                let next = used + self.unit_span(pos - 1);
+                if !next.fits(budget) {
+                    return (pos, used);
+                }
+                used = next;
+                pos -= 1;
+            }
+        }
+        (pos, used)
+    }
+
+    fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
+        self.bytes()[from..to].iter().rposition(|&b| b == NL).map(|i| i + from)
+    }
+
+    /// On a char boundary (not before a continuation byte) and not between `\r` and `\n`.
+    fn is_safe_cut(&self, i: usize) -> bool {
+        if i == 0 || i >= self.len() {
+            return true;
+        }
+        let bytes = self.bytes();
+        (bytes[i] as i8) >= -64 && !(bytes[i - 1] == CR && bytes[i] == NL)
+    }
+
+    #[inline]
+    fn is_newline(&self, i: usize) -> bool {
+        self.bytes()[i] == NL
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_match_the_decoded_js_string() {
+        for s in ["", "a", "é", "€", "😀", "a\nb\n", "日本語\r\n😀x", &"é😀\n日a".repeat(5000)] {
+            let m = measure_utf8(s);
+            assert_eq!(m.chars, s.encode_utf16().count() as u64, "{s:?}");
+            assert_eq!(m.bytes, s.len() as u64);
+            assert_eq!(m, crate::measure::measure(&s.encode_utf16().collect::<Vec<u16>>()));
+        }
+    }
+
+    #[test]
+    fn weights_sit_on_the_first_byte() {
+        let src = Utf8::new("a日😀");
+        let weights: Vec<u64> = (0..src.len()).map(|i| src.unit_span(i).chars).collect();
+        assert_eq!(weights, [1, 1, 0, 0, 2, 0, 0, 0]);
+    }
+
+    #[test]
+    fn decode_lossy_is_from_utf8_lossy() {
+        let cases: [&[u8]; 7] = [b"", b"plain", b"\xFF", b"a\xE6\x97", b"\xF0\x9F\x98\x80\xED\xA0\x80x", b"\xC3\xA9\x80\x80\xC3", b"\xE6\xC3\xA9\xF5z"];
+        for bytes in cases {
+            assert_eq!(decode_lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:x?}");
+        }
+        assert!(matches!(decode_lossy("日本😀".as_bytes()), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn safe_cuts_are_char_boundaries_outside_crlf() {
+        let src = Utf8::new("é\r\n😀");
+        let safe: Vec<usize> = (0..=src.len()).filter(|&i| src.is_safe_cut(i)).collect();
+        assert_eq!(safe, [0, 2, 4, 8]);
+    }
+}

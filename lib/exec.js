@@ -1,0 +1,254 @@
+'use strict'
+
+// formatExecOutput: the text a model sees for a shell command. Each stream is clamped on
+// its own (its end by default, where errors and summaries are), so a huge stdout never
+// pushes stderr out; both streams are always shown, then the exit status.
+//
+// Strings go through truncateText. A Buffer or Uint8Array is planned as UTF-8 bytes in
+// Rust and only the kept text is decoded: a child process's 16 MiB never becomes a string.
+//
+// Layout, parts joined by '\n' (no trailing newline):
+//
+//   <stdout>
+//   [... 12,000 chars truncated from stdout ...]
+//   ...the kept end of stdout...
+//   </stdout>
+//   <stderr>(empty)</stderr>
+//   exit code: 1, signal: SIGTERM, duration: 1,234 ms
+//
+// - A stream's text sits between its tags on lines of its own; a missing final newline is
+//   added before the closing tag. (Limits too small for any text or notice leave
+//   `<stdout>\n</stdout>`.)
+// - An empty stream ('', an empty Buffer, undefined or null) is `<stdout>(empty)</stdout>`.
+// - The status line names only what the result gives, in that order, and is left out
+//   when it gives none of exitCode, signal and durationMs.
+
+const { isUtf8 } = require('node:buffer')
+const { types } = require('node:util')
+const { truncateText, internal } = require('./clamp.js')
+
+const {
+  binding,
+  out,
+  slots,
+  STRATEGY_CODES,
+  describe,
+  checkKeys,
+  isPlainObject,
+  readBudget,
+  readHeadRatio,
+  readNotice,
+  truncatedByNames,
+} = internal
+const { HEAD_END, TAIL_START, TOTAL, OUTPUT, OMITTED, TRUNCATED_BY } = slots
+
+const STREAMS = ['stdout', 'stderr']
+const DEFAULT_STREAM_CHARS = 8000
+const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
+const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice']
+const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
+// The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
+// except near misses of these (`exit_code`, `stdOut`).
+const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
+
+/** The budgets of one stream: a number is maxChars; an object sets any of the three. */
+function readStreamLimits(name, limit) {
+  if (limit === undefined) return { maxChars: DEFAULT_STREAM_CHARS, maxBytes: Infinity, maxLines: Infinity }
+  if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
+  if (!isPlainObject(limit)) {
+    throw new TypeError(
+      `${name} must be a number or an object with maxChars, maxBytes or maxLines, got ${describe(limit)}`,
+    )
+  }
+  for (const key in limit) {
+    if (!LIMIT_KEYS.includes(key) && Object.hasOwn(limit, key)) {
+      const near = LIMIT_KEYS.find((k) => k.toLowerCase() === key.toLowerCase())
+      throw new TypeError(
+        near
+          ? `unknown option ${JSON.stringify(`${name}.${key}`)}; did you mean ${JSON.stringify(`${name}.${near}`)}?`
+          : `unknown option ${JSON.stringify(`${name}.${key}`)}; expected one of ${LIMIT_KEYS.join(', ')}`,
+      )
+    }
+  }
+  if (limit.maxChars === undefined && limit.maxBytes === undefined && limit.maxLines === undefined) {
+    throw new TypeError(`${name} must set at least one of maxChars, maxBytes, maxLines`)
+  }
+  return {
+    maxChars: readBudget(`${name}.maxChars`, limit.maxChars),
+    maxBytes: readBudget(`${name}.maxBytes`, limit.maxBytes),
+    maxLines: readBudget(`${name}.maxLines`, limit.maxLines),
+  }
+}
+
+/** `{stream}` in a template becomes the stream's name; `{{` and `}}` stay escapes. */
+function templateFor(template, stream) {
+  return template.replace(/\{\{|\}\}|\{stream\}/g, (match) => (match === '{stream}' ? stream : match))
+}
+
+/**
+ * The notice of one stream, as truncateText takes it (`forString`) and as the binding
+ * takes it (`forBuffer`). A function gets the facts plus `stream`.
+ */
+function readStreamNotice(notice, stream) {
+  if (notice === undefined) notice = DEFAULT_NOTICE
+  let forString
+  if (typeof notice === 'string') {
+    forString = templateFor(notice, stream)
+  } else if (typeof notice === 'function') {
+    const userNotice = notice
+    forString = (facts) => userNotice({ ...facts, stream })
+  } else {
+    throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+  }
+  // Checks a template now, so a bad one fails even when every stream fits.
+  return { forString, forBuffer: readNotice(forString) }
+}
+
+function readOptions(options) {
+  if (options === undefined) options = {}
+  else if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  checkKeys(options, EXEC_OPTIONS)
+  const strategy = options.strategy === undefined ? 'tail' : options.strategy
+  if (typeof strategy !== 'string' || STRATEGY_CODES[strategy] === undefined) {
+    throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
+  }
+  const headRatio = readHeadRatio(options.headRatio)
+  const streams = {}
+  for (const stream of STREAMS) {
+    streams[stream] = {
+      ...readStreamLimits(stream, options[stream]),
+      notice: readStreamNotice(options.notice, stream),
+    }
+  }
+  return { strategy, headRatio, streams }
+}
+
+/** A stream's content: a string or a Uint8Array (a Buffer is one); undefined and null are empty. */
+function readStream(result, stream) {
+  const value = result[stream]
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'string' || types.isUint8Array(value)) return value
+  throw new TypeError(`result.${stream} must be a string, Buffer or Uint8Array, got ${describe(value)}`)
+}
+
+function readResult(result) {
+  if (!isPlainObject(result)) {
+    throw new TypeError(`result must be an object with stdout and stderr, got ${describe(result)}`)
+  }
+  // Other keys are the caller's (execa results carry many), but a misspelt one must not
+  // silently drop a stream or the exit code.
+  for (const key of Object.keys(result)) {
+    const near = RESULT_KEYS.find((k) => k !== key && k.toLowerCase() === key.toLowerCase().replace(/[_-]/g, ''))
+    if (near) throw new TypeError(`unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
+  }
+  const { exitCode, signal, durationMs } = result
+  if (exitCode !== undefined && exitCode !== null) {
+    if (typeof exitCode !== 'number') throw new TypeError(`result.exitCode must be an integer, got ${describe(exitCode)}`)
+    if (!Number.isInteger(exitCode)) throw new RangeError(`result.exitCode must be an integer, got ${describe(exitCode)}`)
+  }
+  if (signal !== undefined && signal !== null && (typeof signal !== 'string' || signal === '')) {
+    throw new TypeError(`result.signal must be a signal name such as "SIGTERM", got ${describe(signal)}`)
+  }
+  if (durationMs !== undefined && durationMs !== null) {
+    if (typeof durationMs !== 'number') {
+      throw new TypeError(`result.durationMs must be a number, got ${describe(durationMs)}`)
+    }
+    if (!(Number.isFinite(durationMs) && durationMs >= 0)) {
+      throw new RangeError(`result.durationMs must be a finite non-negative number, got ${describe(durationMs)}`)
+    }
+  }
+  return {
+    stdout: readStream(result, 'stdout'),
+    stderr: readStream(result, 'stderr'),
+    exitCode: exitCode ?? undefined,
+    signal: signal ?? undefined,
+    durationMs: durationMs ?? undefined,
+  }
+}
+
+/**
+ * Clamps a Uint8Array as UTF-8 without decoding it whole. The info mirrors truncateText's
+ * result; counts are of the decoded text, offsets are bytes of its UTF-8.
+ */
+function clampBytes(bytes, limits, strategy, headRatio) {
+  // Node's SIMD check is several times faster than validating in Rust; valid bytes (the
+  // usual case) are then planned without a second look. (A detached array has length 0,
+  // and isUtf8 throws on it.)
+  const knownValid = bytes.length === 0 || isUtf8(bytes)
+  const text = binding.planBuffer(
+    bytes,
+    STRATEGY_CODES[strategy],
+    limits.maxChars,
+    limits.maxBytes,
+    limits.maxLines,
+    headRatio,
+    limits.notice.forBuffer,
+    knownValid,
+  )
+  const mask = out[TRUNCATED_BY]
+  return {
+    text,
+    truncated: mask !== 0,
+    truncatedBy: truncatedByNames(mask),
+    strategy,
+    totalChars: out[TOTAL],
+    totalBytes: out[TOTAL + 1],
+    totalLines: out[TOTAL + 2],
+    outputChars: out[OUTPUT],
+    outputBytes: out[OUTPUT + 1],
+    outputLines: out[OUTPUT + 2],
+    omittedChars: out[OMITTED],
+    omittedBytes: out[OMITTED + 1],
+    omittedLines: out[OMITTED + 2],
+    headEnd: out[HEAD_END],
+    tailStart: out[TAIL_START],
+  }
+}
+
+function clampStream(content, limits, strategy, headRatio) {
+  if (typeof content !== 'string') return clampBytes(content, limits, strategy, headRatio)
+  return truncateText(content, {
+    maxChars: limits.maxChars,
+    maxBytes: limits.maxBytes,
+    maxLines: limits.maxLines,
+    strategy,
+    headRatio,
+    notice: limits.notice.forString,
+  })
+}
+
+function section(stream, content, text) {
+  if (content.length === 0) return `<${stream}>(empty)</${stream}>`
+  const lineEnd = text === '' || text.endsWith('\n') ? '' : '\n'
+  return `<${stream}>\n${text}${lineEnd}</${stream}>`
+}
+
+/** `1234567` → `1,234,567`. */
+function groupThousands(n) {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',')
+}
+
+function statusLine(exitCode, signal, durationMs) {
+  const parts = []
+  if (exitCode !== undefined) parts.push(`exit code: ${exitCode}`)
+  if (signal !== undefined) parts.push(`signal: ${signal}`)
+  if (durationMs !== undefined) parts.push(`duration: ${groupThousands(Math.round(durationMs))} ms`)
+  return parts.join(', ')
+}
+
+/**
+ * The text a model sees for a shell command, with each stream clamped on its own, and
+ * what happened to each stream. See the layout at the top of this file.
+ */
+function formatExecOutput(result, options) {
+  const { stdout, stderr, exitCode, signal, durationMs } = readResult(result)
+  const { strategy, headRatio, streams } = readOptions(options)
+  const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio)
+  const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio)
+  const parts = [section('stdout', stdout, stdoutInfo.text), section('stderr', stderr, stderrInfo.text)]
+  const status = statusLine(exitCode, signal, durationMs)
+  if (status !== '') parts.push(status)
+  return { text: parts.join('\n'), stdout: stdoutInfo, stderr: stderrInfo }
+}
+
+module.exports = { formatExecOutput }

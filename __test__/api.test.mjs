@@ -360,9 +360,13 @@ describe('custom notices', () => {
       assertConsistentInfo(input, limit, r, strategy)
       const facts = JSON.parse(/#(\{.*\})#/.exec(r.text)[1])
       assert.deepEqual(Object.keys(facts).sort(), [
-        'headEnd', 'omittedBytes', 'omittedChars', 'omittedLines', 'tailStart',
-        'totalBytes', 'totalChars', 'totalLines', 'truncatedBy', 'where',
+        'fromLine', 'headEnd', 'omittedBytes', 'omittedChars', 'omittedLines', 'tailStart',
+        'toLine', 'totalBytes', 'totalChars', 'totalLines', 'truncatedBy', 'where',
       ])
+      // The lines the dropped text touches, 1-based: the line of its first and last char.
+      const lineAt = (i) => input.slice(0, i).split('\n').length
+      assert.equal(facts.fromLine, lineAt(r.headEnd))
+      assert.equal(facts.toLine, lineAt(r.tailStart - 1))
       assert.deepEqual(facts, {
         where: { head: 'end', tail: 'start', headTail: 'middle' }[strategy],
         truncatedBy: r.truncatedBy,
@@ -374,6 +378,8 @@ describe('custom notices', () => {
         totalLines: r.totalLines,
         headEnd: r.headEnd,
         tailStart: r.tailStart,
+        fromLine: facts.fromLine,
+        toLine: facts.toLine,
       })
       assert.ok(seen.length >= 1)
       assert.ok(Array.isArray(seen[0].truncatedBy))

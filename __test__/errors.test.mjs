@@ -164,8 +164,8 @@ describe('unknown option keys', () => {
       [() => stringTruncateHead(SHORT, 10, { maxChars: 5 }), 'maxChars', 'notice'],
       [() => stringTruncateHeadTail(SHORT, 10, { foo: 1 }), 'foo', 'headRatio, notice'],
       [() => stringTruncateHeadTail(SHORT, 10, { strategy: 'tail' }), 'strategy', 'headRatio, notice'],
-      [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice`],
-      [() => truncateText(SHORT, { maxChars: 10, max_chars: 1 }), 'max_chars', `${limitKeys}, strategy, headRatio, notice`],
+      [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice, spill`],
+      [() => truncateText(SHORT, { maxChars: 10, max_chars: 1 }), 'max_chars', `${limitKeys}, strategy, headRatio, notice, spill`],
     ]
     for (const [fn, given, expected] of cases) {
       throwsExactly(fn, 'TypeError', `unknown option "${given}"; expected one of ${expected}`, given)
@@ -228,7 +228,7 @@ describe('notice templates', () => {
   test('an unknown placeholder', () => {
     const message =
       'notice template: unknown placeholder {nope} (known: {omitted}, {where}, {omittedChars}, {omittedBytes}, ' +
-      '{omittedLines}, {totalChars}, {totalBytes}, {totalLines}, {headEnd}, {tailStart})'
+      '{omittedLines}, {totalChars}, {totalBytes}, {totalLines}, {headEnd}, {tailStart}, {fromLine}, {toLine})'
     for (const text of [SHORT, LONG]) {
       for (const [label, fn] of everyEntryPoint(text, 10, { notice: 'cut {nope} here' })) {
         throwsExactly(fn, 'TypeError', message, label)

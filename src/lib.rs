@@ -12,9 +12,13 @@
 //! kept text becomes a JS string (`planBuffer`): a child process's 16 MiB of output is
 //! never decoded whole.
 //!
+//! `planPage` and `planPageBuffer` find one page of a long text for `readPartial`, the
+//! same way: positions in the shared array, the banner as the only string returned.
+//!
 //! Every callback runs under `catch_unwind`: a panic becomes a thrown JS `Error` instead
 //! of aborting the host process.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,11 +28,11 @@ use napi::bindgen_prelude::{Env, JsValue, Object};
 use napi::sys;
 use napi_derive::napi;
 use toolclamp_core::{
-    decode_lossy, measure, plan, Limits, Measure, Notice, NoticeFacts, Plan, Position, Source, Strategy, Units,
-    Utf8, Windows, UNLIMITED,
+    decode_lossy, lossy_position, measure, page, partial_banner, plan, Limits, Measure, Notice, NoticeFacts, Page,
+    PageRequest, Plan, Position, Source, Strategy, Units, Utf8, Windows, UNLIMITED,
 };
 
-/// Slots of the shared `Float64Array` (mirrored in `index.js`).
+/// Slots of the shared `Float64Array` (mirrored in `lib/clamp.js` and `lib/partial.js`).
 mod slot {
     pub const HEAD_END: usize = 0;
     pub const TAIL_START: usize = 1;
@@ -36,7 +40,19 @@ mod slot {
     pub const OUTPUT: usize = 5; // chars, bytes, lines
     pub const OMITTED: usize = 8; // chars, bytes, lines
     pub const TRUNCATED_BY: usize = 11;
-    pub const LEN: usize = 12;
+
+    // After `planPage`/`planPageBuffer` (TOTAL as above).
+    pub const PAGE_START: usize = 0;
+    pub const PAGE_END: usize = 1;
+    pub const SHOWN: usize = 5; // chars, bytes, lines
+    pub const FIRST_LINE: usize = 8;
+    pub const LAST_LINE: usize = 9;
+    pub const START_BYTE: usize = 10;
+    pub const END_BYTE: usize = 11;
+    pub const NEXT_LINE: usize = 12; // 0: no next page
+    pub const NEXT_COLUMN: usize = 13;
+
+    pub const LEN: usize = 14;
 }
 
 /// How many doubles the result array passed to `init` must hold.
@@ -55,7 +71,16 @@ thread_local! {
 /// A JS exception to throw, or one already pending.
 enum Thrown {
     Type(String),
+    Range(String),
     Pending,
+}
+
+/// The constructor of a thrown error.
+#[derive(Clone, Copy)]
+enum ErrorKind {
+    Error,
+    Type,
+    Range,
 }
 
 type CallResult = Result<sys::napi_value, Thrown>;
@@ -64,7 +89,7 @@ type CallResult = Result<sys::napi_value, Thrown>;
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let env = env.raw();
     let exports = exports.raw();
-    let functions: [(&[u8], RawCallback); 7] = [
+    let functions: [(&[u8], RawCallback); 9] = [
         (b"init\0", init),
         (b"checkTemplate\0", check_template),
         (b"plan\0", plan_string),
@@ -72,6 +97,8 @@ pub fn register(exports: Object, env: Env) -> napi::Result<()> {
         (b"planWindows\0", plan_windows),
         (b"measure\0", measure_string),
         (b"planBuffer\0", plan_buffer),
+        (b"planPage\0", plan_page),
+        (b"planPageBuffer\0", plan_page_buffer),
     ];
     for (name, callback) in functions {
         let mut f = ptr::null_mut();
@@ -99,7 +126,11 @@ unsafe fn guarded(env: sys::napi_env, body: impl FnOnce() -> CallResult) -> sys:
         Ok(Ok(v)) => v,
         Ok(Err(Thrown::Pending)) => ptr::null_mut(),
         Ok(Err(Thrown::Type(msg))) => {
-            throw(env, &msg, true);
+            throw(env, &msg, ErrorKind::Type);
+            ptr::null_mut()
+        }
+        Ok(Err(Thrown::Range(msg))) => {
+            throw(env, &msg, ErrorKind::Range);
             ptr::null_mut()
         }
         Err(panic) => {
@@ -108,24 +139,24 @@ unsafe fn guarded(env: sys::napi_env, body: impl FnOnce() -> CallResult) -> sys:
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            throw(env, &format!("toolclamp internal error: {what}"), false);
+            throw(env, &format!("toolclamp internal error: {what}"), ErrorKind::Error);
             ptr::null_mut()
         }
     }
 }
 
-unsafe fn throw(env: sys::napi_env, msg: &str, type_error: bool) {
+unsafe fn throw(env: sys::napi_env, msg: &str, kind: ErrorKind) {
     let mut pending = false;
     sys::napi_is_exception_pending(env, &mut pending);
     if pending {
         return;
     }
     let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    if type_error {
-        sys::napi_throw_type_error(env, ptr::null(), msg.as_ptr());
-    } else {
-        sys::napi_throw_error(env, ptr::null(), msg.as_ptr());
-    }
+    match kind {
+        ErrorKind::Error => sys::napi_throw_error(env, ptr::null(), msg.as_ptr()),
+        ErrorKind::Type => sys::napi_throw_type_error(env, ptr::null(), msg.as_ptr()),
+        ErrorKind::Range => sys::napi_throw_range_error(env, ptr::null(), msg.as_ptr()),
+    };
 }
 
 fn ok(status: sys::napi_status) -> Result<(), Thrown> {
@@ -282,7 +313,8 @@ unsafe extern "C" fn init(env: sys::napi_env, info: sys::napi_callback_info) -> 
 }
 
 /// A notice function from JS, called as `fn(where, truncatedByMask, omittedChars,
-/// omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart)`;
+/// omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart,
+/// fromLine, toLine)`;
 /// `index.js` wraps the user's function and checks it returns a string.
 struct JsNotice {
     env: sys::napi_env,
@@ -309,8 +341,10 @@ impl JsNotice {
             f.total.lines as f64,
             f.head_end as f64,
             f.tail_start as f64,
+            f.from_line as f64,
+            f.to_line as f64,
         ];
-        let mut argv = [ptr::null_mut(); 10];
+        let mut argv = [ptr::null_mut(); 12];
         for (slot, x) in argv.iter_mut().zip(numbers) {
             ok(sys::napi_create_double(env, x, slot))?;
         }
@@ -490,10 +524,14 @@ unsafe extern "C" fn measure_string(env: sys::napi_env, info: sys::napi_callback
 
 /// The bytes of a `Uint8Array` (a `Buffer` is one), borrowed from its memory, and whether
 /// that memory is a `SharedArrayBuffer`'s, which other threads may write at any time.
-unsafe fn read_uint8_array<'a>(env: sys::napi_env, v: sys::napi_value) -> Result<(&'a [u8], bool), Thrown> {
+unsafe fn read_uint8_array<'a>(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    caller: &str,
+) -> Result<(&'a [u8], bool), Thrown> {
     let mut is_typed_array = false;
     ok(sys::napi_is_typedarray(env, v, &mut is_typed_array))?;
-    let not_bytes = || Thrown::Type("planBuffer expects a Uint8Array or Buffer".into());
+    let not_bytes = || Thrown::Type(format!("{caller} expects a Uint8Array or Buffer"));
     if !is_typed_array {
         return Err(not_bytes());
     }
@@ -546,7 +584,7 @@ unsafe extern "C" fn plan_buffer(env: sys::napi_env, info: sys::napi_callback_in
         };
         let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
         let known_valid = get_bool(env, known_valid)?;
-        let (borrowed, shared) = read_uint8_array(env, bytes)?;
+        let (borrowed, shared) = read_uint8_array(env, bytes, "planBuffer")?;
         // A notice function runs JS while the plan holds the bytes, and JS could write to
         // the array or detach its memory; shared memory can change at any time. Plan a
         // private copy then.
@@ -594,4 +632,109 @@ unsafe fn make_string_from_utf8(env: sys::napi_env, bytes: &[u8]) -> CallResult 
         ok(sys::napi_create_string_utf8(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut v))?;
     }
     Ok(v)
+}
+
+/// Writes a page's slots (`start`/`end` as given: they may be mapped to raw bytes).
+fn write_page(p: &Page, start: usize, end: usize) -> Result<(), Thrown> {
+    let m = |i: usize, x: Measure| [(i, x.chars as f64), (i + 1, x.bytes as f64), (i + 2, x.lines as f64)];
+    let (next_line, next_column) = p.next.unwrap_or((0, 0));
+    let mut values = vec![(slot::PAGE_START, start as f64), (slot::PAGE_END, end as f64)];
+    values.extend(m(slot::TOTAL, p.total));
+    values.extend(m(slot::SHOWN, p.shown));
+    values.extend([
+        (slot::FIRST_LINE, p.first_line as f64),
+        (slot::LAST_LINE, p.last_line as f64),
+        (slot::START_BYTE, p.start_byte as f64),
+        (slot::END_BYTE, p.end_byte as f64),
+        (slot::NEXT_LINE, next_line as f64),
+        (slot::NEXT_COLUMN, next_column as f64),
+    ]);
+    write_out(&values)
+}
+
+/// The page request from JS numbers (validated in `lib/partial.js`; `Infinity` is no limit).
+unsafe fn page_request(
+    env: sys::napi_env,
+    line: sys::napi_value,
+    column: sys::napi_value,
+    max_bytes: sys::napi_value,
+    max_lines: sys::napi_value,
+) -> Result<PageRequest, Thrown> {
+    Ok(PageRequest {
+        line: get_f64(env, line)? as u64,
+        column: get_f64(env, column)? as usize,
+        max_bytes: limit(get_f64(env, max_bytes)?),
+        max_lines: limit(get_f64(env, max_lines)?),
+    })
+}
+
+/// Pages `src` and writes the slots, `map` turning page positions into the caller's.
+/// Returns the banner of a partial page, else `undefined`.
+unsafe fn page_with_banner<S: Source + ?Sized>(
+    env: sys::napi_env,
+    src: &S,
+    req: &PageRequest,
+    map: impl Fn(usize) -> usize,
+) -> CallResult {
+    let p = page(src, req).map_err(|e| Thrown::Range(e.to_string()))?;
+    write_page(&p, map(p.start), map(p.end))?;
+    if p.is_partial() {
+        make_string(env, &partial_banner(&p))
+    } else {
+        undefined(env)
+    }
+}
+
+/// `planPage(text, wide, line, column, maxBytes, maxLines)` → the banner of a partial page,
+/// or `undefined` when the page is the whole text. Writes the page slots; the page is
+/// `text.slice(pageStart, pageEnd)`, `column` and the next column count UTF-16 units.
+/// A line or column outside the text throws a `RangeError`.
+unsafe extern "C" fn plan_page(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [text, wide, line, column, max_bytes, max_lines] = args::<6>(env, info)?;
+        let req = page_request(env, line, column, max_bytes, max_lines)?;
+        if get_bool(env, wide)? {
+            with_buffer(&UTF16, |buf| {
+                let units = read_utf16(env, text, buf)?;
+                page_with_banner(env, &Units::new(units), &req, |i| i)
+            })
+        } else {
+            with_buffer(&LATIN1, |buf| {
+                let units = read_latin1(env, text, buf)?;
+                page_with_banner(env, &Units::new(units), &req, |i| i)
+            })
+        }
+    })
+}
+
+/// `planPageBuffer(bytes, knownValid, line, column, maxBytes, maxLines)`: `planPage` for a
+/// `Uint8Array` of UTF-8, paged as the text `buf.toString('utf8')` decodes to. Columns,
+/// counts and `startByte`/`endByte` are those of the decoded text (bytes of its UTF-8);
+/// `pageStart`/`pageEnd` are offsets into `bytes`, so the page is
+/// `bytes.subarray(pageStart, pageEnd).toString('utf8')` even when `bytes` holds invalid
+/// UTF-8 (each maximal invalid subpart is one U+FFFD, never split). `knownValid` as for
+/// `planBuffer`.
+unsafe extern "C" fn plan_page_buffer(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [bytes, known_valid, line, column, max_bytes, max_lines] = args::<6>(env, info)?;
+        let req = page_request(env, line, column, max_bytes, max_lines)?;
+        let known_valid = get_bool(env, known_valid)?;
+        let (borrowed, shared) = read_uint8_array(env, bytes, "planPageBuffer")?;
+        // No JS runs while paging, so only shared memory needs a private copy.
+        let private_copy: Vec<u8>;
+        let data = if shared {
+            private_copy = borrowed.to_vec();
+            &private_copy[..]
+        } else {
+            borrowed
+        };
+        if known_valid && !shared {
+            return page_with_banner(env, &Utf8::from_validated(data), &req, |i| i);
+        }
+        match decode_lossy(data) {
+            Cow::Borrowed(text) => page_with_banner(env, &Utf8::new(text), &req, |i| i),
+            // Positions in the decoded text map back to the invalid bytes.
+            Cow::Owned(text) => page_with_banner(env, &Utf8::new(&text), &req, |i| lossy_position(data, i)),
+        }
+    })
 }

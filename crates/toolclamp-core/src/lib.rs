@@ -13,15 +13,20 @@
 //! * a cut never separates a surrogate pair or `\r\n`;
 //! * the result is `text[..head_end] + glue + text[tail_start..]` and fits every limit;
 //! * the kept parts are as long as the limits allow, given the notice.
+//!
+//! [`page()`] serves the other way of reading a long text: one bounded page at a time, from
+//! a line and column, with the handle that continues it.
 
 pub mod measure;
 pub mod notice;
+pub mod page;
 pub mod plan;
 pub mod source;
 pub mod utf8;
 
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
+pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
 pub use plan::{chars_windows, plan, Limits, Plan, Strategy, CHARS_WINDOW_MARGIN, UNLIMITED};
 pub use source::{Source, Units, Windows};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -58,6 +58,11 @@ pub struct NoticeFacts {
     pub head_end: usize,
     /// Position where the kept tail starts.
     pub tail_start: usize,
+    /// First and last line (1-based) of the input that the dropped text touches: the line
+    /// holding position `head_end` and the one holding `tail_start - 1`. They cost a
+    /// newline count, so they are 0 unless the notice uses them (see [`Notice::uses_lines`]).
+    pub from_line: u64,
+    pub to_line: u64,
 }
 
 /// How the caller wants the notice written.
@@ -68,6 +73,30 @@ pub enum Notice<'a> {
     Template(&'a str),
     /// The caller renders the notice from the facts.
     Custom(&'a mut dyn FnMut(&NoticeFacts) -> String),
+}
+
+impl Notice<'_> {
+    /// Whether rendering reads [`NoticeFacts::from_line`] and [`NoticeFacts::to_line`]: a
+    /// caller's function may, a template does when it names them, the default never does.
+    pub fn uses_lines(&self) -> bool {
+        match self {
+            Notice::Default => false,
+            Notice::Template(t) => template_uses_lines(t),
+            Notice::Custom(_) => true,
+        }
+    }
+}
+
+/// The placeholders that need line numbers.
+const LINE_PLACEHOLDERS: [&str; 2] = ["fromLine", "toLine"];
+
+fn template_uses_lines(template: &str) -> bool {
+    let mut uses = false;
+    // A bad template renders nothing, so whether it uses lines does not matter.
+    let _ = walk_template(template, &mut |piece| {
+        uses |= matches!(piece, Piece::Placeholder(name) if LINE_PLACEHOLDERS.contains(&name));
+    });
+    uses
 }
 
 /// The placeholders a template may use.
@@ -82,6 +111,8 @@ pub const PLACEHOLDERS: &[&str] = &[
     "totalLines",
     "headEnd",
     "tailStart",
+    "fromLine",
+    "toLine",
 ];
 
 /// Shorter notices used when the limits leave no room for the caller's one, longest first.
@@ -214,6 +245,8 @@ fn placeholder_value(name: &str, facts: &NoticeFacts) -> String {
         "totalLines" => format_count(facts.total.lines),
         "headEnd" => facts.head_end.to_string(),
         "tailStart" => facts.tail_start.to_string(),
+        "fromLine" => facts.from_line.to_string(),
+        "toLine" => facts.to_line.to_string(),
         _ => unreachable!("walk_template only yields known placeholders"),
     }
 }
@@ -267,6 +300,8 @@ mod tests {
             total: Measure { chars: 100_000, bytes: 99_999, lines: 2370 },
             head_end: 51_200,
             tail_start: 100_000,
+            from_line: 1_201,
+            to_line: 2_370,
         }
     }
 
@@ -302,5 +337,16 @@ mod tests {
         assert_eq!(render_template("a } b", &f).unwrap(), "a } b");
         assert_eq!(check_template("{nope}"), Err(TemplateError::UnknownPlaceholder("nope".into())));
         assert_eq!(check_template("{omitted"), Err(TemplateError::UnclosedBrace));
+    }
+
+    #[test]
+    fn line_numbers_render_plain_and_only_when_named() {
+        assert_eq!(render_template("lines {fromLine}–{toLine}", &facts()).unwrap(), "lines 1201–2370");
+        assert!(Notice::Template("{toLine}").uses_lines());
+        assert!(!Notice::Template("x {fromLine").uses_lines());
+        assert!(!Notice::Template("{omitted} {{fromLine}}").uses_lines());
+        assert!(!Notice::Default.uses_lines());
+        let mut f = |_: &NoticeFacts| String::new();
+        assert!(Notice::Custom(&mut f).uses_lines());
     }
 }

@@ -111,6 +111,10 @@ pub fn chars_windows(len: usize, max_chars: u64, strategy: Strategy) -> [(usize,
 /// Plans the cut of `src`. `Ok(None)` means the text is within every limit and should be
 /// returned unchanged. With `exact_measures` false, `output` and `omitted` are exact only
 /// in the limited dimensions (enough for the default notice, and cheaper).
+///
+/// A notice that uses line numbers ([`Notice::uses_lines`]) needs a source that counts
+/// lines: planning one through [`crate::Windows`], which knows only chars, panics rather
+/// than report made-up line numbers.
 pub fn plan<S: Source + ?Sized>(
     src: &S,
     limits: &Limits,
@@ -135,12 +139,20 @@ pub fn plan<S: Source + ?Sized>(
     if truncated_by.is_empty() {
         return Ok(None);
     }
+    let line_numbers = notice.uses_lines();
+    // A non-empty text has at least one line; a source reporting none cannot count them.
+    assert!(
+        !line_numbers || total.lines > 0 || src.is_empty(),
+        "a notice with line numbers needs the whole text (this source knows only chars)"
+    );
     let planner = Planner { src, budget: limits.as_measure(), strategy, total, truncated_by };
     // The caller's notice first, then ever shorter ones; the last (none) always fits.
     let rungs = 1 + FALLBACK_NOTICES.len();
     let custom_notice = !matches!(notice, Notice::Default);
     for rung in 0..rungs {
         let needs_all_dims = rung == 0 && custom_notice;
+        // Fallback notices are fixed text: only the caller's own notice reads line numbers.
+        let lines = rung == 0 && line_numbers;
         let mut render = |facts: &NoticeFacts| -> Result<String, TemplateError> {
             if rung > 0 {
                 return Ok(FALLBACK_NOTICES[rung - 1].to_string());
@@ -151,7 +163,7 @@ pub fn plan<S: Source + ?Sized>(
                 Notice::Custom(f) => Ok(f(facts)),
             }
         };
-        if let Some(found) = planner.settle(&mut render, needs_all_dims || exact_measures)? {
+        if let Some(found) = planner.settle(&mut render, needs_all_dims || exact_measures, lines)? {
             return Ok(Some(found));
         }
     }
@@ -207,13 +219,16 @@ fn scale(m: Measure, ratio: f64) -> Measure {
 
 impl<S: Source + ?Sized> Planner<'_, S> {
     /// Finds a cut whose notice, rendered from the cut's own counts, fits the room reserved
-    /// for it. Starts from an estimate and re-cuts while the notice's length changes.
+    /// for it. Starts from an estimate and re-cuts while the notice's length changes. With
+    /// `lines` the facts carry line numbers, taken from the exact counts of each cut.
     fn settle(
         &self,
         render: &mut dyn FnMut(&NoticeFacts) -> Result<String, TemplateError>,
         exact: bool,
+        lines: bool,
     ) -> Result<Option<Plan>, TemplateError> {
-        let mut text = render(&self.estimated_facts())?;
+        let exact = exact || lines;
+        let mut text = render(&self.estimated_facts(lines))?;
         let mut best: Option<(Cut, String)> = None;
         let mut tried_empty_cut = false;
         for _ in 0..6 {
@@ -226,7 +241,8 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                 }
                 tried_empty_cut = true;
                 let n = self.src.len();
-                text = render(&self.facts(&Cut { head_end: 0, head: Span::ZERO, tail_start: n, tail: Span::ZERO }))?;
+                let nothing_kept = Cut { head_end: 0, head: Span::ZERO, tail_start: n, tail: Span::ZERO };
+                text = render(&self.facts(&nothing_kept, lines))?;
                 continue;
             };
             let j = joints(&text);
@@ -239,7 +255,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             if exact {
                 cut = self.exact(cut);
             }
-            let next = render(&self.facts(&cut))?;
+            let next = render(&self.facts(&cut, lines))?;
             let next_size = measure_str(&next);
             if fits(next_size, reserved) && joints(&next) == j {
                 let settled = next_size == reserved;
@@ -256,11 +272,13 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         Ok(best.map(|(cut, glue_notice)| self.finish(cut, glue_notice)))
     }
 
-    fn estimated_facts(&self) -> NoticeFacts {
+    fn estimated_facts(&self, lines: bool) -> NoticeFacts {
         // The kept part is close to the budget, so the omitted amount is close to
         // total - limit; unlimited dimensions use the total as an upper bound.
         let est = |t: u64, limit: u64| if limit == UNLIMITED { t } else { t.saturating_sub(limit) };
         let n = self.src.len();
+        // Line numbers at their widest, like the offsets.
+        let last_line = if lines { self.total.lines } else { 0 };
         NoticeFacts {
             position: self.strategy.position(),
             truncated_by: self.truncated_by,
@@ -272,6 +290,8 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             total: self.total,
             head_end: n,
             tail_start: n,
+            from_line: last_line,
+            to_line: last_line,
         }
     }
 
@@ -473,7 +493,9 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         }
     }
 
-    fn facts(&self, cut: &Cut) -> NoticeFacts {
+    /// With `lines`, `cut` must hold exact counts: its newlines give the line numbers.
+    fn facts(&self, cut: &Cut, lines: bool) -> NoticeFacts {
+        let (from_line, to_line) = if lines { self.dropped_lines(cut) } else { (0, 0) };
         NoticeFacts {
             position: self.strategy.position(),
             truncated_by: self.truncated_by,
@@ -481,7 +503,25 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             total: self.total,
             head_end: cut.head_end,
             tail_start: cut.tail_start,
+            from_line,
+            to_line,
         }
+    }
+
+    /// The lines holding the first and the last dropped unit, from the kept parts' newlines
+    /// (no count of its own): `text[..e]` holds `head.newlines`, and `text[..s - 1]` all
+    /// newlines but the tail's and the one at `s - 1`.
+    fn dropped_lines(&self, cut: &Cut) -> (u64, u64) {
+        let src = self.src;
+        let n = src.len();
+        let from_line = 1 + cut.head.newlines;
+        if cut.tail_start <= cut.head_end {
+            // Nothing dropped (only while settling): no last line of its own.
+            return (from_line, from_line);
+        }
+        let total_newlines = self.total.lines - !src.is_newline(n - 1) as u64;
+        let last = cut.tail_start - 1;
+        (from_line, 1 + total_newlines - cut.tail.newlines - src.is_newline(last) as u64)
     }
 
     fn finish(&self, cut: Cut, notice: String) -> Plan {

@@ -8,7 +8,7 @@ mod reference;
 use common::*;
 use reference::*;
 use toolclamp_core::{
-    plan, Limits, Measure, Notice, NoticeFacts, Plan, Strategy, TemplateError, Units, Windows, UNLIMITED,
+    plan, Limits, Measure, Notice, NoticeFacts, Plan, Strategy, TemplateError, Units, Utf8, Windows, UNLIMITED,
 };
 
 const HEAD: Strategy = Strategy::Head;
@@ -299,6 +299,92 @@ fn erratic_custom_notices_stay_within_every_limit() {
             }
         }
     }
+}
+
+/// Plans with a notice that records the line numbers of every cut it is rendered for.
+fn dropped_lines(text: &str, limits: Limits, strategy: Strategy) -> (Plan, (u64, u64)) {
+    let units = utf16(text);
+    let mut seen = Vec::new();
+    let mut f = |facts: &NoticeFacts| {
+        seen.push((facts.head_end, facts.tail_start, facts.from_line, facts.to_line));
+        "[cut]".to_string()
+    };
+    let p = plan(&Units::new(&units[..]), &limits, strategy, &mut Notice::Custom(&mut f), false).unwrap().unwrap();
+    let lines = seen.iter().rev().find(|s| (s.0, s.1) == (p.head_end, p.tail_start)).map(|s| (s.2, s.3)).unwrap();
+    (p, lines)
+}
+
+#[test]
+fn custom_notices_get_the_first_and_last_dropped_line() {
+    // Head keeps lines 1-2: lines 3 to 10 are dropped.
+    let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    let (p, dropped) = dropped_lines(&ten, lines(3), HEAD);
+    assert_eq!((p.head_end, p.tail_start, dropped), (14, 71, (3, 10)));
+    // Tail keeps lines 9-10: lines 1 to 8.
+    let (p, dropped) = dropped_lines(&ten, lines(3), TAIL);
+    assert_eq!((p.head_end, p.tail_start, dropped), (0, 56, (1, 8)));
+    // Both ends: the lines in between.
+    let (p, dropped) = dropped_lines(&ten, lines(5), MIDDLE);
+    assert_eq!((p.head_end, p.tail_start, dropped), (14, 56, (3, 8)));
+}
+
+#[test]
+fn a_line_cut_mid_way_is_a_dropped_line() {
+    // Cut inside line 2 ("bbbb…"): the dropped text starts on line 2.
+    let text = format!("a\n{}\nc\n", "b".repeat(100));
+    let (p, dropped) = dropped_lines(&text, chars(30), HEAD);
+    assert!(p.head_end > 2 && p.head_end < 102, "{p:?}");
+    assert_eq!(dropped, (2, 3));
+    // A text without line breaks is one line.
+    let (_, dropped) = dropped_lines(&"x".repeat(100), chars(30), MIDDLE);
+    assert_eq!(dropped, (1, 1));
+    // Without a final line break, the last line still counts.
+    let (p, dropped) = dropped_lines("a\nb\nc", lines(1), HEAD);
+    assert_eq!((p.head_end, dropped), (0, (1, 3)));
+}
+
+#[test]
+fn templates_render_line_numbers_plain() {
+    let text: String = (1..=2500).map(|i| format!("{i}\n")).collect();
+    let mut notice = Notice::Template("[lines {fromLine}–{toLine} dropped]");
+    let p = plan(&Units::new(text.as_bytes()), &lines(11), HEAD, &mut notice, false).unwrap().unwrap();
+    assert_eq!(p.glue, "[lines 11–2500 dropped]");
+    let mut notice = Notice::Template("{fromLine}-{toLine}");
+    let p = plan(&Units::new(text.as_bytes()), &lines(3), TAIL, &mut notice, false).unwrap().unwrap();
+    // The notice takes one of the 3 lines: the tail keeps lines 2,499 and 2,500.
+    assert_eq!(p.glue, "1-2498\n");
+}
+
+#[test]
+fn utf8_sources_number_lines_like_utf16() {
+    let text = "é\n日本\r\n😀😀😀\nlast line here\n";
+    for c in 0..40 {
+        for strategy in ALL {
+            let limits = chars(c);
+            let mut wide = Vec::new();
+            let mut f = |facts: &NoticeFacts| {
+                wide.push((facts.from_line, facts.to_line));
+                String::new()
+            };
+            plan(&Units::new(&utf16(text)[..]), &limits, strategy, &mut Notice::Custom(&mut f), false).unwrap();
+            let mut narrow = Vec::new();
+            let mut f = |facts: &NoticeFacts| {
+                narrow.push((facts.from_line, facts.to_line));
+                String::new()
+            };
+            plan(&Utf8::new(text), &limits, strategy, &mut Notice::Custom(&mut f), false).unwrap();
+            assert_eq!(wide, narrow, "{c} {strategy:?}");
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "needs the whole text")]
+fn windows_refuse_notices_with_line_numbers() {
+    // Windows know no line totals: a template naming lines must not get made-up numbers.
+    let text = utf16("ab\ncd\nef");
+    let src = Windows::new(&text[..], &text[..], text.len());
+    let _ = plan(&src, &chars(4), HEAD, &mut Notice::Template("{toLine}"), false);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,0 +1,622 @@
+//! Paging: every page against a brute-force reference written from the definitions (whole
+//! lines while they fit, else the longest safe prefix of the line, else one character),
+//! chains of pages that must give back the text exactly, the errors, and the banner.
+
+mod reference;
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use reference::*;
+use toolclamp_core::{
+    decode_lossy, lossy_position, page, partial_banner, Measure, Page, PageError, PageRequest, Source, Units, Utf8,
+    UNLIMITED,
+};
+
+fn config(cases: u32) -> ProptestConfig {
+    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    ProptestConfig {
+        cases: cases * soak,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/proptest-regressions/page.txt"))),
+        ..ProptestConfig::default()
+    }
+}
+
+fn req(line: u64, column: usize, max_bytes: u64, max_lines: u64) -> PageRequest {
+    PageRequest { line, column, max_bytes, max_lines }
+}
+
+fn page_of(text: &str, r: PageRequest) -> Result<Page, PageError> {
+    page(&Units::new(&utf16(text)), &r)
+}
+
+fn banner_of(text: &str, r: PageRequest) -> String {
+    partial_banner(&page_of(text, r).unwrap())
+}
+
+/// The pages of `units` from the first, following `next`.
+fn chain<S: Source + ?Sized>(src: &S, max_bytes: u64, max_lines: u64) -> Vec<Page> {
+    let mut pages = Vec::new();
+    let mut at = Some((1, 0));
+    while let Some((line, column)) = at {
+        let p = page(src, &req(line, column, max_bytes, max_lines)).unwrap();
+        assert!(p.end > p.start || p.end == src.len(), "paging stalled at {p:?}");
+        at = p.next;
+        pages.push(p);
+        assert!(pages.len() <= src.len() + 1, "more pages than units");
+    }
+    pages
+}
+
+// ---------------------------------------------------------------------------------------
+// The reference
+// ---------------------------------------------------------------------------------------
+
+fn newlines(units: &[u16]) -> u64 {
+    units.iter().filter(|&&c| c == NL).count() as u64
+}
+
+/// Where the page from `start` ends.
+fn reference_end(t: &[u16], start: usize, max_bytes: u64, max_lines: u64) -> usize {
+    let n = t.len();
+    if start == n {
+        return n;
+    }
+    if max_lines == 0 {
+        return next_safe(t, start);
+    }
+    // Whole lines (the first from `start`) while they fit.
+    let (mut end, mut lines) = (start, 0);
+    while end < n {
+        let line_end = t[end..].iter().position(|&c| c == NL).map_or(n, |i| end + i + 1);
+        if naive_bytes(&t[start..line_end]) > max_bytes || lines + 1 > max_lines {
+            break;
+        }
+        (end, lines) = (line_end, lines + 1);
+    }
+    if end > start {
+        return end;
+    }
+    // A line longer than the page: its longest safe prefix within the bytes, else one char.
+    let mut best = start;
+    for e in start + 1..=n {
+        if t[e - 1] == NL || naive_bytes(&t[start..e]) > max_bytes {
+            break;
+        }
+        if is_safe_cut(t, e) {
+            best = e;
+        }
+    }
+    if best > start {
+        best
+    } else {
+        next_safe(t, start)
+    }
+}
+
+/// Where line `line` starts, if the text has that line (an empty text has line 1).
+fn reference_line_start(t: &[u16], line: u64) -> Option<usize> {
+    if line == 0 || line > naive_lines(t).max(1) {
+        return None;
+    }
+    if line == 1 {
+        return Some(0);
+    }
+    let breaks = t.iter().enumerate().filter(|&(_, &c)| c == NL);
+    breaks.map(|(i, _)| i + 1).nth(line as usize - 2)
+}
+
+/// The whole page `r` asks of `t`, or its error, the slow way.
+fn reference_page(t: &[u16], r: &PageRequest) -> Result<Page, PageError> {
+    let n = t.len();
+    let Some(line_start) = reference_line_start(t, r.line) else {
+        return Err(PageError::OffsetOutOfRange { line: r.line, total_lines: naive_lines(t) });
+    };
+    let line_len = t[line_start..].iter().position(|&c| c == NL).unwrap_or(n - line_start);
+    if r.column > line_len {
+        return Err(PageError::ColumnOutOfRange { line: r.line, column: r.column, line_len });
+    }
+    let start = line_start + r.column;
+    if !is_safe_cut(t, start) {
+        return Err(PageError::ColumnSplitsCharacter { column: r.column });
+    }
+    let end = reference_end(t, start, r.max_bytes, r.max_lines);
+    let line_of = |i: usize| 1 + newlines(&t[..i]);
+    let next = (end < n).then(|| {
+        let line = line_of(end);
+        let line_start = t[..end].iter().rposition(|&c| c == NL).map_or(0, |i| i + 1);
+        (line, end - line_start)
+    });
+    Ok(Page {
+        start,
+        end,
+        total: naive_measure(t),
+        shown: naive_measure(&t[start..end]),
+        first_line: if n == 0 { 0 } else { line_of(start) },
+        last_line: if n == 0 { 0 } else { line_of(end.max(start + 1) - 1) },
+        start_column: r.column,
+        start_byte: naive_bytes(&t[..start]),
+        end_byte: naive_bytes(&t[..end]),
+        next,
+    })
+}
+
+/// Pages `t` from the start and checks every page and the chain.
+fn check_chain(t: &[u16], max_bytes: u64, max_lines: u64) -> Vec<Page> {
+    let pages = chain(&Units::new(t), max_bytes, max_lines);
+    let mut rebuilt = Vec::new();
+    let mut at = (1, 0);
+    for (i, p) in pages.iter().enumerate() {
+        let expected = reference_page(t, &req(at.0, at.1, max_bytes, max_lines)).unwrap();
+        assert_eq!(p, &expected, "page {i} of {pages:?}");
+        assert!(is_safe_cut(t, p.start) && is_safe_cut(t, p.end));
+        let within = p.shown.bytes <= max_bytes && p.shown.lines <= max_lines;
+        // Over budget only to move on by one character.
+        assert!(within || p.end == next_safe(t, p.start), "page {i} over budget: {p:?}");
+        // Pages end on a line boundary whenever they hold one, except the last.
+        if p.next.is_some() && t[p.start..p.end].contains(&NL) {
+            assert_eq!(t[p.end - 1], NL, "page {i} ends mid-line: {p:?}");
+        }
+        assert_eq!(p.start, rebuilt.len(), "pages are contiguous");
+        rebuilt.extend_from_slice(&t[p.start..p.end]);
+        if let Some(next) = p.next {
+            at = next;
+        }
+    }
+    assert_eq!(rebuilt, t, "the pages give back the text");
+    pages
+}
+
+// ---------------------------------------------------------------------------------------
+// Lines and columns
+// ---------------------------------------------------------------------------------------
+
+const TEN: &str = "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n";
+
+#[test]
+fn a_page_of_whole_lines_continues_on_the_next_line() {
+    let p = page_of(TEN, req(1, 0, UNLIMITED, 3)).unwrap();
+    assert_eq!((p.start, p.end), (0, 21));
+    assert_eq!((p.first_line, p.last_line, p.next), (1, 3, Some((4, 0))));
+    assert_eq!(p.shown, Measure { chars: 21, bytes: 21, lines: 3 });
+    assert_eq!(p.total, Measure { chars: 71, bytes: 71, lines: 10 });
+    assert_eq!((p.start_byte, p.end_byte), (0, 21));
+    let last = page_of(TEN, req(9, 0, UNLIMITED, 3)).unwrap();
+    assert_eq!((last.start, last.end, last.first_line, last.last_line, last.next), (56, 71, 9, 10, None));
+}
+
+#[test]
+fn bytes_bind_at_the_last_whole_line() {
+    // 20 bytes reach into line 3: the page stops after line 2.
+    let p = page_of(TEN, req(1, 0, 20, UNLIMITED)).unwrap();
+    assert_eq!((p.end, p.last_line, p.next), (14, 2, Some((3, 0))));
+    // Exactly three lines' worth ends after the third line break.
+    assert_eq!(page_of(TEN, req(1, 0, 21, UNLIMITED)).unwrap().end, 21);
+}
+
+#[test]
+fn the_last_line_may_lack_its_line_break() {
+    let p = page_of("a\nb\nc", req(2, 0, UNLIMITED, 2)).unwrap();
+    assert_eq!((p.start, p.end, p.first_line, p.last_line, p.next), (2, 5, 2, 3, None));
+    assert_eq!(p.shown.lines, 2);
+    // One line allowed: "b\n" is a whole line, and so is the final "c".
+    let p = page_of("a\nb\nc", req(2, 0, UNLIMITED, 1)).unwrap();
+    assert_eq!((p.end, p.next), (4, Some((3, 0))));
+    let p = page_of("a\nb\nc", req(3, 0, UNLIMITED, 1)).unwrap();
+    assert_eq!((p.start, p.end, p.next), (4, 5, None));
+}
+
+#[test]
+fn a_long_line_is_split_at_safe_cuts_and_continued_by_column() {
+    let text = "ab😀cd\nx";
+    // 4 bytes: "ab" then the astral char would make 6.
+    let p = page_of(text, req(1, 0, 4, UNLIMITED)).unwrap();
+    assert_eq!((p.end, p.next), (2, Some((1, 2))));
+    let p = page_of(text, req(1, 2, 4, UNLIMITED)).unwrap();
+    assert_eq!((p.start, p.end, p.next, p.start_byte, p.end_byte), (2, 4, Some((1, 4)), 2, 6));
+    let p = page_of(text, req(1, 4, 3, UNLIMITED)).unwrap();
+    assert_eq!((p.end, p.next), (7, Some((2, 0))), "\"cd\\n\" is the rest of line 1");
+}
+
+#[test]
+fn a_page_never_ends_between_cr_and_lf() {
+    // Line 1 is "abc\r": 4 bytes hold "abc\r" but not its "\n".
+    let p = page_of("abc\r\nz", req(1, 0, 4, UNLIMITED)).unwrap();
+    assert_eq!((p.end, p.next), (3, Some((1, 3))));
+    let p = page_of("abc\r\nz", req(1, 3, 2, UNLIMITED)).unwrap();
+    assert_eq!((p.start, p.end, p.next), (3, 5, Some((2, 0))));
+}
+
+#[test]
+fn a_budget_below_one_character_still_moves_on() {
+    // The only pages over budget: one astral char with 3 bytes, one char with no lines.
+    let p = page_of("😀a", req(1, 0, 3, UNLIMITED)).unwrap();
+    assert_eq!((p.end, p.shown.bytes, p.next), (2, 4, Some((1, 2))));
+    let p = page_of("\r\nb", req(1, 0, 1, UNLIMITED)).unwrap();
+    assert_eq!((p.end, p.next), (2, Some((2, 0))));
+    let p = page_of("ab", req(1, 0, UNLIMITED, 0)).unwrap();
+    assert_eq!((p.end, p.next), (1, Some((1, 1))));
+    for t in ["😀😀\r\n\r\n日", "\u{10FFFF}\n\n", ""] {
+        for max_bytes in 0..5 {
+            for max_lines in [0, 1, UNLIMITED] {
+                check_chain(&utf16(t), max_bytes, max_lines);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_empty_text_is_one_empty_page_on_line_1() {
+    let p = page_of("", req(1, 0, 10, 10)).unwrap();
+    assert_eq!((p.start, p.end, p.first_line, p.last_line, p.next), (0, 0, 0, 0, None));
+    assert_eq!((p.total, p.shown), (Measure::default(), Measure::default()));
+    assert!(!p.is_partial());
+}
+
+#[test]
+fn a_page_may_start_at_the_end_of_its_line() {
+    // Column = line length: at the line break, or at the end of an unterminated last line.
+    let p = page_of("ab\ncd", req(1, 2, UNLIMITED, 1)).unwrap();
+    assert_eq!((p.start, p.end, p.first_line, p.last_line, p.next), (2, 3, 1, 1, Some((2, 0))));
+    let p = page_of("ab\ncd", req(2, 2, UNLIMITED, 1)).unwrap();
+    assert_eq!((p.start, p.end, p.first_line, p.last_line, p.next), (5, 5, 2, 2, None));
+}
+
+#[test]
+fn offsets_out_of_range_name_the_valid_lines() {
+    let err = |text: &str, line| page_of(text, req(line, 0, 10, 10)).unwrap_err().to_string();
+    assert_eq!(err(TEN, 11), "offset must be a line number from 1 to 10, got 11");
+    assert_eq!(err(TEN, 0), "offset must be a line number from 1 to 10, got 0");
+    // Past a final line break there is no line; without one, the last line counts.
+    assert_eq!(err("a\n", 2), "offset must be a line number from 1 to 1, got 2");
+    assert!(page_of("a\nb", req(2, 0, 10, 10)).is_ok());
+    assert_eq!(err("", 2), "offset must be a line number from 1 to 1, got 2");
+    assert_eq!(err("\n\n", 3), "offset must be a line number from 1 to 2, got 3");
+    assert_eq!(err(TEN, u64::MAX), format!("offset must be a line number from 1 to 10, got {}", u64::MAX));
+    assert_eq!(page_of("a\nb", req(3, 0, 1, 1)), Err(PageError::OffsetOutOfRange { line: 3, total_lines: 2 }));
+}
+
+#[test]
+fn columns_stay_inside_their_line_and_between_characters() {
+    let err = |text: &str, line, column| page_of(text, req(line, column, 10, 10)).unwrap_err().to_string();
+    assert_eq!(err(TEN, 2, 7), "column must be from 0 to 6 for line 2, got 7");
+    assert_eq!(err("abc", 1, 4), "column must be from 0 to 3 for line 1, got 4");
+    assert_eq!(err("abc", 1, usize::MAX), format!("column must be from 0 to 3 for line 1, got {}", usize::MAX));
+    assert_eq!(err("", 1, 1), "column must be from 0 to 0 for line 1, got 1");
+    assert_eq!(err("a😀b", 1, 2), "column 2 splits a character or a \\r\\n pair");
+    // A `\r` before the `\n` is part of the line, but the column may not split the pair.
+    assert_eq!(err("ab\r\ncd", 1, 3), "column 3 splits a character or a \\r\\n pair");
+    assert_eq!(err("ab\r\ncd", 1, 5), "column must be from 0 to 3 for line 1, got 5");
+    assert_eq!(page_of("ab\r\ncd", req(1, 2, 10, 10)).unwrap().start, 2);
+    // Lone surrogates are characters of their own.
+    assert_eq!(page(&Units::new(&[0xDC00u16, 0xD800, b'x' as u16]), &req(1, 1, 10, 10)).unwrap().start, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// The banner
+// ---------------------------------------------------------------------------------------
+
+/// `n` lines of 48 bytes: "000001 xxx…x\n".
+fn numbered(n: usize, width: usize) -> String {
+    (1..=n).map(|i| format!("{i:06} {}\n", "x".repeat(width))).collect()
+}
+
+#[test]
+fn banner_of_a_first_page() {
+    let text = numbered(5123, 10); // 18 bytes a line
+    assert_eq!(
+        banner_of(&text, req(1, 0, 51_200, 2000)),
+        "[PARTIAL view: lines 1–2,000 of 5,123 shown (bytes 0–36,000 of 92,214). Continue with offset=2001.]"
+    );
+}
+
+#[test]
+fn banner_of_a_middle_and_a_last_page() {
+    let text = numbered(100, 10);
+    assert_eq!(
+        banner_of(&text, req(21, 0, UNLIMITED, 10)),
+        "[PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31.]"
+    );
+    assert_eq!(
+        banner_of(&text, req(91, 0, UNLIMITED, 10)),
+        "[PARTIAL view: lines 91–100 of 100 shown (bytes 1,620–1,800 of 1,800). End of text.]"
+    );
+    assert_eq!(
+        banner_of(&text, req(100, 0, UNLIMITED, 10)),
+        "[PARTIAL view: line 100 of 100 shown (bytes 1,782–1,800 of 1,800). End of text.]"
+    );
+    assert_eq!(
+        banner_of(&text, req(5, 0, UNLIMITED, 1)),
+        "[PARTIAL view: line 5 of 100 shown (bytes 72–90 of 1,800). Continue with offset=6.]"
+    );
+}
+
+#[test]
+fn banner_of_pages_that_start_or_end_mid_line() {
+    let text = format!("{}\n{}\nshort\n", "a".repeat(100_000), "b".repeat(60_000));
+    // Ends mid-line.
+    assert_eq!(
+        banner_of(&text, req(1, 0, 51_200, UNLIMITED)),
+        "[PARTIAL view: line 1 of 3 shown, up to column 51,200 of line 1 (bytes 0–51,200 of 160,008). \
+         Continue with offset=1, column=51200.]"
+    );
+    // Starts and ends mid-line.
+    assert_eq!(
+        banner_of(&text, req(1, 1000, 2000, UNLIMITED)),
+        "[PARTIAL view: line 1 of 3 shown, from column 1,000 of line 1, up to column 3,000 of line 1 \
+         (bytes 1,000–3,000 of 160,008). Continue with offset=1, column=3000.]"
+    );
+    // Starts mid-line, ends on a line boundary.
+    assert_eq!(
+        banner_of(&text, req(1, 51_200, 200_000, UNLIMITED)),
+        "[PARTIAL view: lines 1–3 of 3 shown, from column 51,200 of line 1 (bytes 51,200–160,008 of 160,008). \
+         End of text.]"
+    );
+    assert_eq!(
+        banner_of(&text, req(1, 90_000, 10_002, UNLIMITED)),
+        "[PARTIAL view: line 1 of 3 shown, from column 90,000 of line 1 (bytes 90,000–100,001 of 160,008). \
+         Continue with offset=2.]"
+    );
+    // Starts mid-line on a later line and ends mid-line on it.
+    assert_eq!(
+        banner_of(&text, req(2, 10, 5, UNLIMITED)),
+        "[PARTIAL view: line 2 of 3 shown, from column 10 of line 2, up to column 15 of line 2 \
+         (bytes 100,011–100,016 of 160,008). Continue with offset=2, column=15.]"
+    );
+}
+
+#[test]
+fn banner_columns_and_bytes_differ_on_wide_text() {
+    // Columns are UTF-16 units of a string, bytes are UTF-8.
+    let text = format!("{}\n", "é".repeat(10));
+    assert_eq!(
+        banner_of(&text, req(1, 2, 6, UNLIMITED)),
+        "[PARTIAL view: line 1 of 1 shown, from column 2 of line 1, up to column 5 of line 1 \
+         (bytes 4–10 of 21). Continue with offset=1, column=5.]"
+    );
+    // Through UTF-8, columns are bytes.
+    let p = page(&Utf8::new(&text), &req(1, 4, 6, UNLIMITED)).unwrap();
+    assert_eq!(
+        partial_banner(&p),
+        "[PARTIAL view: line 1 of 1 shown, from column 4 of line 1, up to column 10 of line 1 \
+         (bytes 4–10 of 21). Continue with offset=1, column=10.]"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Large texts
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn a_ten_megabyte_line_pages_back_whole() {
+    let line: Vec<u16> = utf16("é😀abc日").into_iter().cycle().take(10 << 20).collect();
+    let mut t = utf16("first\n");
+    t.extend_from_slice(&line);
+    t.extend(utf16("\nlast"));
+    let src = Units::new(&t);
+    // Every page counts the whole text, so a few large pages keep the test quick.
+    let pages = chain(&src, 1 << 20, 2000);
+    assert_eq!(pages.iter().map(|p| p.end - p.start).sum::<usize>(), t.len());
+    for w in pages.windows(2) {
+        assert_eq!(w[0].end, w[1].start);
+        assert_eq!(w[0].end_byte, w[1].start_byte);
+    }
+    assert!(pages.iter().all(|p| p.shown.bytes <= 1 << 20 && is_safe_cut(&t, p.end)));
+    assert_eq!(pages[1].first_line, 2);
+    assert!(pages[1].next.unwrap().1 > 0);
+    let last = pages.last().unwrap();
+    assert_eq!((last.last_line, last.end_byte, last.total.bytes), (3, naive_bytes(&t), naive_bytes(&t)));
+}
+
+#[test]
+fn a_deep_page_of_a_large_text_counts_what_precedes_it() {
+    // 16 MiB in 64-byte lines, with wide chars so bytes and units differ.
+    let unit = utf16("ab日😀cdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVW\n");
+    let lines = (16 << 20) / unit.len();
+    let t: Vec<u16> = unit.iter().copied().cycle().take(unit.len() * lines).collect();
+    let line_bytes = naive_bytes(&unit);
+    let src = Units::new(&t);
+    let target = lines as u64 - 1000;
+    let p = page(&src, &req(target, 0, 51_200, 2000)).unwrap();
+    assert_eq!(p.start, (target as usize - 1) * unit.len());
+    assert_eq!(p.start_byte, (target - 1) * line_bytes);
+    assert_eq!(p.total, Measure { chars: t.len() as u64, bytes: lines as u64 * line_bytes, lines: lines as u64 });
+    assert_eq!(p.shown.lines, 51_200 / line_bytes);
+    // The same through Latin-1 and UTF-8.
+    let narrow: Vec<u8> = b"abcdefghijklmnopqrstuvwxyz\xe9\n".iter().copied().cycle().take(16 << 20).collect();
+    let p8 = page(&Units::new(&narrow), &req(500_000, 3, 100, 2000)).unwrap();
+    assert_eq!((p8.start, p8.start_byte), (499_999 * 28 + 3, 499_999 * 29 + 3));
+    let s: String = narrow.iter().map(|&b| b as char).collect();
+    let pu = page(&Utf8::new(&s), &req(500_000, 3, 100, 2000)).unwrap();
+    assert_eq!((pu.start, pu.start_byte, pu.total), (499_999 * 29 + 3, 499_999 * 29 + 3, p8.total));
+}
+
+// ---------------------------------------------------------------------------------------
+// UTF-8 and Latin-1 sources
+// ---------------------------------------------------------------------------------------
+
+/// The same pages through UTF-8 as through UTF-16, with positions converted.
+fn check_utf8_like_utf16(text: &str, max_bytes: u64, max_lines: u64) {
+    let units = utf16(text);
+    let wide = check_chain(&units, max_bytes, max_lines);
+    let narrow = chain(&Utf8::new(text), max_bytes, max_lines);
+    assert_eq!(wide.len(), narrow.len(), "page count");
+    let to_units = |byte: usize| text[..byte].encode_utf16().count();
+    for (w, u) in wide.iter().zip(&narrow) {
+        assert_eq!((to_units(u.start), to_units(u.end)), (w.start, w.end));
+        assert_eq!((u.start, u.end), (u.start_byte as usize, u.end_byte as usize), "UTF-8 positions are bytes");
+        assert_eq!((u.total, u.shown, u.first_line, u.last_line), (w.total, w.shown, w.first_line, w.last_line));
+        assert_eq!((u.start_byte, u.end_byte), (w.start_byte, w.end_byte));
+        let line_start = |p: &Page, text_start: usize| text_start - p.start_column;
+        let (wl, ul) = (line_start(w, w.start), line_start(u, u.start));
+        assert_eq!(to_units(ul), wl, "the same line start");
+        match (w.next, u.next) {
+            (Some((wl_, wc)), Some((ul_, uc))) => {
+                assert_eq!(wl_, ul_);
+                // Columns: units of the line before the cut, in each encoding.
+                let next_line_start = u.end - uc;
+                assert_eq!(text[next_line_start..u.end].encode_utf16().count(), wc);
+            }
+            (None, None) => {}
+            other => panic!("next differs: {other:?}"),
+        }
+        if w.is_partial() {
+            let banner = |p: &Page| without_numbers(&partial_banner(p));
+            assert_eq!(banner(w), banner(u), "banners differ only in columns");
+        }
+    }
+}
+
+/// Each run of digits and separators as one `#`.
+fn without_numbers(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        let digit = c.is_ascii_digit() || c == ',';
+        if !digit {
+            out.push(c);
+        } else if !out.ends_with('#') {
+            out.push('#');
+        }
+    }
+    out
+}
+
+#[test]
+fn utf8_pages_like_utf16() {
+    for text in ["", "a", "é\n", "日本\r\n😀x\n\nend", &"語😀\n".repeat(50), &"x".repeat(300)] {
+        for max_bytes in [0, 3, 4, 5, 7, 20, UNLIMITED] {
+            for max_lines in [0, 1, 2, UNLIMITED] {
+                check_utf8_like_utf16(text, max_bytes, max_lines);
+            }
+        }
+    }
+}
+
+#[test]
+fn utf8_columns_must_fall_on_char_boundaries() {
+    let src = Utf8::new("a日b");
+    assert_eq!(page(&src, &req(1, 2, 10, 10)), Err(PageError::ColumnSplitsCharacter { column: 2 }));
+    assert_eq!(page(&src, &req(1, 4, 10, 10)).unwrap().start, 4);
+    assert_eq!(page(&src, &req(1, 6, 10, 10)).unwrap_err().to_string(), "column must be from 0 to 5 for line 1, got 6");
+}
+
+#[test]
+fn lossy_positions_map_back_to_the_raw_bytes() {
+    let cases: [&[u8]; 6] = [
+        b"",
+        b"plain",
+        b"\xFF",
+        b"a\xE6\x97\nb",
+        b"\xF0\x9F\x98\x80\xED\xA0\x80x\xC3",
+        b"\xC3\xA9\x80\x80\xC3\n\xFF\xFE",
+    ];
+    for bytes in cases {
+        let decoded = decode_lossy(bytes);
+        for (p, _) in decoded.char_indices().chain([(decoded.len(), ' ')]) {
+            let raw = lossy_position(bytes, p);
+            // Decoding the raw pieces gives the decoded pieces.
+            assert_eq!(String::from_utf8_lossy(&bytes[..raw]), &decoded[..p], "{bytes:x?} at {p}");
+            assert_eq!(String::from_utf8_lossy(&bytes[raw..]), &decoded[p..], "{bytes:x?} at {p}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------
+
+/// The mix of `tests/properties.rs`: adjacent pieces make pairs and `\r\n`.
+fn piece() -> impl Strategy<Value = Vec<u16>> {
+    prop_oneof![
+        4 => prop::collection::vec(b'a' as u16..=b'z' as u16, 1..6),
+        3 => Just(vec![NL]),
+        1 => Just(utf16("\r\n")),
+        1 => Just(vec![CR]),
+        1 => Just(utf16("日本")),
+        1 => Just(utf16("é")),
+        1 => Just(utf16("😀")),
+        1 => Just(vec![0xD83D]), // lone high surrogate
+        1 => Just(vec![0xDE00]), // lone low surrogate
+        1 => Just(vec![0]),
+        1 => (20usize..90).prop_map(|n| vec![b'x' as u16; n]), // a long line
+    ]
+}
+
+fn text(max_pieces: usize) -> impl Strategy<Value = Vec<u16>> {
+    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
+}
+
+fn max_bytes() -> impl Strategy<Value = u64> {
+    prop_oneof![3 => 4u64..120, 1 => 0u64..4, 1 => Just(UNLIMITED)]
+}
+
+fn max_lines() -> impl Strategy<Value = u64> {
+    prop_oneof![3 => 1u64..12, 1 => Just(0u64), 1 => Just(UNLIMITED)]
+}
+
+/// Valid UTF-8 texts of the same mix (no lone surrogates).
+fn str_text(max_pieces: usize) -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        4 => "[a-z ]{1,6}",
+        3 => Just("\n".to_string()),
+        1 => Just("\r\n".to_string()),
+        1 => Just("\r".to_string()),
+        2 => Just("é".to_string()),
+        2 => Just("日本".to_string()),
+        2 => Just("😀".to_string()),
+        1 => (20usize..90).prop_map(|n| "x".repeat(n)),
+    ];
+    prop::collection::vec(piece, 0..max_pieces).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(config(1500))]
+
+    #[test]
+    fn pages_chain_back_to_the_text_and_match_the_reference(t in text(60), b in max_bytes(), l in max_lines()) {
+        check_chain(&t, b, l);
+    }
+
+    #[test]
+    fn any_request_gives_the_reference_page_or_error(
+        t in text(40),
+        line in 0u64..12,
+        column in 0usize..40,
+        b in max_bytes(),
+        l in max_lines(),
+    ) {
+        let r = req(line, column, b, l);
+        let got = page(&Units::new(&t), &r);
+        prop_assert_eq!(&got, &reference_page(&t, &r));
+        if let Ok(p) = got {
+            if p.is_partial() {
+                let banner = partial_banner(&p);
+                prop_assert!(banner.starts_with("[PARTIAL view: ") && banner.ends_with(".]"), "{}", banner);
+                prop_assert!(!banner.contains('\n'));
+            }
+        }
+    }
+
+    #[test]
+    fn latin1_pages_like_utf16(t in prop::collection::vec(prop_oneof![4 => 0x20u8..0x7f, 2 => Just(b'\n'), 1 => Just(b'\r'), 1 => 0x80u8..=0xff], 0..300), b in max_bytes(), l in max_lines()) {
+        let wide: Vec<u16> = t.iter().map(|&c| c as u16).collect();
+        prop_assert_eq!(chain(&Units::new(&t), b, l), check_chain(&wide, b, l));
+    }
+
+    #[test]
+    fn utf8_pages_like_utf16_everywhere(t in str_text(60), b in max_bytes(), l in max_lines()) {
+        check_utf8_like_utf16(&t, b, l);
+    }
+
+    #[test]
+    fn lossy_positions_split_like_the_decoding(bytes in prop::collection::vec(prop_oneof![
+        3 => 0x20u8..0x7f, 1 => Just(b'\n'), 2 => 0x80u8..=0xff, 1 => Just(0xE6u8), 1 => Just(0xF0u8), 1 => Just(0xC3u8)
+    ], 0..60)) {
+        let decoded = decode_lossy(&bytes);
+        for (p, _) in decoded.char_indices() {
+            let raw = lossy_position(&bytes, p);
+            prop_assert_eq!(String::from_utf8_lossy(&bytes[..raw]), &decoded[..p]);
+            prop_assert_eq!(String::from_utf8_lossy(&bytes[raw..]), &decoded[p..]);
+        }
+        prop_assert_eq!(lossy_position(&bytes, decoded.len()), bytes.len());
+    }
+}

@@ -52,6 +52,10 @@ export interface NoticeFacts {
   headEnd: number
   /** UTF-16 offset where the kept tail starts. */
   tailStart: number
+  /** First line (1-based) of the input that the dropped text touches: the `offset` for `readPartial`. */
+  fromLine: number
+  /** Last line (1-based) of the input that the dropped text touches. */
+  toLine: number
 }
 
 /**
@@ -60,8 +64,8 @@ export interface NoticeFacts {
  * - omitted: the default, e.g. `[... 370 lines, 48,113 bytes truncated at the end ...]`;
  * - a template string with placeholders `{omitted}` (`370 lines, 48,113 bytes`), `{where}`,
  *   `{omittedChars}`, `{omittedBytes}`, `{omittedLines}`, `{totalChars}`, `{totalBytes}`,
- *   `{totalLines}` (counts with thousands separators), `{headEnd}`, `{tailStart}` (plain
- *   offsets); `{{` and `}}` are literal braces; an unknown placeholder throws a `TypeError`;
+ *   `{totalLines}` (counts with thousands separators), `{headEnd}`, `{tailStart}`,
+ *   `{fromLine}`, `{toLine}` (plain offsets and line numbers); with `spill`, `{spillPath}`; `{{` and `}}` are literal braces; an unknown placeholder throws a `TypeError`;
  * - a function of the facts returning the notice.
  *
  * When the limits leave no room for it, `[... truncated ...]`, then `[...]`, then nothing is used.
@@ -86,7 +90,29 @@ export interface TruncateTextOptions extends Limits {
   /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
   headRatio?: number
   notice?: Notice
+  /**
+   * Save the full input to a new file in `spill.dir` when (and only when) it is cut; the default
+   * notice then names the file and the dropped lines:
+   * `[... 370 lines truncated at the end; full output saved to /runs/42/text-…toolclamp-spill.txt (dropped: lines 131–500) ...]`.
+   * A template gets the path as `{spillPath}`, a function as `facts.spillPath`.
+   */
+  spill?: SpillOptions
 }
+
+/**
+ * Where spill files go. `dir` is created with mode 0700 if missing; each file is new (mode 0600,
+ * written under a temporary name, then linked into place, never replacing a file), named
+ * `<name>-<UTC time>-<16 hex>.toolclamp-spill.txt` with `name` reduced to `[A-Za-z0-9._-]`
+ * (at most 64 chars), so it always lands directly inside `dir` whatever the tool name holds.
+ */
+export interface SpillOptions {
+  dir: string
+  /** Names the file; default: the tool's name, or `text` / `exec` / `tool-result`. */
+  name?: string
+}
+
+/** What happened to a spill: the file written, or why none could be (the clamp still happened). */
+export type SpillReport = { path: string; error?: undefined } | { path: null; error: Error }
 
 /** The clamped text and what happened to it. Field names follow pi-mono's `TruncationResult`. */
 export interface TruncateTextResult {
@@ -112,6 +138,11 @@ export interface TruncateTextResult {
   headEnd: number
   /** UTF-16 offset into the input where the kept tail starts. */
   tailStart: number
+  /**
+   * With `spill`, when the input was cut: the file holding the full input, or the error that
+   * prevented it (the notice then names no file).
+   */
+  spill?: SpillReport
 }
 
 /** Chars, bytes and lines of a text, in one pass. */
@@ -180,6 +211,12 @@ export interface PayloadLimits extends Limits {
   /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
   headRatio?: number
   notice?: Notice
+  /**
+   * Save the full text (all text blocks, concatenated) to a spill file when it is cut, named in the
+   * notice as with `truncateText`; `onSpill` receives the report. The wrappers spill final results
+   * only, never streamed `onUpdate` partials; `wrapToolWithHardOutputTruncate` names files after `tool.name`.
+   */
+  spill?: SpillOptions & { onSpill?: (report: SpillReport) => void }
 }
 
 /** The blocks toolclamp reads: text, and MCP embedded resources with `text`. Others pass through untouched. */
@@ -467,6 +504,13 @@ export interface FormatExecOutputOptions {
    * a function also gets `stream`.
    */
   notice?: string | ((facts: ExecNoticeFacts) => string)
+  /**
+   * Save each stream that is cut, whole (a Buffer as its bytes), to its own file (`<name>-stdout-…`,
+   * default name `exec`); the stream's notice names it:
+   * `[... 12,000 chars truncated from stdout; full stdout saved to … (dropped: lines 1–412) ...]`.
+   * Each stream's info reports it in `spill`.
+   */
+  spill?: SpillOptions
 }
 
 /**
@@ -514,3 +558,189 @@ export interface FormatExecOutputResult {
  * formatExecOutput(await execa('make', { reject: false })) // an execa result passes as is
  */
 export declare function formatExecOutput(result: ExecResult, options?: FormatExecOutputOptions): FormatExecOutputResult
+
+// ---------------------------------------------------------------------------------------
+// Per-tool profiles
+// ---------------------------------------------------------------------------------------
+
+/** Character and line limits for one tool's output. */
+export interface ToolProfile {
+  maxChars?: number
+  maxLines?: number
+}
+
+/**
+ * The built-in profiles: `read_file` 50,000 chars / 500 lines, `run_command` 20,000 / 200,
+ * `list_directory` 10,000 / 100, `search_files` 30,000 / 300, and `default` 20,000 / 200 for
+ * every other tool. Frozen.
+ */
+export declare const DEFAULT_TOOL_PROFILES: Readonly<Record<'read_file' | 'run_command' | 'list_directory' | 'search_files' | 'default', Readonly<Required<ToolProfile>>>>
+
+/** A resolved profile: which one applied (`'default'` for an unknown tool) and its limits. */
+export interface ResolvedToolProfile {
+  name: string
+  maxChars: number
+  maxLines: number
+}
+
+/**
+ * The limits for a tool, layered: built-in `default` < your `default` < the built-in profile of
+ * the tool < your profile of the tool; each layer overrides only the keys it sets.
+ *
+ * @example
+ * resolveToolProfile('read_file', { read_file: { maxLines: 1000 } })
+ * // { name: 'read_file', maxChars: 50000, maxLines: 1000 }
+ */
+export declare function resolveToolProfile(toolName: string, profiles?: Record<string, ToolProfile>): ResolvedToolProfile
+
+export interface TruncateToolOutputOptions {
+  /** Your profiles for this session, added to or overriding the built-in ones (see `resolveToolProfile`). */
+  profiles?: Record<string, ToolProfile>
+  /** Overrides the profile's character limit for this call. */
+  maxChars?: number
+  /** Overrides the profile's line limit for this call. */
+  maxLines?: number
+  /** Share of each budget given to the start. Default 0.3: errors and summaries are at the end. */
+  headRatio?: number
+  /** The middle marker. Default `'... [{omitted} truncated] ...'` (see `Notice`). */
+  notice?: Notice
+  /** Save the full output to a spill file when it is cut (the file is named after the tool); the marker names it. */
+  spill?: SpillOptions & { onSpill?: (report: SpillReport) => void }
+}
+
+export interface TruncateToolOutputResult {
+  /** The output itself when it fits; otherwise the view with indicators. */
+  text: string
+  truncated: boolean
+  profile: ResolvedToolProfile
+  /** Of the original output. */
+  totalChars: number
+  totalLines: number
+  /** Lines of the original shown at the start (a last one cut short by the char limit counts). */
+  headLines: number
+  /** Lines of the original shown at the end. */
+  tailLines: number
+  /** Of the original: chars dropped, and lines not shown at all. */
+  omittedChars: number
+  omittedLines: number
+  /** `output.slice(headEnd, tailStart)` is exactly what was dropped. */
+  headEnd: number
+  tailStart: number
+  spill?: SpillReport
+}
+
+/**
+ * Clamps a tool's output to its profile (characters and lines), keeping the start and the end
+ * (30% / 70%) with indicators whose counts are of the ORIGINAL output:
+ *
+ * ```text
+ * [First 29 lines of 500]
+ * ...
+ * ... [403 lines, 16,050 chars truncated] ...
+ * [Last 68 lines of 500]
+ * ...
+ * ```
+ *
+ * The whole view, indicators included, stays within both limits. The character stage and the
+ * line stage of the pipeline are planned as one cut of the original, so no stage ever counts
+ * another's marker.
+ *
+ * @example
+ * const { text } = truncateToolOutput('run_command', log, { spill: { dir: '.agent/artifacts' } })
+ */
+export declare function truncateToolOutput(toolName: string, output: string, options?: TruncateToolOutputOptions): TruncateToolOutputResult
+
+// ---------------------------------------------------------------------------------------
+// PARTIAL views
+// ---------------------------------------------------------------------------------------
+
+export interface ReadPartialOptions {
+  /** UTF-8 bytes per page, at least 4 (any character fits). Default 51,200. */
+  maxBytes?: number
+  /** Lines per page, at least 1. Default 2,000. */
+  maxLines?: number
+  /** First line of the page, 1-based. Default 1. */
+  offset?: number
+  /**
+   * Where in line `offset` the page starts: UTF-16 units for a string, bytes for a Buffer.
+   * Default 0; only needed to continue a line longer than a page (`nextColumn`).
+   */
+  column?: number
+  /**
+   * `'partial'` (default) returns a page; `'error'` throws `ToolOutputTooLargeError` instead when
+   * the text from `offset` does not fit one page (for policy files and guardrails, where a silently
+   * partial read is a missing rule).
+   */
+  onOverflow?: 'partial' | 'error'
+}
+
+export interface PartialView {
+  /** The page, after a banner line when the view is partial; the input itself when it fits whole. */
+  text: string
+  /** The page alone. */
+  page: string
+  /** Anything of the text is not in this view. */
+  partial: boolean
+  /** Which parts are not in this view; `null` when none. */
+  dropped: 'head' | 'tail' | 'headAndTail' | null
+  offset: number
+  column: number
+  /** Pass back as `offset` (and `nextColumn` as `column`) for the next page; `null` after the last page. */
+  nextOffset: number | null
+  nextColumn: number | null
+  /** Lines the page touches, 1-based, inclusive. */
+  firstLine: number
+  lastLine: number
+  shownLines: number
+  shownBytes: number
+  shownChars: number
+  /** UTF-8 byte offsets of the page in the whole text. */
+  startByte: number
+  endByte: number
+  totalLines: number
+  totalBytes: number
+  totalChars: number
+}
+
+/**
+ * One page of a large text, with the PARTIAL signal in front where the model reads first:
+ *
+ * ```text
+ * [PARTIAL view: lines 1–2,000 of 5,123 shown (bytes 0–51,200 of 310,442). Continue with offset=2001.]
+ * ...the page...
+ * ```
+ *
+ * Pages end on line boundaries; a single line longer than a page is paged too (the banner then says
+ * `Continue with offset=7, column=51200.`). Reading every page in turn reproduces the text exactly,
+ * and no page splits a character. Budgets apply to the page; the banner line comes on top.
+ *
+ * @example
+ * let view = readPartial(text)
+ * while (view.nextOffset !== null) view = readPartial(text, { offset: view.nextOffset, column: view.nextColumn })
+ */
+export declare function readPartial(text: string | Uint8Array, options?: ReadPartialOptions): PartialView
+
+/** Thrown by `readPartial` with `onOverflow: 'error'`. */
+export declare class ToolOutputTooLargeError extends Error {
+  name: 'ToolOutputTooLargeError'
+  code: 'TOOL_OUTPUT_TOO_LARGE'
+  totalBytes: number
+  totalLines: number
+  maxBytes: number
+  maxLines: number
+  offset: number
+}
+
+// ---------------------------------------------------------------------------------------
+// Spill files
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Removes spill files (and temporary files of interrupted writes) older than `maxAgeMs` from `dir`,
+ * recognised by their names; other files, links and directories are never touched. Returns the
+ * removed paths; a missing `dir` removes nothing.
+ *
+ * @example
+ * pruneSpillDir('.agent/artifacts', { maxAgeMs: 7 * 24 * 3600 * 1000 })
+ */
+export declare function pruneSpillDir(dir: string, options: { maxAgeMs: number }): string[]

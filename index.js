@@ -5,6 +5,9 @@ const clamp = require('./lib/clamp.js')
 const envelope = require('./lib/envelope.js')
 const python = require('./lib/python.js')
 const exec = require('./lib/exec.js')
+const partial = require('./lib/partial.js')
+const toolOutput = require('./lib/tool-output.js')
+const spill = require('./lib/spill.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -27,4 +30,13 @@ module.exports = {
   formatPythonResult: python.formatPythonResult,
   // Shell commands (lib/exec.js)
   formatExecOutput: exec.formatExecOutput,
+  // Per-tool profiles and the head/tail view with line indicators (lib/tool-output.js)
+  truncateToolOutput: toolOutput.truncateToolOutput,
+  resolveToolProfile: toolOutput.resolveToolProfile,
+  DEFAULT_TOOL_PROFILES: toolOutput.DEFAULT_TOOL_PROFILES,
+  // Paging with a continuation handle (lib/partial.js)
+  readPartial: partial.readPartial,
+  ToolOutputTooLargeError: partial.ToolOutputTooLargeError,
+  // Spill files (lib/spill.js)
+  pruneSpillDir: spill.pruneSpillDir,
 }

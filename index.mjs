@@ -17,5 +17,11 @@ export const {
   buildPythonResultText,
   formatPythonResult,
   formatExecOutput,
+  truncateToolOutput,
+  resolveToolProfile,
+  DEFAULT_TOOL_PROFILES,
+  readPartial,
+  ToolOutputTooLargeError,
+  pruneSpillDir,
 } = toolclamp
 export default toolclamp

@@ -9,9 +9,13 @@ import * as esm from '../index.mjs'
 
 const require = createRequire(import.meta.url)
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
-// The documented functions are the ones index.d.ts declares.
+// The documented exports are the ones index.d.ts declares: functions, classes (an Error
+// subclass) and constants (the profile table).
 const declarations = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
-const EXPORTS = [...new Set([...declarations.matchAll(/^export declare function (\w+)/gm)].map((m) => m[1]))].sort()
+const KINDS = new Map(
+  [...declarations.matchAll(/^export declare (function|class|const) (\w+)/gm)].map((m) => [m[2], m[1] === 'const' ? 'object' : 'function']),
+)
+const EXPORTS = [...KINDS.keys()].sort()
 
 test('index.d.ts declares the functions the package is known for', () => {
   for (const name of ['stringTruncateHead', 'stringTruncateTail', 'truncateText', 'hardTruncateToolPayload', 'wrapExecute']) {
@@ -22,7 +26,7 @@ test('index.d.ts declares the functions the package is known for', () => {
 test('CommonJS exposes exactly the documented functions', () => {
   const cjs = require('../index.js')
   assert.deepEqual(Object.keys(cjs).sort(), EXPORTS)
-  for (const name of EXPORTS) assert.equal(typeof cjs[name], 'function', name)
+  for (const name of EXPORTS) assert.equal(typeof cjs[name], KINDS.get(name), name)
 })
 
 test('ESM re-exports the very same function objects', () => {

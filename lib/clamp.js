@@ -5,6 +5,7 @@
 // `slice`: the cut positions, counts and notices all come from the Rust core.
 
 const binding = require('../binding.js')
+const spills = require('./spill.js')
 
 // Results of the last native call (layout mirrored in src/lib.rs).
 const out = new Float64Array(binding.RESULT_SLOTS)
@@ -176,7 +177,20 @@ function readNotice(notice) {
   if (typeof notice !== 'function') {
     throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
   }
-  return (where, mask, omittedChars, omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart) => {
+  return (
+    where,
+    mask,
+    omittedChars,
+    omittedBytes,
+    omittedLines,
+    totalChars,
+    totalBytes,
+    totalLines,
+    headEnd,
+    tailStart,
+    fromLine,
+    toLine,
+  ) => {
     const text = notice({
       where: WHERE[where],
       truncatedBy: truncatedByNames(mask),
@@ -188,11 +202,52 @@ function readNotice(notice) {
       totalLines,
       headEnd,
       tailStart,
+      fromLine,
+      toLine,
     })
     if (typeof text !== 'string') {
       throw new TypeError(`notice function must return a string, got ${describe(text)}`)
     }
     return text
+  }
+}
+
+// The notice when the full text was saved: where, and which lines of the file were dropped
+// (the numbers `readPartial`'s `offset` takes).
+const SPILL_NOTICE = '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
+
+/**
+ * The two notices of a call that may spill: `named` names `file`; `unnamed` is used when
+ * writing it failed. A template gets `{spillPath}`, a function `facts.spillPath` (null
+ * when unnamed).
+ */
+function spillNotices(notice, file, namedDefault, unnamedDefault) {
+  if (notice === undefined) {
+    return { named: checkTemplate(spills.templateWithPath(namedDefault, file)), unnamed: unnamedDefault }
+  }
+  if (typeof notice === 'string') {
+    return {
+      named: checkTemplate(spills.templateWithPath(notice, file)),
+      unnamed: checkTemplate(spills.templateWithPath(notice, '(not saved)')),
+    }
+  }
+  if (typeof notice !== 'function') {
+    throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+  }
+  return {
+    named: readNotice((facts) => notice({ ...facts, spillPath: file })),
+    unnamed: readNotice((facts) => notice({ ...facts, spillPath: null })),
+  }
+}
+
+/** Reports a spill to the caller's `onSpill`, which must not break the clamp. */
+function reportSpill(onSpill, report) {
+  if (onSpill === undefined) return
+  try {
+    onSpill(report)
+  } catch (error) {
+    const text = isError(error) ? readSafely(error, 'message', () => '[message unreadable]') : thrownText(error)
+    process.emitWarning(`toolclamp: spill.onSpill threw: ${typeof text === 'string' ? text : thrownText(text)}`)
   }
 }
 
@@ -254,7 +309,7 @@ function stringTruncateHeadTail(text, limit, options) {
   return clampString(text, HEAD_TAIL, readHeadRatio(options.headRatio), notice)
 }
 
-const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice']
+const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill']
 
 function truncateText(text, options) {
   checkText(text)
@@ -267,7 +322,36 @@ function truncateText(text, options) {
     throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
   }
   const headRatio = readHeadRatio(options.headRatio)
-  const glue = planCut(text, code, headRatio, readNotice(options.notice), true)
+  const spill = spills.readSpill(options.spill, 'text')
+  if (spill === undefined) return textInfo(text, strategy, planCut(text, code, headRatio, readNotice(options.notice), true))
+  const file = spills.spillPath(spill)
+  const notices = spillNotices(options.notice, file, SPILL_NOTICE, undefined)
+  let glue = planCut(text, code, headRatio, notices.named, true)
+  if (glue === undefined) return textInfo(text, strategy, glue)
+  const report = spills.writeSpill(file, text)
+  if (report.path === null) {
+    // Budgets are module state: set them again, the first plan may not have left them.
+    readLimits(options)
+    glue = planCut(text, code, headRatio, notices.unnamed, true)
+  }
+  const info = textInfo(text, strategy, glue)
+  info.spill = report
+  return info
+}
+
+/**
+ * `truncateText` for sibling modules that already validated everything: `notice` is in
+ * the form the binding takes (see readNotice).
+ */
+function truncateTextChecked(text, limits, strategy, headRatio, notice) {
+  maxChars = limits.maxChars
+  maxBytes = limits.maxBytes
+  maxLines = limits.maxLines
+  return textInfo(text, strategy, planCut(text, STRATEGY_CODES[strategy], headRatio, notice, true))
+}
+
+/** The result of `truncateText` from the plan left in `out` (`glue` undefined: it fits). */
+function textInfo(text, strategy, glue) {
   const totalChars = out[TOTAL]
   const totalBytes = out[TOTAL + 1]
   const totalLines = out[TOTAL + 2]
@@ -323,7 +407,8 @@ function measureText(text) {
 
 const PAYLOAD_DEFAULTS = { maxChars: Infinity, maxBytes: 51200, maxLines: 2000 }
 const ERROR_DEFAULTS = { maxChars: Infinity, maxBytes: 4096, maxLines: 40 }
-const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice']
+const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill']
+const PAYLOAD_SPILL_KEYS = ['dir', 'name', 'onSpill']
 
 /** Payload limits with no options given, validated once. */
 function defaultPayloadLimits(defaults) {
@@ -334,6 +419,8 @@ function defaultPayloadLimits(defaults) {
     strategy: HEAD,
     headRatio: 0.5,
     notice: undefined,
+    spill: undefined,
+    noticeOption: undefined,
   })
 }
 
@@ -345,7 +432,7 @@ const DEFAULT_ERROR_LIMITS = defaultPayloadLimits(ERROR_DEFAULTS)
  * budgets, strategy code, head ratio and notice. Each budget not given keeps its default,
  * so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
  */
-function readPayloadLimits(limits, defaults, name = 'limits') {
+function readPayloadLimits(limits, defaults, name = 'limits', spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw new TypeError(`${name} must be an object, got ${describe(limits)}`)
   checkKeys(limits, PAYLOAD_OPTIONS)
@@ -361,7 +448,14 @@ function readPayloadLimits(limits, defaults, name = 'limits') {
     strategy: code,
     headRatio: readHeadRatio(limits.headRatio),
     notice: readNotice(limits.notice),
+    spill: spills.readSpill(limits.spill, spillName, PAYLOAD_SPILL_KEYS),
+    noticeOption: limits.notice,
   }
+}
+
+/** The same limits with no spill: streamed partial results are never written to files. */
+function withoutSpill(limits) {
+  return limits.spill === undefined ? limits : { ...limits, spill: undefined }
 }
 
 /** Error limits never above the payload's own. */
@@ -373,14 +467,39 @@ function errorLimitsWithin(payload) {
     strategy: HEAD,
     headRatio: 0.5,
     notice: payload.notice,
+    spill: undefined,
+    noticeOption: undefined,
   }
 }
 
 function clampWith(text, limits) {
+  if (limits.spill !== undefined) return clampSpilling(text, limits)
   maxChars = limits.maxChars
   maxBytes = limits.maxBytes
   maxLines = limits.maxLines
   return clampString(text, limits.strategy, limits.headRatio, limits.notice)
+}
+
+/** `clampWith` that saves the full text to a spill file when it cuts. */
+function clampSpilling(text, limits) {
+  const n = text.length
+  if (n <= limits.maxChars && n * 3 <= limits.maxBytes && n <= limits.maxLines) return text
+  const file = spills.spillPath(limits.spill)
+  const notices = spillNotices(limits.noticeOption, file, SPILL_NOTICE, undefined)
+  maxChars = limits.maxChars
+  maxBytes = limits.maxBytes
+  maxLines = limits.maxLines
+  let glue = planCut(text, limits.strategy, limits.headRatio, notices.named, false)
+  if (glue === undefined) return text
+  const report = spills.writeSpill(file, text)
+  if (report.path === null) {
+    maxChars = limits.maxChars
+    maxBytes = limits.maxBytes
+    maxLines = limits.maxLines
+    glue = planCut(text, limits.strategy, limits.headRatio, notices.unnamed, false)
+  }
+  reportSpill(limits.spill.onSpill, report)
+  return text.slice(0, out[HEAD_END]) + glue + text.slice(out[TAIL_START])
 }
 
 /** The text a content block carries: a text block's `text` or an embedded resource's `text`. */
@@ -554,7 +673,7 @@ function wrapWith(onUpdate, limits) {
 }
 
 function wrapOnUpdate(onUpdate, limits) {
-  return wrapWith(onUpdate, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
+  return wrapWith(onUpdate, withoutSpill(readPayloadLimits(limits, PAYLOAD_DEFAULTS)))
 }
 
 function isThenable(value) {
@@ -604,14 +723,16 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
   if (typeof tool !== 'object' || tool === null || typeof tool.execute !== 'function') {
     throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}`)
   }
-  const payload = readPayloadLimits(typeof limits === 'function' ? limits(tool) : limits, PAYLOAD_DEFAULTS)
+  const toolName = typeof tool.name === 'string' && tool.name !== '' ? tool.name : 'tool-result'
+  const payload = readPayloadLimits(typeof limits === 'function' ? limits(tool) : limits, PAYLOAD_DEFAULTS, 'limits', toolName)
   const errors = errorLimitsWithin(payload)
+  const updates = withoutSpill(payload)
   const execute = tool.execute
   // Every other property, descriptor and the prototype stay as they are (a frozen tool too).
   const wrapped = withProperty(tool, 'execute', function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
     // Called on the copy, run on the original: methods using private fields need it.
     const self = this === wrapped ? tool : this
-    return callClamped(execute, self, [toolCallId, params, signal, wrapWith(onUpdate, payload), ...rest], payload, errors)
+    return callClamped(execute, self, [toolCallId, params, signal, wrapWith(onUpdate, updates), ...rest], payload, errors)
   })
   return wrapped
 }
@@ -644,4 +765,9 @@ module.exports.internal = {
   readHeadRatio,
   readNotice,
   truncatedByNames,
+  checkText,
+  WIDE,
+  spillNotices,
+  reportSpill,
+  truncateTextChecked,
 }

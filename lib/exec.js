@@ -25,7 +25,8 @@
 
 const { isUtf8 } = require('node:buffer')
 const { types } = require('node:util')
-const { truncateText, internal } = require('./clamp.js')
+const { internal } = require('./clamp.js')
+const spills = require('./spill.js')
 
 const {
   binding,
@@ -39,13 +40,17 @@ const {
   readHeadRatio,
   readNotice,
   truncatedByNames,
+  spillNotices,
+  truncateTextChecked,
 } = internal
 const { HEAD_END, TAIL_START, TOTAL, OUTPUT, OMITTED, TRUNCATED_BY } = slots
 
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
 const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
-const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice']
+const SPILL_NOTICE =
+  '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
+const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill']
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
@@ -86,22 +91,18 @@ function templateFor(template, stream) {
 }
 
 /**
- * The notice of one stream, as truncateText takes it (`forString`) and as the binding
- * takes it (`forBuffer`). A function gets the facts plus `stream`.
+ * The notice of one stream: the caller's (`user`, a template or function for this stream,
+ * undefined when not given) and the one to plan with, in the form the binding takes. A
+ * function gets the facts plus `stream`.
  */
 function readStreamNotice(notice, stream) {
-  if (notice === undefined) notice = DEFAULT_NOTICE
-  let forString
-  if (typeof notice === 'string') {
-    forString = templateFor(notice, stream)
-  } else if (typeof notice === 'function') {
-    const userNotice = notice
-    forString = (facts) => userNotice({ ...facts, stream })
-  } else {
-    throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
-  }
+  let user
+  if (notice === undefined) user = undefined
+  else if (typeof notice === 'string') user = templateFor(notice, stream)
+  else if (typeof notice === 'function') user = (facts) => notice({ ...facts, stream })
+  else throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
   // Checks a template now, so a bad one fails even when every stream fits.
-  return { forString, forBuffer: readNotice(forString) }
+  return { user, planned: readNotice(user === undefined ? templateFor(DEFAULT_NOTICE, stream) : user) }
 }
 
 function readOptions(options) {
@@ -113,6 +114,7 @@ function readOptions(options) {
     throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
   }
   const headRatio = readHeadRatio(options.headRatio)
+  const spill = spills.readSpill(options.spill, 'exec')
   const streams = {}
   for (const stream of STREAMS) {
     streams[stream] = {
@@ -120,7 +122,7 @@ function readOptions(options) {
       notice: readStreamNotice(options.notice, stream),
     }
   }
-  return { strategy, headRatio, streams }
+  return { strategy, headRatio, streams, spill }
 }
 
 /** A stream's content: a string or a Uint8Array (a Buffer is one); undefined and null are empty. */
@@ -170,7 +172,7 @@ function readResult(result) {
  * Clamps a Uint8Array as UTF-8 without decoding it whole. The info mirrors truncateText's
  * result; counts are of the decoded text, offsets are bytes of its UTF-8.
  */
-function clampBytes(bytes, limits, strategy, headRatio) {
+function clampBytes(bytes, limits, strategy, headRatio, notice) {
   // Node's SIMD check is several times faster than validating in Rust; valid bytes (the
   // usual case) are then planned without a second look. (A detached array has length 0,
   // and isUtf8 throws on it.)
@@ -182,7 +184,7 @@ function clampBytes(bytes, limits, strategy, headRatio) {
     limits.maxBytes,
     limits.maxLines,
     headRatio,
-    limits.notice.forBuffer,
+    notice,
     knownValid,
   )
   const mask = out[TRUNCATED_BY]
@@ -205,16 +207,25 @@ function clampBytes(bytes, limits, strategy, headRatio) {
   }
 }
 
-function clampStream(content, limits, strategy, headRatio) {
-  if (typeof content !== 'string') return clampBytes(content, limits, strategy, headRatio)
-  return truncateText(content, {
-    maxChars: limits.maxChars,
-    maxBytes: limits.maxBytes,
-    maxLines: limits.maxLines,
-    strategy,
-    headRatio,
-    notice: limits.notice.forString,
-  })
+function clampWithNotice(content, limits, strategy, headRatio, notice) {
+  if (typeof content !== 'string') return clampBytes(content, limits, strategy, headRatio, notice)
+  return truncateTextChecked(content, limits, strategy, headRatio, notice)
+}
+
+/**
+ * Clamps one stream. With `spill`, a stream that is cut is saved whole (a Buffer as its
+ * bytes) to its own file, named in the stream's notice and reported in `info.spill`.
+ */
+function clampStream(content, limits, strategy, headRatio, spill, stream) {
+  if (spill === undefined) return clampWithNotice(content, limits, strategy, headRatio, limits.notice.planned)
+  const file = spills.spillPath(spill, `-${stream}`)
+  const notices = spillNotices(limits.notice.user, file, templateFor(SPILL_NOTICE, stream), limits.notice.planned)
+  let info = clampWithNotice(content, limits, strategy, headRatio, notices.named)
+  if (!info.truncated) return info
+  const report = spills.writeSpill(file, content)
+  if (report.path === null) info = clampWithNotice(content, limits, strategy, headRatio, notices.unnamed)
+  info.spill = report
+  return info
 }
 
 function section(stream, content, text) {
@@ -242,9 +253,9 @@ function statusLine(exitCode, signal, durationMs) {
  */
 function formatExecOutput(result, options) {
   const { stdout, stderr, exitCode, signal, durationMs } = readResult(result)
-  const { strategy, headRatio, streams } = readOptions(options)
-  const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio)
-  const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio)
+  const { strategy, headRatio, streams, spill } = readOptions(options)
+  const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, spill, 'stdout')
+  const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, spill, 'stderr')
   const parts = [section('stdout', stdout, stdoutInfo.text), section('stderr', stderr, stderrInfo.text)]
   const status = statusLine(exitCode, signal, durationMs)
   if (status !== '') parts.push(status)

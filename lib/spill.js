@@ -1,0 +1,176 @@
+'use strict'
+
+// Spill files: when a clamp drops text, the full original goes to a new file and the
+// notice names it, so the model (or a person) can read on.
+//
+// The file name is chosen before the cut is planned, because the notice that names it
+// takes room in the budget. Only when the plan truncates is the file written: under a
+// temporary name, then hard-linked to its final name (a link fails instead of replacing
+// an existing file, unlike rename), then the temporary name is removed. If anything
+// fails, the caller re-plans with a notice that does not name a file, and the error is
+// reported beside the result; the clamped result itself is never lost.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { randomBytes } = require('node:crypto')
+
+// clamp.js requires this module, so its helpers are fetched when first used.
+const helpers = () => require('./clamp.js').internal
+
+const SUFFIX = '.toolclamp-spill.txt'
+const NAME_MAX = 64
+// <name>-<UTC time>-<16 hex><SUFFIX>, and its temporary twin .<final>.<8 hex>.tmp
+const SPILL_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-\d{8}T\d{6}Z-[0-9a-f]{16}\.toolclamp-spill\.txt$/
+const SPILL_TEMP = /^\.[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-\d{8}T\d{6}Z-[0-9a-f]{16}\.toolclamp-spill\.txt\.[0-9a-f]{8}\.tmp$/
+
+/**
+ * A file-name-safe form of a tool name: ASCII letters, digits, `.`, `_`, `-`; anything
+ * else (separators, `..`, NUL, emoji) becomes `_`; at most 64 chars; never starts with
+ * `.` or `-`; `output` when nothing is left.
+ */
+function sanitizeName(name) {
+  let safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[.-]+/, '')
+  if (safe.length > NAME_MAX) safe = safe.slice(0, NAME_MAX)
+  return safe.replace(/^_+$/, '') === '' ? 'output' : safe
+}
+
+function timestamp(date) {
+  const pad = (n, width = 2) => String(n).padStart(width, '0')
+  return (
+    `${pad(date.getUTCFullYear(), 4)}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}` +
+    `T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`
+  )
+}
+
+/**
+ * Reads a `spill` option: `{ dir, name?, onSpill? }`. `fallbackName` names the file when
+ * `name` is not given (the tool name, or a function's own name).
+ */
+function readSpill(spill, fallbackName, allowed = ['dir', 'name']) {
+  const { describe, checkKeys } = helpers()
+  if (spill === undefined) return undefined
+  if (typeof spill !== 'object' || spill === null || Array.isArray(spill)) {
+    throw new TypeError(`spill must be an object with a dir, got ${describe(spill)}`)
+  }
+  checkKeys(spill, allowed)
+  if (typeof spill.dir !== 'string' || spill.dir === '') {
+    throw new TypeError(`spill.dir must be a non-empty string, got ${describe(spill.dir)}`)
+  }
+  if (spill.dir.includes('\0')) throw new TypeError('spill.dir must not contain a NUL character')
+  if (spill.name !== undefined && typeof spill.name !== 'string') {
+    throw new TypeError(`spill.name must be a string, got ${describe(spill.name)}`)
+  }
+  if (spill.onSpill !== undefined && typeof spill.onSpill !== 'function') {
+    throw new TypeError(`spill.onSpill must be a function, got ${describe(spill.onSpill)}`)
+  }
+  return {
+    dir: path.resolve(spill.dir),
+    name: spill.name === undefined ? fallbackName : spill.name,
+    onSpill: spill.onSpill,
+  }
+}
+
+/** The path a spill of this call will have, if one is written. Touches no file. */
+function spillPath(spill, suffix = '') {
+  const base = sanitizeName(spill.name + suffix)
+  const file = `${base}-${timestamp(new Date())}-${randomBytes(8).toString('hex')}${SUFFIX}`
+  const full = path.join(spill.dir, file)
+  // sanitizeName leaves no separator, so this holds; checked anyway because it is the
+  // guarantee the directory's owner relies on.
+  if (path.dirname(full) !== spill.dir) throw new Error(`spill file ${JSON.stringify(file)} escapes ${spill.dir}`)
+  return full
+}
+
+/**
+ * Writes `data` (a string, written as UTF-8, or bytes) to `file`, which must not exist.
+ * Returns `{ path }`, or `{ path: null, error }` when anything failed; never throws.
+ */
+function writeSpill(file, data) {
+  const dir = path.dirname(file)
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
+  let fd
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fd = fs.openSync(temp, 'wx', 0o600)
+    fs.writeFileSync(fd, data)
+    fs.closeSync(fd)
+    fd = undefined
+    fs.linkSync(temp, file)
+    fs.unlinkSync(temp)
+    return { path: file }
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd)
+      } catch {
+        // Already failing; the first error is the one to report.
+      }
+    }
+    try {
+      fs.unlinkSync(temp)
+    } catch {
+      // The temporary file may never have been created.
+    }
+    return { path: null, error }
+  }
+}
+
+/** `{spillPath}` in a template becomes the path; `{{` and `}}` stay escapes. */
+function templateWithPath(template, file) {
+  const escaped = file.replace(/[{}]/g, (brace) => brace + brace)
+  return template.replace(/\{\{|\}\}|\{spillPath\}/g, (match) => (match === '{spillPath}' ? escaped : match))
+}
+
+function checkMaxAge(maxAgeMs) {
+  const { describe } = helpers()
+  if (typeof maxAgeMs !== 'number') {
+    throw new TypeError(`maxAgeMs must be a non-negative number of milliseconds, got ${describe(maxAgeMs)}`)
+  }
+  if (!(maxAgeMs >= 0)) {
+    throw new RangeError(`maxAgeMs must be a non-negative number of milliseconds, got ${describe(maxAgeMs)}`)
+  }
+}
+
+/**
+ * Removes spill files (and temporary files a crash left behind) older than `maxAgeMs`
+ * from `dir`. Anything else in `dir` (other files, symbolic links, directories) is left
+ * alone. Returns the removed paths; a missing directory removes nothing.
+ */
+function pruneSpillDir(dir, options) {
+  const { describe, checkKeys } = helpers()
+  if (typeof dir !== 'string' || dir === '') throw new TypeError(`dir must be a non-empty string, got ${describe(dir)}`)
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`options must be an object with maxAgeMs, got ${describe(options)}`)
+  }
+  checkKeys(options, ['maxAgeMs'])
+  checkMaxAge(options.maxAgeMs)
+  let names
+  try {
+    names = fs.readdirSync(dir)
+  } catch (error) {
+    if (error.code === 'ENOENT') return []
+    throw error
+  }
+  const cutoff = Date.now() - options.maxAgeMs
+  const removed = []
+  for (const name of names) {
+    if (!SPILL_FILE.test(name) && !SPILL_TEMP.test(name)) continue
+    const file = path.join(dir, name)
+    let stat
+    try {
+      stat = fs.lstatSync(file)
+    } catch {
+      continue // removed meanwhile
+    }
+    if (!stat.isFile() || stat.mtimeMs > cutoff) continue
+    try {
+      fs.unlinkSync(file)
+      removed.push(file)
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error
+    }
+  }
+  return removed
+}
+
+module.exports = { readSpill, spillPath, writeSpill, templateWithPath, sanitizeName, pruneSpillDir, SUFFIX }

@@ -251,6 +251,28 @@ const PAYLOAD_CASES = [
       },
     ],
   },
+  {
+    id: 'exec-buffer',
+    title:
+      "`formatExecOutput({ stdout: Buffer, stderr: Buffer, exitCode })` (defaults: each stream's last 8,000 chars); best JS (b) is `buf.toString()` plus the O(1) chars tail",
+    impls: {
+      toolclamp: (result) => toolclamp.formatExecOutput(result).text,
+      best: (result) => js.bestFormatExecOutput(result),
+    },
+    targets: () => [{ vs: 'best', min: 1 }],
+    rows: (kind) => [
+      {
+        label: '16 MiB stdout Buffer',
+        textBytes: 16 * MIB,
+        make: () => ({ stdout: Buffer.from(makeInput(kind, 16 * MIB)), stderr: Buffer.from('warning: deprecated\n'), exitCode: 1 }),
+      },
+      {
+        label: '1 MiB stdout Buffer',
+        textBytes: MIB,
+        make: () => ({ stdout: Buffer.from(makeInput(kind, MIB)), stderr: Buffer.from('warning: deprecated\n'), exitCode: 1 }),
+      },
+    ],
+  },
 ]
 
 /** A time within this factor of another counts as the same cost. */
@@ -525,7 +547,7 @@ async function main() {
   if (payloadCases.length > 0) {
     md.push(
       '',
-      '## Tool payloads',
+      '## Tool payloads and command output',
       '',
       'Best JS (b) for payloads runs the best-JS string clamp on the concatenation of all text and',
       'maps the cut back onto the blocks as toolclamp does; both return equal results with the same',
@@ -577,7 +599,7 @@ async function runPayloadCase(c, results, failures) {
       const options = quick ? benchOptions(0) : row.options
       const medians = await timeCase(c, input, row.textBytes, options)
       timed.set(row.label, medians)
-      const targets = payloadTargets(row.textBytes).map((t) => targetText(t, medians))
+      const targets = (c.targets ? c.targets(row) : payloadTargets(row.textBytes)).map((t) => targetText(t, medians))
       const base = row.sameCostAs && timed.get(row.sameCostAs)
       if (base) {
         const ratio = medians.toolclamp / base.toolclamp

@@ -784,9 +784,9 @@ function truncateTextWith(text, options, src, PlannerKind = Planner) {
 // (b) Best pure JS
 
 /** Chars-only tail in O(1): the notice is ASCII, so its chars are its bytes, one line. */
-function tailByChars(text, maxChars) {
+function tailByChars(text, maxChars, noticeFor = (omitted) => `[... ${formatCount(omitted)} chars truncated at the start ...]`) {
   const n = text.length
-  let notice = `[... ${formatCount(n - maxChars)} chars truncated at the start ...]`
+  let notice = noticeFor(n - maxChars)
   let best = -1
   let bestNotice = ''
   for (let round = 0; round < 6; round++) {
@@ -799,7 +799,7 @@ function tailByChars(text, maxChars) {
       s = n - budget
       while (s < n && !isSafeCutAt(text, s)) s++
     }
-    const next = `[... ${formatCount(s)} chars truncated at the start ...]`
+    const next = noticeFor(s)
     if (next.length <= reserved) {
       best = s
       bestNotice = next
@@ -811,6 +811,23 @@ function tailByChars(text, maxChars) {
   }
   if (best < 0) return null
   return best < n ? bestNotice + '\n' + text.slice(best) : bestNotice
+}
+
+/**
+ * Best JS `formatExecOutput(result)` with the default options: decode each stream
+ * (`buf.toString()`), then the O(1) chars-only tail clamp to 8,000 chars.
+ */
+export function bestFormatExecOutput({ stdout, stderr, exitCode }) {
+  const section = (name, value) => {
+    const text = typeof value === 'string' ? value : value.toString('utf8')
+    if (text.length === 0) return `<${name}>(empty)</${name}>`
+    const kept =
+      text.length <= 8000 ? text : tailByChars(text, 8000, (omitted) => `[... ${formatCount(omitted)} chars truncated from ${name} ...]`)
+    return `<${name}>\n${kept}${kept.endsWith('\n') ? '' : '\n'}</${name}>`
+  }
+  const parts = [section('stdout', stdout), section('stderr', stderr)]
+  if (exitCode !== undefined) parts.push(`exit code: ${exitCode}`)
+  return parts.join('\n')
 }
 
 /** Chars-only head + tail in O(1) (the planner's three cuts, by arithmetic). */

@@ -82,6 +82,20 @@ function spillPath(spill, suffix = '') {
 }
 
 /**
+ * Gives the complete file at `temp` the name `file`, failing if `file` exists. A hard link
+ * does both at once; where the file system has none (some network and FAT volumes), an
+ * exclusive copy still never replaces a file.
+ */
+function linkNew(temp, file) {
+  try {
+    fs.linkSync(temp, file)
+  } catch (error) {
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(error.code)) throw error
+    fs.copyFileSync(temp, file, fs.constants.COPYFILE_EXCL)
+  }
+}
+
+/**
  * Writes `data` (a string, written as UTF-8, or bytes) to `file`, which must not exist.
  * Returns `{ path }`, or `{ path: null, error }` when anything failed; never throws.
  */
@@ -95,7 +109,7 @@ function writeSpill(file, data) {
     fs.writeFileSync(fd, data)
     fs.closeSync(fd)
     fd = undefined
-    fs.linkSync(temp, file)
+    linkNew(temp, file)
     fs.unlinkSync(temp)
     return { path: file }
   } catch (error) {

@@ -14,8 +14,10 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { randomBytes } = require('node:crypto')
 
-// clamp.js requires this module, so its helpers are fetched when first used.
-const helpers = () => require('./clamp.js').internal
+// clamp.js requires this module, so its helpers are fetched when first used (once:
+// `require` costs microseconds, more than a whole clamp of a short text).
+let cachedHelpers
+const helpers = () => (cachedHelpers ??= require('./clamp.js').internal)
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
@@ -47,8 +49,8 @@ function timestamp(date) {
  * `name` is not given (the tool name, or a function's own name).
  */
 function readSpill(spill, fallbackName, allowed = ['dir', 'name']) {
-  const { describe, checkKeys } = helpers()
   if (spill === undefined) return undefined
+  const { describe, checkKeys } = helpers()
   if (typeof spill !== 'object' || spill === null || Array.isArray(spill)) {
     throw new TypeError(`spill must be an object with a dir, got ${describe(spill)}`)
   }

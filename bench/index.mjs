@@ -395,7 +395,8 @@ function checkOutputs(c, text) {
 // Formatting
 
 function formatTime(ms) {
-  const ns = ms * 1e6
+  // Rounded first, so 999.6 µs reads 1.00 ms, not 1.00e+3 µs.
+  const ns = Number((ms * 1e6).toPrecision(3))
   if (ns < 1000) return `${ns.toPrecision(3)} ns`
   if (ns < 1e6) return `${(ns / 1e3).toPrecision(3)} µs`
   if (ns < 1e9) return `${(ns / 1e6).toPrecision(3)} ms`

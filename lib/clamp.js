@@ -541,12 +541,23 @@ function clampBlocks(blocks, limits) {
     }
   }
   if (texts.length === 0) return blocks
-  const joined = texts.length === 1 ? texts[0] : texts.join('')
-  const clamped = clampWith(joined, limits)
-  if (clamped === joined) return blocks
+  let glue
+  if (texts.length === 1 || limits.spill !== undefined) {
+    // A spill file needs the whole text as one string anyway.
+    const joined = texts.length === 1 ? texts[0] : texts.join('')
+    const clamped = clampWith(joined, limits)
+    if (clamped === joined) return blocks
+    glue = clamped.slice(out[HEAD_END], clamped.length - (joined.length - out[TAIL_START]))
+  } else {
+    // The core reads the blocks end to end; joining them here would allocate a large string.
+    let wide = false
+    for (let k = 0; k < texts.length && !wide; k++) wide = WIDE.test(texts[k])
+    const { maxChars: chars, maxBytes: bytes, maxLines: lines } = limits
+    glue = binding.planList(texts, wide, length, limits.strategy, chars, bytes, lines, limits.headRatio, limits.notice, false)
+    if (glue === undefined) return blocks
+  }
   const headEnd = out[HEAD_END]
   const tailStart = out[TAIL_START]
-  const glue = clamped.slice(headEnd, clamped.length - (joined.length - tailStart))
   // The notice follows the kept head; with no head it precedes the kept tail.
   let glueAt = -1
   for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {

@@ -89,10 +89,11 @@ type CallResult = Result<sys::napi_value, Thrown>;
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let env = env.raw();
     let exports = exports.raw();
-    let functions: [(&[u8], RawCallback); 9] = [
+    let functions: [(&[u8], RawCallback); 10] = [
         (b"init\0", init),
         (b"checkTemplate\0", check_template),
         (b"plan\0", plan_string),
+        (b"planList\0", plan_list),
         (b"charsWindows\0", chars_windows),
         (b"planWindows\0", plan_windows),
         (b"measure\0", measure_string),
@@ -421,6 +422,72 @@ unsafe fn plan_with_notice<S: Source + ?Sized>(
             make_string(env, &p.glue)
         }
     }
+}
+
+/// Copies the strings of a JS array, end to end, into `buf`: the units of their
+/// concatenation, which JS never has to build. `total` is the sum of their lengths.
+unsafe fn read_list<U: Copy + Default>(
+    env: sys::napi_env,
+    list: sys::napi_value,
+    total: usize,
+    buf: &mut Vec<U>,
+    copy: unsafe fn(sys::napi_env, sys::napi_value, *mut U, usize, *mut usize) -> sys::napi_status,
+) -> Result<usize, Thrown> {
+    let mut count = 0u32;
+    ok(sys::napi_get_array_length(env, list, &mut count))?;
+    // Node-API writes a terminating NUL after each copy.
+    if buf.len() < total + 1 {
+        buf.resize(total + 1, U::default());
+    }
+    let mut at = 0;
+    for i in 0..count {
+        let mut item = ptr::null_mut();
+        ok(sys::napi_get_element(env, list, i, &mut item))?;
+        let mut copied = 0;
+        ok(copy(env, item, buf.as_mut_ptr().add(at), total + 1 - at, &mut copied))?;
+        at += copied;
+    }
+    if at != total {
+        return Err(Thrown::Type(format!("planList: the strings hold {at} units, not {total}")));
+    }
+    Ok(at)
+}
+
+unsafe fn copy_latin1(env: sys::napi_env, v: sys::napi_value, to: *mut u8, size: usize, copied: *mut usize) -> sys::napi_status {
+    sys::napi_get_value_string_latin1(env, v, to.cast::<c_char>(), size, copied)
+}
+
+unsafe fn copy_utf16(env: sys::napi_env, v: sys::napi_value, to: *mut u16, size: usize, copied: *mut usize) -> sys::napi_status {
+    sys::napi_get_value_string_utf16(env, v, to, size, copied)
+}
+
+/// `planList(texts, wide, totalLength, strategy, maxChars, maxBytes, maxLines, headRatio,
+/// notice, exact)`: `plan` over the concatenation of an array of strings (the text blocks
+/// of a tool result), copied straight from the strings: joining many blocks in JS would
+/// allocate one more large string. Offsets are into the concatenation.
+unsafe extern "C" fn plan_list(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, || {
+        let [texts, wide, total, strat, max_chars, max_bytes, max_lines, ratio, notice, exact] = args::<10>(env, info)?;
+        let total = get_f64(env, total)? as usize;
+        let limits = Limits {
+            max_chars: limit(get_f64(env, max_chars)?),
+            max_bytes: limit(get_f64(env, max_bytes)?),
+            max_lines: limit(get_f64(env, max_lines)?),
+        };
+        let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
+        let exact = get_bool(env, exact)?;
+        if get_bool(env, wide)? {
+            with_buffer(&UTF16, |buf| {
+                let len = read_list(env, texts, total, buf, copy_utf16)?;
+                plan_with_notice(env, &Units::new(&buf[..len]), &limits, strategy, notice, exact)
+            })
+        } else {
+            with_buffer(&LATIN1, |buf| {
+                let len = read_list(env, texts, total, buf, copy_latin1)?;
+                plan_with_notice(env, &Units::new(&buf[..len]), &limits, strategy, notice, exact)
+            })
+        }
+    })
 }
 
 /// `plan(text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact)`

@@ -55,6 +55,7 @@ const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
 const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
+const NEAR_MISSES = new Map(RESULT_KEYS.map((key) => [key.toLowerCase(), key]))
 
 /** The budgets of one stream: a number is maxChars; an object sets any of the three. */
 function readStreamLimits(name, limit) {
@@ -105,9 +106,12 @@ function readStreamNotice(notice, stream) {
   return { user, planned: readNotice(user === undefined ? templateFor(DEFAULT_NOTICE, stream) : user) }
 }
 
+// The options of a call without any, read once: most callers pass none.
+let defaultOptions
+
 function readOptions(options) {
-  if (options === undefined) options = {}
-  else if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (options === undefined) return (defaultOptions ??= readOptions({}))
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
   checkKeys(options, EXEC_OPTIONS)
   const strategy = options.strategy === undefined ? 'tail' : options.strategy
   if (typeof strategy !== 'string' || STRATEGY_CODES[strategy] === undefined) {
@@ -140,7 +144,8 @@ function readResult(result) {
   // Other keys are the caller's (execa results carry many), but a misspelt one must not
   // silently drop a stream or the exit code.
   for (const key of Object.keys(result)) {
-    const near = RESULT_KEYS.find((k) => k !== key && k.toLowerCase() === key.toLowerCase().replace(/[_-]/g, ''))
+    if (RESULT_KEYS.includes(key)) continue
+    const near = NEAR_MISSES.get(key.toLowerCase().replace(/[_-]/g, ''))
     if (near) throw new TypeError(`unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
   }
   const { exitCode, signal, durationMs } = result

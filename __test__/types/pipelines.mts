@@ -30,23 +30,23 @@ try {
 
 const out: TruncateToolOutputResult = truncateToolOutput('read_file', 'text', {
   profiles: { read_file: { maxLines: 1000 }, web_fetch: { maxChars: 8000 } },
-  spill: { dir: '/tmp/artifacts', onSpill: (report: SpillReport) => void report.path },
+  spill: { dir: 'artifacts', onSpill: (report: SpillReport) => void report.path },
 })
 const readFileChars: number = DEFAULT_TOOL_PROFILES.read_file.maxChars
 const profileName: string = resolveToolProfile('grep').name
 
-const report: SpillReport | undefined = truncateText('x', { maxChars: 1, spill: { dir: '/tmp/a', name: 'bash' } }).spill
+const report: SpillReport | undefined = truncateText('x', { maxChars: 1, spill: { dir: 'artifacts', name: 'bash' } }).spill
 const savedPath: string | null | undefined = report?.path
-const payload: string = hardTruncateToolPayload('x', { spill: { dir: '/tmp/a', onSpill: () => {} } })
-const execSpill: SpillReport | undefined = formatExecOutput({ stdout: 'x' }, { spill: { dir: '/tmp/a' } }).stdout.spill
-const removed: string[] = pruneSpillDir('/tmp/a', { maxAgeMs: 1000 })
+const payload: string = hardTruncateToolPayload('x', { spill: { dir: 'artifacts', onSpill: () => {} } })
+const execSpill: SpillReport | undefined = formatExecOutput({ stdout: 'x' }, { spill: { dir: 'artifacts' } }).stdout.spill
+const removed: string[] = pruneSpillDir('artifacts', { maxAgeMs: 1000 })
 
 // @ts-expect-error onOverflow is 'partial' or 'error'
 readPartial('x', { onOverflow: 'throw' })
 // @ts-expect-error spill needs a dir
 truncateText('x', { maxChars: 1, spill: { name: 'bash' } })
 // @ts-expect-error maxAgeMs is required
-pruneSpillDir('/tmp/a', {})
+pruneSpillDir('artifacts', {})
 // @ts-expect-error the profile table is read-only
 DEFAULT_TOOL_PROFILES.read_file.maxChars = 1
 

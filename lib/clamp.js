@@ -22,6 +22,7 @@ const TAIL = 1
 const HEAD_TAIL = 2
 // No prototype: 'toString' must not pass as a strategy.
 const STRATEGY_CODES = { __proto__: null, head: HEAD, tail: TAIL, headTail: HEAD_TAIL }
+const STRATEGY_NAMES = ['head', 'tail', 'headTail']
 const WHERE = ['start', 'end', 'middle']
 
 // A string with a char above U+00FF must be copied as UTF-16; otherwise Latin-1 is exact
@@ -240,6 +241,25 @@ function spillNotices(notice, file, namedDefault, unnamedDefault) {
   }
 }
 
+/**
+ * Clamps with `plan(notice)` (which returns a `truncateText`-shaped result) and, when it
+ * cuts, saves `data` whole to a new spill file in `spill.dir`. The file's name is chosen
+ * first, because the notice that names it takes room in the budget; if the file cannot be
+ * written, the text is planned again with the notice that names no file. The result
+ * carries the report in `spill`, and `spill.onSpill` (when given) receives it.
+ */
+function clampAndSpill(spill, nameSuffix, notice, namedDefault, unnamedDefault, data, plan) {
+  const file = spills.spillPath(spill, nameSuffix)
+  const notices = spillNotices(notice, file, namedDefault, unnamedDefault)
+  let info = plan(notices.named)
+  if (!info.truncated) return info
+  const report = spills.writeSpill(file, data)
+  if (report.path === null) info = plan(notices.unnamed)
+  info.spill = report
+  reportSpill(spill.onSpill, report)
+  return info
+}
+
 /** Reports a spill to the caller's `onSpill`, which must not break the clamp. */
 function reportSpill(onSpill, report) {
   if (onSpill === undefined) return
@@ -324,19 +344,10 @@ function truncateText(text, options) {
   const headRatio = readHeadRatio(options.headRatio)
   const spill = spills.readSpill(options.spill, 'text')
   if (spill === undefined) return textInfo(text, strategy, planCut(text, code, headRatio, readNotice(options.notice), true))
-  const file = spills.spillPath(spill)
-  const notices = spillNotices(options.notice, file, SPILL_NOTICE, undefined)
-  let glue = planCut(text, code, headRatio, notices.named, true)
-  if (glue === undefined) return textInfo(text, strategy, glue)
-  const report = spills.writeSpill(file, text)
-  if (report.path === null) {
-    // Budgets are module state: set them again, the first plan may not have left them.
-    readLimits(options)
-    glue = planCut(text, code, headRatio, notices.unnamed, true)
-  }
-  const info = textInfo(text, strategy, glue)
-  info.spill = report
-  return info
+  const limits = { maxChars, maxBytes, maxLines }
+  return clampAndSpill(spill, '', options.notice, SPILL_NOTICE, undefined, text, (notice) =>
+    truncateTextChecked(text, limits, strategy, headRatio, notice),
+  )
 }
 
 /**
@@ -374,24 +385,28 @@ function textInfo(text, strategy, glue) {
       tailStart: totalChars,
     }
   }
-  const headEnd = out[HEAD_END]
-  const tailStart = out[TAIL_START]
+  return resultFromOut(text.slice(0, out[HEAD_END]) + glue + text.slice(out[TAIL_START]), strategy)
+}
+
+/** A `truncateText`-shaped result for `text` from the counts a full plan left in `out`. */
+function resultFromOut(text, strategy) {
+  const mask = out[TRUNCATED_BY]
   return {
-    text: text.slice(0, headEnd) + glue + text.slice(tailStart),
-    truncated: true,
-    truncatedBy: truncatedByNames(out[TRUNCATED_BY]),
+    text,
+    truncated: mask !== 0,
+    truncatedBy: truncatedByNames(mask),
     strategy,
-    totalChars,
-    totalBytes,
-    totalLines,
+    totalChars: out[TOTAL],
+    totalBytes: out[TOTAL + 1],
+    totalLines: out[TOTAL + 2],
     outputChars: out[OUTPUT],
     outputBytes: out[OUTPUT + 1],
     outputLines: out[OUTPUT + 2],
     omittedChars: out[OMITTED],
     omittedBytes: out[OMITTED + 1],
     omittedLines: out[OMITTED + 2],
-    headEnd,
-    tailStart,
+    headEnd: out[HEAD_END],
+    tailStart: out[TAIL_START],
   }
 }
 
@@ -484,22 +499,11 @@ function clampWith(text, limits) {
 function clampSpilling(text, limits) {
   const n = text.length
   if (n <= limits.maxChars && n * 3 <= limits.maxBytes && n <= limits.maxLines) return text
-  const file = spills.spillPath(limits.spill)
-  const notices = spillNotices(limits.noticeOption, file, SPILL_NOTICE, undefined)
-  maxChars = limits.maxChars
-  maxBytes = limits.maxBytes
-  maxLines = limits.maxLines
-  let glue = planCut(text, limits.strategy, limits.headRatio, notices.named, false)
-  if (glue === undefined) return text
-  const report = spills.writeSpill(file, text)
-  if (report.path === null) {
-    maxChars = limits.maxChars
-    maxBytes = limits.maxBytes
-    maxLines = limits.maxLines
-    glue = planCut(text, limits.strategy, limits.headRatio, notices.unnamed, false)
-  }
-  reportSpill(limits.spill.onSpill, report)
-  return text.slice(0, out[HEAD_END]) + glue + text.slice(out[TAIL_START])
+  const strategy = STRATEGY_NAMES[limits.strategy]
+  const info = clampAndSpill(limits.spill, '', limits.noticeOption, SPILL_NOTICE, undefined, text, (notice) =>
+    truncateTextChecked(text, limits, strategy, limits.headRatio, notice),
+  )
+  return info.text
 }
 
 /** The text a content block carries: a text block's `text` or an embedded resource's `text`. */
@@ -762,12 +766,11 @@ module.exports = {
 }
 
 // For the other modules of this package (not part of the public API): the binding, the
-// array it writes results to and its slots, and the option helpers, so every module
-// validates and reports alike.
+// array it writes results to, the option helpers (so every module validates and reports
+// alike), and the planning and spilling steps the pipelines share.
 module.exports.internal = {
   binding,
   out,
-  slots: { HEAD_END, TAIL_START, TOTAL, OUTPUT, OMITTED, TRUNCATED_BY },
   STRATEGY_CODES,
   describe,
   checkKeys,
@@ -775,10 +778,9 @@ module.exports.internal = {
   readBudget,
   readHeadRatio,
   readNotice,
-  truncatedByNames,
   checkText,
   WIDE,
-  spillNotices,
-  reportSpill,
+  clampAndSpill,
   truncateTextChecked,
+  resultFromOut,
 }

@@ -30,8 +30,6 @@ const spills = require('./spill.js')
 
 const {
   binding,
-  out,
-  slots,
   STRATEGY_CODES,
   describe,
   checkKeys,
@@ -39,11 +37,10 @@ const {
   readBudget,
   readHeadRatio,
   readNotice,
-  truncatedByNames,
-  spillNotices,
+  clampAndSpill,
   truncateTextChecked,
+  resultFromOut,
 } = internal
-const { HEAD_END, TAIL_START, TOTAL, OUTPUT, OMITTED, TRUNCATED_BY } = slots
 
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
@@ -192,24 +189,7 @@ function clampBytes(bytes, limits, strategy, headRatio, notice) {
     notice,
     knownValid,
   )
-  const mask = out[TRUNCATED_BY]
-  return {
-    text,
-    truncated: mask !== 0,
-    truncatedBy: truncatedByNames(mask),
-    strategy,
-    totalChars: out[TOTAL],
-    totalBytes: out[TOTAL + 1],
-    totalLines: out[TOTAL + 2],
-    outputChars: out[OUTPUT],
-    outputBytes: out[OUTPUT + 1],
-    outputLines: out[OUTPUT + 2],
-    omittedChars: out[OMITTED],
-    omittedBytes: out[OMITTED + 1],
-    omittedLines: out[OMITTED + 2],
-    headEnd: out[HEAD_END],
-    tailStart: out[TAIL_START],
-  }
+  return resultFromOut(text, strategy)
 }
 
 function clampWithNotice(content, limits, strategy, headRatio, notice) {
@@ -222,15 +202,9 @@ function clampWithNotice(content, limits, strategy, headRatio, notice) {
  * bytes) to its own file, named in the stream's notice and reported in `info.spill`.
  */
 function clampStream(content, limits, strategy, headRatio, spill, stream) {
-  if (spill === undefined) return clampWithNotice(content, limits, strategy, headRatio, limits.notice.planned)
-  const file = spills.spillPath(spill, `-${stream}`)
-  const notices = spillNotices(limits.notice.user, file, templateFor(SPILL_NOTICE, stream), limits.notice.planned)
-  let info = clampWithNotice(content, limits, strategy, headRatio, notices.named)
-  if (!info.truncated) return info
-  const report = spills.writeSpill(file, content)
-  if (report.path === null) info = clampWithNotice(content, limits, strategy, headRatio, notices.unnamed)
-  info.spill = report
-  return info
+  const plan = (notice) => clampWithNotice(content, limits, strategy, headRatio, notice)
+  if (spill === undefined) return plan(limits.notice.planned)
+  return clampAndSpill(spill, `-${stream}`, limits.notice.user, templateFor(SPILL_NOTICE, stream), limits.notice.planned, content, plan)
 }
 
 function section(stream, content, text) {

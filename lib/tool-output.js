@@ -16,11 +16,11 @@
 // The core plans the cut and renders the middle marker; the two header lines are priced
 // into the budget here before planning, so the whole view stays within both limits.
 
-const { internal } = require('./clamp.js')
+const { measureText, internal } = require('./clamp.js')
 const spills = require('./spill.js')
 
-const { binding, out, describe, checkKeys, isPlainObject, checkText, WIDE, spillNotices, reportSpill } = internal
-const { truncateTextChecked } = internal
+const { describe, checkKeys, isPlainObject, checkText, readBudget, readHeadRatio, readNotice } = internal
+const { clampAndSpill, truncateTextChecked } = internal
 
 /** Limits per tool, from the seed; `default` serves every other tool. */
 const DEFAULT_TOOL_PROFILES = Object.freeze({
@@ -37,12 +37,10 @@ const DEFAULT_HEAD_RATIO = 0.3
 const MARKER = '... [{omitted} truncated] ...'
 const SPILL_MARKER = '... [{omitted} truncated — full output saved to {spillPath}; dropped lines {fromLine}–{toLine}] ...'
 
+/** A limit a profile sets: as readBudget, but a key set to undefined is an error, not "none". */
 function readLimit(name, value) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
-  if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
-    throw new RangeError(`${name} must be a non-negative integer or Infinity, got ${describe(value)}`)
-  }
-  return value
+  if (value === undefined) throw new TypeError(`${name} must be a number, got undefined`)
+  return readBudget(name, value)
 }
 
 function checkProfiles(profiles) {
@@ -78,11 +76,6 @@ function resolveToolProfile(toolName, profiles) {
   return { name, maxChars: merged.maxChars, maxLines: merged.maxLines }
 }
 
-function lineCount(text) {
-  binding.measure(text, WIDE.test(text))
-  return out[4]
-}
-
 const count = (n) => n.toLocaleString('en-US')
 
 /**
@@ -96,18 +89,17 @@ function truncateToolOutput(toolName, output, options = {}) {
   if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
   checkKeys(options, OPTIONS)
   const profile = resolveToolProfile(toolName, options.profiles)
-  if (options.maxChars !== undefined) profile.maxChars = readLimit('maxChars', options.maxChars)
-  if (options.maxLines !== undefined) profile.maxLines = readLimit('maxLines', options.maxLines)
-  let headRatio = DEFAULT_HEAD_RATIO
-  if (options.headRatio !== undefined) headRatio = internal.readHeadRatio(options.headRatio)
-  const userNotice = options.notice
-  internal.readNotice(userNotice) // a bad notice fails even when the output fits
+  if (options.maxChars !== undefined) profile.maxChars = readBudget('maxChars', options.maxChars)
+  if (options.maxLines !== undefined) profile.maxLines = readBudget('maxLines', options.maxLines)
+  const headRatio = options.headRatio === undefined ? DEFAULT_HEAD_RATIO : readHeadRatio(options.headRatio)
+  // Read now, so a bad notice fails even when the output fits.
+  const marker = readNotice(options.notice ?? MARKER)
   const spill = spills.readSpill(options.spill, toolName)
 
   const limits = { maxChars: profile.maxChars, maxBytes: Infinity, maxLines: profile.maxLines }
   const n = output.length
-  if (n <= limits.maxChars && n <= limits.maxLines) return fitting(output, profile, n, n === 0 ? 0 : lineCount(output))
-  const totalLines = lineCount(output)
+  const totalLines = measureText(output).lines
+  if (n <= limits.maxChars && n <= limits.maxLines) return fitting(output, profile, n, totalLines)
   if (n <= limits.maxChars && totalLines <= limits.maxLines) return fitting(output, profile, n, totalLines)
 
   // Room for the two indicator lines, at their longest; without it, the marker alone.
@@ -119,26 +111,16 @@ function truncateToolOutput(toolName, output, options = {}) {
     ? { maxChars: limits.maxChars - reserve, maxBytes: Infinity, maxLines: limits.maxLines - 2 }
     : limits
 
-  let file
-  let notices
-  if (spill !== undefined) {
-    file = spills.spillPath(spill)
-    notices = spillNotices(userNotice, file, SPILL_MARKER, internal.readNotice(userNotice ?? MARKER))
-  }
-  let info = truncateTextChecked(output, planned, 'headTail', headRatio, notices ? notices.named : internal.readNotice(userNotice ?? MARKER))
-  let report
-  if (spill !== undefined && info.truncated) {
-    report = spills.writeSpill(file, output)
-    if (report.path === null) info = truncateTextChecked(output, planned, 'headTail', headRatio, notices.unnamed)
-    reportSpill(spill.onSpill, report)
-  }
+  const plan = (notice) => truncateTextChecked(output, planned, 'headTail', headRatio, notice)
+  const info =
+    spill === undefined ? plan(marker) : clampAndSpill(spill, '', options.notice, SPILL_MARKER, marker, output, plan)
   if (!info.truncated) return fitting(output, profile, n, totalLines)
 
   const head = output.slice(0, info.headEnd)
   const tail = output.slice(info.tailStart)
   const glue = info.text.slice(head.length, info.text.length - tail.length)
-  const headLines = head === '' ? 0 : lineCount(head)
-  const tailLines = tail === '' ? 0 : lineCount(tail)
+  const headLines = measureText(head).lines
+  const tailLines = measureText(tail).lines
   let text = info.text
   if (headed) {
     const first = headLines > 0 ? `[First ${count(headLines)} lines of ${count(totalLines)}]\n` : ''
@@ -158,7 +140,7 @@ function truncateToolOutput(toolName, output, options = {}) {
     headEnd: info.headEnd,
     tailStart: info.tailStart,
   }
-  if (report !== undefined) result.spill = report
+  if (info.spill !== undefined) result.spill = info.spill
   return result
 }
 

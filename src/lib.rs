@@ -181,6 +181,11 @@ unsafe fn get_f64(env: sys::napi_env, v: sys::napi_value) -> Result<f64, Thrown>
     Ok(x)
 }
 
+/// Budgets from three JS numbers (`Infinity` for none).
+unsafe fn get_limits(env: sys::napi_env, chars: sys::napi_value, bytes: sys::napi_value, lines: sys::napi_value) -> Result<Limits, Thrown> {
+    Ok(Limits { max_chars: limit(get_f64(env, chars)?), max_bytes: limit(get_f64(env, bytes)?), max_lines: limit(get_f64(env, lines)?) })
+}
+
 unsafe fn get_bool(env: sys::napi_env, v: sys::napi_value) -> Result<bool, Thrown> {
     let mut x = false;
     ok(sys::napi_get_value_bool(env, v, &mut x))?;
@@ -469,11 +474,7 @@ unsafe extern "C" fn plan_list(env: sys::napi_env, info: sys::napi_callback_info
     guarded(env, || {
         let [texts, wide, total, strat, max_chars, max_bytes, max_lines, ratio, notice, exact] = args::<10>(env, info)?;
         let total = get_f64(env, total)? as usize;
-        let limits = Limits {
-            max_chars: limit(get_f64(env, max_chars)?),
-            max_bytes: limit(get_f64(env, max_bytes)?),
-            max_lines: limit(get_f64(env, max_lines)?),
-        };
+        let limits = get_limits(env, max_chars, max_bytes, max_lines)?;
         let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
         let exact = get_bool(env, exact)?;
         if get_bool(env, wide)? {
@@ -496,11 +497,7 @@ unsafe extern "C" fn plan_list(env: sys::napi_env, info: sys::napi_callback_info
 unsafe extern "C" fn plan_string(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     guarded(env, || {
         let [text, wide, strat, max_chars, max_bytes, max_lines, ratio, notice, exact] = args::<9>(env, info)?;
-        let limits = Limits {
-            max_chars: limit(get_f64(env, max_chars)?),
-            max_bytes: limit(get_f64(env, max_bytes)?),
-            max_lines: limit(get_f64(env, max_lines)?),
-        };
+        let limits = get_limits(env, max_chars, max_bytes, max_lines)?;
         let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
         let exact = get_bool(env, exact)?;
         if get_bool(env, wide)? {
@@ -644,11 +641,7 @@ fn write_whole(total: Measure) -> Result<(), Thrown> {
 unsafe extern "C" fn plan_buffer(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     guarded(env, || {
         let [bytes, strat, max_chars, max_bytes, max_lines, ratio, notice, known_valid] = args::<8>(env, info)?;
-        let limits = Limits {
-            max_chars: limit(get_f64(env, max_chars)?),
-            max_bytes: limit(get_f64(env, max_bytes)?),
-            max_lines: limit(get_f64(env, max_lines)?),
-        };
+        let limits = get_limits(env, max_chars, max_bytes, max_lines)?;
         let strategy = strategy(get_f64(env, strat)?, get_f64(env, ratio)?);
         let known_valid = get_bool(env, known_valid)?;
         let (borrowed, shared) = read_uint8_array(env, bytes, "planBuffer")?;

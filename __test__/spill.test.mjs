@@ -240,7 +240,9 @@ describe('spill in the other pipelines', () => {
   test('truncateToolOutput: named after the tool; the marker names the file', () => {
     const dir = freshDir()
     const output = numbered(1000)
-    const r = truncateToolOutput('search_files', output, { spill: { dir } })
+    const reports = []
+    const r = truncateToolOutput('search_files', output, { spill: { dir, onSpill: (report) => reports.push(report) } })
+    assert.deepEqual(reports, [r.spill])
     assert.ok(path.basename(r.spill.path).startsWith('search_files-'))
     assert.equal(fs.readFileSync(r.spill.path, 'utf8'), output)
     assert.match(r.text, new RegExp(`full output saved to ${r.spill.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; dropped lines \\d+–\\d+\\] \\.\\.\\.`))

@@ -423,7 +423,6 @@ function measureText(text) {
 const PAYLOAD_DEFAULTS = { maxChars: Infinity, maxBytes: 51200, maxLines: 2000 }
 const ERROR_DEFAULTS = { maxChars: Infinity, maxBytes: 4096, maxLines: 40 }
 const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill']
-const PAYLOAD_SPILL_KEYS = ['dir', 'name', 'onSpill']
 
 /** Payload limits with no options given, validated once. */
 function defaultPayloadLimits(defaults) {
@@ -463,7 +462,7 @@ function readPayloadLimits(limits, defaults, name = 'limits', spillName = 'tool-
     strategy: code,
     headRatio: readHeadRatio(limits.headRatio),
     notice: readNotice(limits.notice),
-    spill: spills.readSpill(limits.spill, spillName, PAYLOAD_SPILL_KEYS),
+    spill: spills.readSpill(limits.spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK),
     noticeOption: limits.notice,
   }
 }

@@ -48,7 +48,12 @@ function timestamp(date) {
  * Reads a `spill` option: `{ dir, name?, onSpill? }`. `fallbackName` names the file when
  * `name` is not given (the tool name, or a function's own name).
  */
-function readSpill(spill, fallbackName, allowed = ['dir', 'name']) {
+// The keys of a `spill` option; where the result has no info object to report in, the
+// caller is told through `onSpill`.
+const SPILL_KEYS = ['dir', 'name']
+const SPILL_KEYS_WITH_CALLBACK = ['dir', 'name', 'onSpill']
+
+function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
   if (spill === undefined) return undefined
   const { describe, checkKeys } = helpers()
   if (typeof spill !== 'object' || spill === null || Array.isArray(spill)) {
@@ -189,4 +194,4 @@ function pruneSpillDir(dir, options) {
   return removed
 }
 
-module.exports = { readSpill, spillPath, writeSpill, templateWithPath, sanitizeName, pruneSpillDir, SUFFIX }
+module.exports = { SPILL_KEYS_WITH_CALLBACK, readSpill, spillPath, writeSpill, templateWithPath, sanitizeName, pruneSpillDir, SUFFIX }

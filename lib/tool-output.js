@@ -94,7 +94,7 @@ function truncateToolOutput(toolName, output, options = {}) {
   const headRatio = options.headRatio === undefined ? DEFAULT_HEAD_RATIO : readHeadRatio(options.headRatio)
   // Read now, so a bad notice fails even when the output fits.
   const marker = readNotice(options.notice ?? MARKER)
-  const spill = spills.readSpill(options.spill, toolName)
+  const spill = spills.readSpill(options.spill, toolName, spills.SPILL_KEYS_WITH_CALLBACK)
 
   const limits = { maxChars: profile.maxChars, maxBytes: Infinity, maxLines: profile.maxLines }
   const n = output.length

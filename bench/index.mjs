@@ -260,18 +260,15 @@ const PAYLOAD_CASES = [
       best: (result) => js.bestFormatExecOutput(result),
     },
     targets: () => [{ vs: 'best', min: 1 }],
-    rows: (kind) => [
-      {
-        label: '16 MiB stdout Buffer',
-        textBytes: 16 * MIB,
-        make: () => ({ stdout: Buffer.from(makeInput(kind, 16 * MIB)), stderr: Buffer.from('warning: deprecated\n'), exitCode: 1 }),
-      },
-      {
-        label: '1 MiB stdout Buffer',
-        textBytes: MIB,
-        make: () => ({ stdout: Buffer.from(makeInput(kind, MIB)), stderr: Buffer.from('warning: deprecated\n'), exitCode: 1 }),
-      },
-    ],
+    rows: (kind) =>
+      [
+        ['16 MiB stdout Buffer', 16 * MIB],
+        ['1 MiB stdout Buffer', MIB],
+      ].map(([label, bytes]) => ({
+        label,
+        textBytes: bytes,
+        make: () => ({ stdout: Buffer.from(makeInput(kind, bytes)), stderr: Buffer.from('warning: deprecated\n'), exitCode: 1 }),
+      })),
   },
 ]
 

@@ -1,44 +1,15 @@
 //! The line numbers a notice gets (`fromLine`, `toLine`): for every cut a notice is
 //! rendered for, the lines holding the first and the last dropped unit, counted the slow way.
 
+mod common;
 mod reference;
 
+use common::*;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reference::*;
 use toolclamp_core::{plan, Limits, Measure, Notice, NoticeFacts, Source, Units, Utf8, UNLIMITED};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
-
-fn config(cases: u32) -> ProptestConfig {
-    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        cases: cases * soak,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/proptest-regressions/notice_lines.txt",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
-
-/// The mix of `tests/properties.rs`.
-fn piece() -> impl Strategy<Value = Vec<u16>> {
-    prop_oneof![
-        4 => prop::collection::vec(b'a' as u16..=b'z' as u16, 1..6),
-        3 => Just(vec![NL]),
-        1 => Just(utf16("\r\n")),
-        1 => Just(vec![CR]),
-        1 => Just(utf16("日本")),
-        1 => Just(utf16("😀")),
-        1 => Just(vec![0xD83D]),
-        1 => Just(vec![0xDE00]),
-        1 => (20usize..90).prop_map(|n| vec![b'x' as u16; n]),
-    ]
-}
-
-fn text(max_pieces: usize) -> impl Strategy<Value = Vec<u16>> {
-    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
-}
 
 fn limit(total: u64) -> BoxedStrategy<u64> {
     prop_oneof![2 => Just(UNLIMITED), 2 => 0u64..8, 5 => 0..=total + 2].boxed()
@@ -88,8 +59,10 @@ fn check_seen(seen: &Seen, len: usize, total_lines: u64, is_newline: impl Fn(usi
     }
 }
 
+const REGRESSIONS: &str = "tests/proptest-regressions/notice_lines.txt";
+
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(proptest_config(REGRESSIONS, 1000))]
 
     #[test]
     fn custom_notices_get_the_lines_the_dropped_text_touches(

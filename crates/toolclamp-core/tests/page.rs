@@ -2,24 +2,16 @@
 //! lines while they fit, else the longest safe prefix of the line, else one character),
 //! chains of pages that must give back the text exactly, the errors, and the banner.
 
+mod common;
 mod reference;
 
+use common::*;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reference::*;
 use toolclamp_core::{
     decode_lossy, lossy_position, page, partial_banner, Measure, Page, PageError, PageRequest, Source, Units, Utf8,
     UNLIMITED,
 };
-
-fn config(cases: u32) -> ProptestConfig {
-    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        cases: cases * soak,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/proptest-regressions/page.txt"))),
-        ..ProptestConfig::default()
-    }
-}
 
 fn req(line: u64, column: usize, max_bytes: u64, max_lines: u64) -> PageRequest {
     PageRequest { line, column, max_bytes, max_lines }
@@ -524,27 +516,6 @@ fn lossy_positions_map_back_to_the_raw_bytes() {
 // Properties
 // ---------------------------------------------------------------------------------------
 
-/// The mix of `tests/properties.rs`: adjacent pieces make pairs and `\r\n`.
-fn piece() -> impl Strategy<Value = Vec<u16>> {
-    prop_oneof![
-        4 => prop::collection::vec(b'a' as u16..=b'z' as u16, 1..6),
-        3 => Just(vec![NL]),
-        1 => Just(utf16("\r\n")),
-        1 => Just(vec![CR]),
-        1 => Just(utf16("日本")),
-        1 => Just(utf16("é")),
-        1 => Just(utf16("😀")),
-        1 => Just(vec![0xD83D]), // lone high surrogate
-        1 => Just(vec![0xDE00]), // lone low surrogate
-        1 => Just(vec![0]),
-        1 => (20usize..90).prop_map(|n| vec![b'x' as u16; n]), // a long line
-    ]
-}
-
-fn text(max_pieces: usize) -> impl Strategy<Value = Vec<u16>> {
-    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
-}
-
 fn max_bytes() -> impl Strategy<Value = u64> {
     prop_oneof![3 => 4u64..120, 1 => 0u64..4, 1 => Just(UNLIMITED)]
 }
@@ -568,8 +539,10 @@ fn str_text(max_pieces: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..max_pieces).prop_map(|p| p.concat())
 }
 
+const REGRESSIONS: &str = "tests/proptest-regressions/page.txt";
+
 proptest! {
-    #![proptest_config(config(1500))]
+    #![proptest_config(proptest_config(REGRESSIONS, 1500))]
 
     #[test]
     fn pages_chain_back_to_the_text_and_match_the_reference(t in text(60), b in max_bytes(), l in max_lines()) {

@@ -6,49 +6,14 @@ mod reference;
 
 use common::*;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reference::*;
 use toolclamp_core::{chars_windows, measure, plan, Limits, Measure, Notice, Plan, Source, Span, Units, Windows, UNLIMITED};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
 
-/// `cases` per property (times `$SOAK`, for long runs); failures are saved for replay.
-fn config(cases: u32) -> ProptestConfig {
-    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        cases: cases * soak,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-            "tests/proptest-regressions/properties.txt",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
-
 // ---------------------------------------------------------------------------------------
-// Generators
+// Generators (texts: `piece` and `text` in `common`)
 // ---------------------------------------------------------------------------------------
-
-/// One piece of text; the mix is what makes cuts interesting. Adjacent pieces combine:
-/// a lone high before a lone low makes a pair, `\r` before `\n` makes `\r\n`.
-fn piece() -> impl Strategy<Value = Vec<u16>> {
-    prop_oneof![
-        4 => prop::collection::vec(b'a' as u16..=b'z' as u16, 1..6),
-        3 => Just(vec![NL]),
-        1 => Just(utf16("\r\n")),
-        1 => Just(vec![CR]),
-        1 => Just(utf16("日本")),
-        1 => Just(utf16("é")),
-        1 => Just(utf16("😀")),
-        1 => Just(vec![0xD83D]), // lone high surrogate
-        1 => Just(vec![0xDE00]), // lone low surrogate
-        1 => Just(vec![0]),
-        1 => (20usize..90).prop_map(|n| vec![b'x' as u16; n]), // a long line
-    ]
-}
-
-fn text(max_pieces: usize) -> impl Strategy<Value = Vec<u16>> {
-    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
-}
 
 /// A limit for a dimension whose total is `total`: often below it (so cuts happen), often
 /// tiny, sometimes unlimited or absurdly large.
@@ -100,8 +65,10 @@ fn chars_case(max_pieces: usize) -> impl Strategy<Value = (Vec<u16>, u64, Cut)> 
 // Planning with the default notice
 // ---------------------------------------------------------------------------------------
 
+const REGRESSIONS: &str = "tests/proptest-regressions/properties.txt";
+
 proptest! {
-    #![proptest_config(config(5000))]
+    #![proptest_config(proptest_config(REGRESSIONS, 5000))]
 
     /// Every invariant at once; Head and Tail are diffed against the brute-force longest
     /// cut, HeadTail is checked for "neither side can grow by one safe step".
@@ -149,7 +116,7 @@ const TEMPLATES: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(config(3000))]
+    #![proptest_config(proptest_config(REGRESSIONS, 3000))]
 
     /// Templates keep the hard clamp and, given the notice they settled on, maximality.
     /// Except a notice naming the cut offsets: it grows as the head grows, so "the same
@@ -207,7 +174,7 @@ fn latin1_text() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(config(5000))]
+    #![proptest_config(proptest_config(REGRESSIONS, 5000))]
 
     /// A one-byte string and the same units widened to UTF-16 are the same JS string.
     #[test]
@@ -241,7 +208,7 @@ fn plan_through_chars_windows(t: &[u16], k: u64, strategy: Cut) -> Option<Plan> 
 }
 
 proptest! {
-    #![proptest_config(config(1500))]
+    #![proptest_config(proptest_config(REGRESSIONS, 1500))]
 
     /// The few hundred units `chars_windows` names are all a chars-only plan reads: planning
     /// through them matches the whole text exactly, on texts long enough that the windows
@@ -277,7 +244,7 @@ fn long_text() -> impl Strategy<Value = Vec<u16>> {
 }
 
 proptest! {
-    #![proptest_config(config(1500))]
+    #![proptest_config(proptest_config(REGRESSIONS, 1500))]
 
     #[test]
     fn long_texts_keep_every_invariant(

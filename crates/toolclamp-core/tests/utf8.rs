@@ -10,20 +10,10 @@ mod reference;
 
 use common::*;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reference::*;
 use toolclamp_core::{decode_lossy, measure_utf8, plan, Limits, Measure, Notice, NoticeFacts, Plan, Source, Span, Utf8, UNLIMITED};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
-
-fn config(cases: u32) -> ProptestConfig {
-    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        cases: cases * soak,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/proptest-regressions/utf8.txt"))),
-        ..ProptestConfig::default()
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Generators
@@ -158,8 +148,10 @@ fn check_same_as_utf16(text: &str, limits: &Limits, strategy: Cut, kind: &Kind, 
     narrow
 }
 
+const REGRESSIONS: &str = "tests/proptest-regressions/utf8.txt";
+
 proptest! {
-    #![proptest_config(config(3000))]
+    #![proptest_config(proptest_config(REGRESSIONS, 3000))]
 
     #[test]
     fn utf8_plans_cut_like_utf16_plans((t, limits, strategy, kind, exact) in case(60)) {
@@ -191,7 +183,7 @@ fn long_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(config(500))]
+    #![proptest_config(proptest_config(REGRESSIONS, 500))]
 
     #[test]
     fn long_texts_cut_like_utf16(
@@ -345,7 +337,7 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(config(3000))]
+    #![proptest_config(proptest_config(REGRESSIONS, 3000))]
 
     #[test]
     fn decode_lossy_matches_from_utf8_lossy(bytes in any_bytes()) {

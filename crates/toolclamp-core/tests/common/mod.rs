@@ -178,3 +178,45 @@ pub fn limits(chars: Option<u64>, bytes: Option<u64>, lines: Option<u64>) -> Lim
         max_lines: lines.unwrap_or(UNLIMITED),
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Property-test settings and generators, shared by every property suite
+// ---------------------------------------------------------------------------------------
+
+use proptest::prelude::{prop, prop_oneof, Just, ProptestConfig};
+use proptest::strategy::Strategy as _;
+use proptest::test_runner::FileFailurePersistence;
+
+/// `cases` per property (times `$SOAK`, for long runs); failures are saved in
+/// `regressions` for replay.
+pub fn proptest_config(regressions: &'static str, cases: u32) -> ProptestConfig {
+    let soak: u32 = std::env::var("SOAK").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    ProptestConfig {
+        cases: cases * soak,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions))),
+        ..ProptestConfig::default()
+    }
+}
+
+/// One piece of text; the mix is what makes cuts interesting. Adjacent pieces combine:
+/// a lone high before a lone low makes a pair, `\r` before `\n` makes `\r\n`.
+pub fn piece() -> impl proptest::strategy::Strategy<Value = Vec<u16>> {
+    prop_oneof![
+        4 => prop::collection::vec(b'a' as u16..=b'z' as u16, 1..6),
+        3 => Just(vec![NL]),
+        1 => Just(utf16("\r\n")),
+        1 => Just(vec![CR]),
+        1 => Just(utf16("日本")),
+        1 => Just(utf16("é")),
+        1 => Just(utf16("😀")),
+        1 => Just(vec![0xD83D]), // lone high surrogate
+        1 => Just(vec![0xDE00]), // lone low surrogate
+        1 => Just(vec![0]),
+        1 => (20usize..90).prop_map(|n| vec![b'x' as u16; n]), // a long line
+    ]
+}
+
+/// Up to `max_pieces` pieces, end to end.
+pub fn text(max_pieces: usize) -> impl proptest::strategy::Strategy<Value = Vec<u16>> {
+    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
+}

@@ -153,6 +153,18 @@ describe('unknown option keys', () => {
     }
   })
 
+  // One rule everywhere: case, '_' and '-' do not count.
+  test('a key that differs only in case, _ or - is a near miss', () => {
+    const cases = [
+      [() => truncateText(SHORT, { maxChars: 10, max_chars: 1 }), 'max_chars', 'maxChars'],
+      [() => truncateText(SHORT, { maxChars: 10, 'head-ratio': 1 }), 'head-ratio', 'headRatio'],
+      [() => stringTruncateHead(SHORT, { MAX_LINES: 3 }), 'MAX_LINES', 'maxLines'],
+    ]
+    for (const [fn, given, meant] of cases) {
+      throwsExactly(fn, 'TypeError', `unknown option "${given}"; did you mean "${meant}"?`, given)
+    }
+  })
+
   test('otherwise the keys valid for that call are listed', () => {
     const limitKeys = 'maxChars, maxBytes, maxLines'
     const cases = [
@@ -165,7 +177,6 @@ describe('unknown option keys', () => {
       [() => stringTruncateHeadTail(SHORT, 10, { foo: 1 }), 'foo', 'headRatio, notice'],
       [() => stringTruncateHeadTail(SHORT, 10, { strategy: 'tail' }), 'strategy', 'headRatio, notice'],
       [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice, spill`],
-      [() => truncateText(SHORT, { maxChars: 10, max_chars: 1 }), 'max_chars', `${limitKeys}, strategy, headRatio, notice, spill`],
     ]
     for (const [fn, given, expected] of cases) {
       throwsExactly(fn, 'TypeError', `unknown option "${given}"; expected one of ${expected}`, given)

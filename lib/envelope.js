@@ -4,10 +4,10 @@
 // that picks its byte limit: explicit argument > config > environment variable > 16 KiB.
 // The cut itself (byte-based, head and tail kept, notice included) is truncateText's.
 
-const { truncateText, internal } = require('./clamp.js')
+const { truncateText } = require('./clamp.js')
 const { parseSize } = require('./size.js')
-
-const { describe, checkKeys, isPlainObject } = internal
+const { describe, formatCount } = require('./format.js')
+const { checkKeys, isPlainObject, nearMiss, readBudget } = require('./options.js')
 
 const DEFAULT_TOOL_OUTPUT_LIMIT = 16 * 1024
 const LIMIT_ENV_VARIABLE = 'TOOLCLAMP_MAX_TOOL_OUTPUT'
@@ -20,13 +20,8 @@ const RESOLVE_OPTIONS = ['arg', 'config', 'env']
 const ENVELOPE_OPTIONS = ['limit', 'config', 'env']
 
 function checkLimit(name, value) {
-  if (typeof value !== 'number') {
-    throw new TypeError(`${name} must be a number of bytes, got ${describe(value)}`)
-  }
-  if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
-    throw new RangeError(`${name} must be a non-negative integer or Infinity, got ${describe(value)}`)
-  }
-  return value
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of bytes, got ${describe(value)}`)
+  return readBudget(name, value)
 }
 
 /** The limit a config gives, or undefined when it gives none. */
@@ -39,7 +34,7 @@ function readConfigLimit(config) {
   // The config is the caller's own object and may hold other settings, so other keys are
   // allowed; a misspelt maxToolOutput (max_tool_output, maxtooloutput) must not be ignored.
   for (const key of Object.keys(config)) {
-    if (key !== CONFIG_KEY && key.toLowerCase().replace(/[_-]/g, '') === CONFIG_KEY.toLowerCase()) {
+    if (nearMiss(key, [CONFIG_KEY]) !== undefined) {
       throw new TypeError(`unknown option ${JSON.stringify(key)} in config; did you mean ${JSON.stringify(CONFIG_KEY)}?`)
     }
   }
@@ -95,10 +90,6 @@ function resolveToolOutputLimit(options) {
   return resolveLimit(options.arg, 'arg', options.config, options.env)
 }
 
-function withThousandsSeparators(count) {
-  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-}
-
 function wrapToolOutputEnvelope(toolName, output, options) {
   if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
   if (typeof output !== 'string') throw new TypeError(`output must be a string, got ${describe(output)}`)
@@ -119,8 +110,8 @@ function wrapToolOutputEnvelope(toolName, output, options) {
   const payload = truncateText(output, { maxBytes: limit, strategy: 'headTail' })
   const sentence =
     `The output of tool ${JSON.stringify(toolName)} was too long ` +
-    `(${withThousandsSeparators(originalBytes)} bytes) and was truncated to its first and last parts ` +
-    `(${withThousandsSeparators(payload.outputBytes)} bytes).`
+    `(${formatCount(originalBytes)} bytes) and was truncated to its first and last parts ` +
+    `(${formatCount(payload.outputBytes)} bytes).`
   return {
     text: `${sentence}\n${START_MARKER}\n${payload.text}\n${END_MARKER}`,
     truncated: true,

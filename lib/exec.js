@@ -23,24 +23,13 @@
 // - The status line names only what the result gives, in that order, and is left out
 //   when it gives none of exitCode, signal and durationMs.
 
-const { isUtf8 } = require('node:buffer')
 const { types } = require('node:util')
-const { internal } = require('./clamp.js')
+const native = require('./native.js')
 const spills = require('./spill.js')
-
-const {
-  binding,
-  STRATEGY_CODES,
-  describe,
-  checkKeys,
-  isPlainObject,
-  readBudget,
-  readHeadRatio,
-  readNotice,
-  clampAndSpill,
-  truncateTextChecked,
-  resultFromOut,
-} = internal
+const { resultOf, truncateWith } = require('./clamp.js')
+const { describe, formatCount } = require('./format.js')
+const { isPlainObject, nearMiss, readLimitArgument, readHeadRatio, readStrategy, readNotice, readOptionsObject } =
+  require('./options.js')
 
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
@@ -48,39 +37,14 @@ const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
 const SPILL_NOTICE =
   '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill']
-const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
 const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
-const NEAR_MISSES = new Map(RESULT_KEYS.map((key) => [key.toLowerCase(), key]))
 
 /** The budgets of one stream: a number is maxChars; an object sets any of the three. */
 function readStreamLimits(name, limit) {
   if (limit === undefined) return { maxChars: DEFAULT_STREAM_CHARS, maxBytes: Infinity, maxLines: Infinity }
-  if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
-  if (!isPlainObject(limit)) {
-    throw new TypeError(
-      `${name} must be a number or an object with maxChars, maxBytes or maxLines, got ${describe(limit)}`,
-    )
-  }
-  for (const key in limit) {
-    if (!LIMIT_KEYS.includes(key) && Object.hasOwn(limit, key)) {
-      const near = LIMIT_KEYS.find((k) => k.toLowerCase() === key.toLowerCase())
-      throw new TypeError(
-        near
-          ? `unknown option ${JSON.stringify(`${name}.${key}`)}; did you mean ${JSON.stringify(`${name}.${near}`)}?`
-          : `unknown option ${JSON.stringify(`${name}.${key}`)}; expected one of ${LIMIT_KEYS.join(', ')}`,
-      )
-    }
-  }
-  if (limit.maxChars === undefined && limit.maxBytes === undefined && limit.maxLines === undefined) {
-    throw new TypeError(`${name} must set at least one of maxChars, maxBytes, maxLines`)
-  }
-  return {
-    maxChars: readBudget(`${name}.maxChars`, limit.maxChars),
-    maxBytes: readBudget(`${name}.maxBytes`, limit.maxBytes),
-    maxLines: readBudget(`${name}.maxLines`, limit.maxLines),
-  }
+  return readLimitArgument(name, limit)
 }
 
 /** `{stream}` in a template becomes the stream's name; `{{` and `}}` stay escapes. */
@@ -108,22 +72,18 @@ let defaultOptions
 
 function readOptions(options) {
   if (options === undefined) return (defaultOptions ??= readOptions({}))
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
-  checkKeys(options, EXEC_OPTIONS)
-  const strategy = options.strategy === undefined ? 'tail' : options.strategy
-  if (typeof strategy !== 'string' || STRATEGY_CODES[strategy] === undefined) {
-    throw new TypeError(`strategy must be "head", "tail" or "headTail", got ${describe(strategy)}`)
-  }
-  const headRatio = readHeadRatio(options.headRatio)
-  const spill = spills.readSpill(options.spill, 'exec')
+  const { strategy, headRatio, spill, notice, stdout, stderr } = readOptionsObject(options, EXEC_OPTIONS)
+  const limits = { stdout, stderr }
   const streams = {}
   for (const stream of STREAMS) {
-    streams[stream] = {
-      ...readStreamLimits(stream, options[stream]),
-      notice: readStreamNotice(options.notice, stream),
-    }
+    streams[stream] = { ...readStreamLimits(stream, limits[stream]), notice: readStreamNotice(notice, stream) }
   }
-  return { strategy, headRatio, streams, spill }
+  return {
+    strategy: readStrategy(strategy, 'tail'),
+    headRatio: readHeadRatio(headRatio),
+    streams,
+    spill: spills.readSpill(spill, 'exec'),
+  }
 }
 
 /** A stream's content: a string or a Uint8Array (a Buffer is one); undefined and null are empty. */
@@ -142,8 +102,8 @@ function readResult(result) {
   // silently drop a stream or the exit code.
   for (const key of Object.keys(result)) {
     if (RESULT_KEYS.includes(key)) continue
-    const near = NEAR_MISSES.get(key.toLowerCase().replace(/[_-]/g, ''))
-    if (near) throw new TypeError(`unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
+    const near = nearMiss(key, RESULT_KEYS)
+    if (near !== undefined) throw new TypeError(`unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
   }
   const { exitCode, signal, durationMs } = result
   if (exitCode !== undefined && exitCode !== null) {
@@ -171,30 +131,13 @@ function readResult(result) {
 }
 
 /**
- * Clamps a Uint8Array as UTF-8 without decoding it whole. The info mirrors truncateText's
- * result; counts are of the decoded text, offsets are bytes of its UTF-8.
+ * Clamps a stream's content: a string with truncateText's plan, a Uint8Array as UTF-8
+ * without decoding it whole (counts of the decoded text, offsets in bytes of its UTF-8).
  */
-function clampBytes(bytes, limits, strategy, headRatio, notice) {
-  // Node's SIMD check is several times faster than validating in Rust; valid bytes (the
-  // usual case) are then planned without a second look. (A detached array has length 0,
-  // and isUtf8 throws on it.)
-  const knownValid = bytes.length === 0 || isUtf8(bytes)
-  const text = binding.planBuffer(
-    bytes,
-    STRATEGY_CODES[strategy],
-    limits.maxChars,
-    limits.maxBytes,
-    limits.maxLines,
-    headRatio,
-    notice,
-    knownValid,
-  )
-  return resultFromOut(text, strategy)
-}
-
 function clampWithNotice(content, limits, strategy, headRatio, notice) {
-  if (typeof content !== 'string') return clampBytes(content, limits, strategy, headRatio, notice)
-  return truncateTextChecked(content, limits, strategy, headRatio, notice)
+  if (typeof content === 'string') return truncateWith(content, limits, strategy, headRatio, notice)
+  const plan = native.planBytes(content, strategy, limits, headRatio, notice)
+  return resultOf(plan.text, strategy, plan)
 }
 
 /**
@@ -204,25 +147,21 @@ function clampWithNotice(content, limits, strategy, headRatio, notice) {
 function clampStream(content, limits, strategy, headRatio, spill, stream) {
   const plan = (notice) => clampWithNotice(content, limits, strategy, headRatio, notice)
   if (spill === undefined) return plan(limits.notice.planned)
-  return clampAndSpill(spill, `-${stream}`, limits.notice.user, templateFor(SPILL_NOTICE, stream), limits.notice.planned, content, plan)
+  return spills.clampAndSpill(spill, `-${stream}`, limits.notice.user, templateFor(SPILL_NOTICE, stream), limits.notice.planned, content, plan)
 }
 
 function section(stream, content, text) {
-  if (content.length === 0) return `<${stream}>(empty)</${stream}>`
+  const empty = typeof content === 'string' ? content.length === 0 : native.byteLengthOf.call(content) === 0
+  if (empty) return `<${stream}>(empty)</${stream}>`
   const lineEnd = text === '' || text.endsWith('\n') ? '' : '\n'
   return `<${stream}>\n${text}${lineEnd}</${stream}>`
-}
-
-/** `1234567` → `1,234,567`. */
-function groupThousands(n) {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',')
 }
 
 function statusLine(exitCode, signal, durationMs) {
   const parts = []
   if (exitCode !== undefined) parts.push(`exit code: ${exitCode}`)
   if (signal !== undefined) parts.push(`signal: ${signal}`)
-  if (durationMs !== undefined) parts.push(`duration: ${groupThousands(Math.round(durationMs))} ms`)
+  if (durationMs !== undefined) parts.push(`duration: ${formatCount(Math.round(durationMs))} ms`)
   return parts.join(', ')
 }
 

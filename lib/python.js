@@ -4,11 +4,9 @@
 // bounded however many prints accumulate. Every cut is stringTruncateHeadTail's: this file
 // only lays the sections out and shares the budget between them.
 
-const { inspect } = require('node:util')
-
-const { stringTruncateHeadTail, internal } = require('./clamp.js')
-
-const { describe, checkKeys, isPlainObject, readBudget, readHeadRatio } = internal
+const { stringTruncateHeadTail } = require('./clamp.js')
+const { describe, textOf } = require('./format.js')
+const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject } = require('./options.js')
 
 const DEFAULT_MAX_PRINT_CHARS = 8000
 const DEFAULT_MAX_OUTPUT_CHARS = 8000
@@ -23,22 +21,12 @@ const CLOSE_TAG = '\n</python_result>'
 const OPTIONS = ['maxPrintChars', 'maxOutputChars', 'maxTotalChars', 'headRatio']
 
 function readOptions(options) {
-  if (options === undefined) {
-    return {
-      maxPrintChars: DEFAULT_MAX_PRINT_CHARS,
-      maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
-      maxTotalChars: DEFAULT_MAX_TOTAL_CHARS,
-      headRatio: 0.5,
-    }
-  }
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
-  checkKeys(options, OPTIONS)
-  const budget = (name, fallback) => (options[name] === undefined ? fallback : readBudget(name, options[name]))
+  const { maxPrintChars, maxOutputChars, maxTotalChars, headRatio } = readOptionsObject(options, OPTIONS, true)
   return {
-    maxPrintChars: budget('maxPrintChars', DEFAULT_MAX_PRINT_CHARS),
-    maxOutputChars: budget('maxOutputChars', DEFAULT_MAX_OUTPUT_CHARS),
-    maxTotalChars: budget('maxTotalChars', DEFAULT_MAX_TOTAL_CHARS),
-    headRatio: readHeadRatio(options.headRatio),
+    maxPrintChars: readOptionalBudget('maxPrintChars', maxPrintChars, DEFAULT_MAX_PRINT_CHARS),
+    maxOutputChars: readOptionalBudget('maxOutputChars', maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
+    maxTotalChars: readOptionalBudget('maxTotalChars', maxTotalChars, DEFAULT_MAX_TOTAL_CHARS),
+    headRatio: readHeadRatio(headRatio),
   }
 }
 
@@ -59,41 +47,6 @@ function readPrints(result) {
   return prints.length === 0 ? undefined : prints.join('\n')
 }
 
-/** Arrays and objects made by literals or JSON.parse: the values JSON shows in full. */
-function isPlainData(value) {
-  if (Array.isArray(value)) return true
-  const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
-/**
- * Text for any result value; never throws. Strings are kept as they are, other primitives go
- * through String (JSON would make NaN "null" and throw on BigInt), plain data through JSON,
- * and whatever JSON cannot show faithfully (cycles, Map, Error, functions, revoked proxies)
- * through util.inspect.
- */
-function valueText(value) {
-  if (typeof value === 'string') return value
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value)
-  try {
-    if (isPlainData(value)) {
-      const json = JSON.stringify(value)
-      if (typeof json === 'string') return json
-    }
-  } catch {
-    // A cycle, a BigInt inside, or a throwing toJSON or getter: inspect shows it instead.
-  }
-  try {
-    return inspect(value)
-  } catch {
-    try {
-      return Object.prototype.toString.call(value)
-    } catch {
-      return `[${typeof value}]`
-    }
-  }
-}
-
 /** A section's heading alone on its line, or with `(none)` / `(empty)` when there is no text. */
 function sectionHead(label, text) {
   if (text === undefined) return `${label} (none)`
@@ -108,7 +61,7 @@ function sectionHead(label, text) {
  */
 function buildWithin(result, limits) {
   const printText = readPrints(result)
-  const outputText = result.output === undefined ? undefined : valueText(result.output)
+  const outputText = result.output === undefined ? undefined : textOf(result.output)
   const printHead = sectionHead(PRINT_LABEL, printText)
   const resultHead = sectionHead(RESULT_LABEL, outputText)
   const layoutChars = printHead.length + SECTION_SEPARATOR.length + resultHead.length

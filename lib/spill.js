@@ -14,10 +14,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { randomBytes } = require('node:crypto')
 
-// clamp.js requires this module, so its helpers are fetched when first used (once:
-// `require` costs microseconds, more than a whole clamp of a short text).
-let cachedHelpers
-const helpers = () => (cachedHelpers ??= require('./clamp.js').internal)
+const { describe, messageOf } = require('./format.js')
+const { checkKeys, isPlainObject, readNotice } = require('./options.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
@@ -55,8 +53,7 @@ const SPILL_KEYS_WITH_CALLBACK = ['dir', 'name', 'onSpill']
 
 function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
   if (spill === undefined) return undefined
-  const { describe, checkKeys } = helpers()
-  if (typeof spill !== 'object' || spill === null || Array.isArray(spill)) {
+  if (!isPlainObject(spill)) {
     throw new TypeError(`spill must be an object with a dir, got ${describe(spill)}`)
   }
   checkKeys(spill, allowed)
@@ -103,6 +100,34 @@ function linkNew(temp, file) {
 }
 
 /**
+ * Creates `dir` and whichever of its parents are missing (0700). Not `mkdirSync`'s
+ * `recursive`, which retries forever where a file system answers ENOENT for a directory
+ * it will never create (procfs): each missing directory is created once, or the error
+ * is thrown.
+ */
+function makeDirectory(dir) {
+  const missing = []
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      if (fs.statSync(at).isDirectory()) break
+      throw Object.assign(new Error(`ENOTDIR: not a directory, '${at}'`), { code: 'ENOTDIR', path: at })
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error
+    }
+    missing.push(at)
+    if (path.dirname(at) === at) break
+  }
+  for (let k = missing.length - 1; k >= 0; k--) {
+    try {
+      fs.mkdirSync(missing[k], { mode: 0o700 })
+    } catch (error) {
+      // Made meanwhile by another writer: fine, as long as it is a directory.
+      if (error.code !== 'EEXIST' || !fs.statSync(missing[k]).isDirectory()) throw error
+    }
+  }
+}
+
+/**
  * Writes `data` (a string, written as UTF-8, or bytes) to `file`, which must not exist.
  * Returns `{ path }`, or `{ path: null, error }` when anything failed; never throws.
  */
@@ -111,7 +136,7 @@ function writeSpill(file, data) {
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
   let fd
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    makeDirectory(dir)
     fd = fs.openSync(temp, 'wx', 0o600)
     fs.writeFileSync(fd, data)
     fs.closeSync(fd)
@@ -142,8 +167,58 @@ function templateWithPath(template, file) {
   return template.replace(/\{\{|\}\}|\{spillPath\}/g, (match) => (match === '{spillPath}' ? escaped : match))
 }
 
+/**
+ * The two notices of a call that may spill: `named` names `file`; `unnamed` is used when
+ * writing it failed. A template gets `{spillPath}`, a function `facts.spillPath` (null
+ * when unnamed). `namedDefault` and `unnamedDefault` serve when the caller gave none.
+ */
+function spillNotices(notice, file, namedDefault, unnamedDefault) {
+  if (notice === undefined) return { named: readNotice(templateWithPath(namedDefault, file)), unnamed: unnamedDefault }
+  if (typeof notice === 'string') return { named: readNotice(templateWithPath(notice, file)), unnamed: unsavedNotice(notice) }
+  if (typeof notice !== 'function') {
+    throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+  }
+  return { named: (facts) => notice({ ...facts, spillPath: file }), unnamed: unsavedNotice(notice) }
+}
+
+/** A caller's spill notice as it reads when no file was saved (`{spillPath}`: `(not saved)`). */
+function unsavedNotice(notice) {
+  if (typeof notice === 'string') return readNotice(templateWithPath(notice, '(not saved)'))
+  if (typeof notice === 'function') return (facts) => notice({ ...facts, spillPath: null })
+  return readNotice(notice)
+}
+
+/**
+ * Clamps with `plan(notice)` (which returns a result with `truncated`) and, when it cuts,
+ * saves `data` whole to a new spill file in `spill.dir`. The file's name is chosen first,
+ * because the notice that names it takes room in the budget; if the file cannot be
+ * written, the text is planned again with the notice that names no file. The result
+ * carries the report in `spill`, and `spill.onSpill` (when given) receives it last, when
+ * the result is complete.
+ */
+function clampAndSpill(spill, nameSuffix, notice, namedDefault, unnamedDefault, data, plan) {
+  const file = spillPath(spill, nameSuffix)
+  const notices = spillNotices(notice, file, namedDefault, unnamedDefault)
+  let info = plan(notices.named)
+  if (!info.truncated) return info
+  const report = writeSpill(file, data)
+  if (report.path === null) info = plan(notices.unnamed)
+  info.spill = report
+  reportSpill(spill.onSpill, report)
+  return info
+}
+
+/** Reports a spill to the caller's `onSpill`, which must not break the clamp. */
+function reportSpill(onSpill, report) {
+  if (onSpill === undefined) return
+  try {
+    onSpill(report)
+  } catch (error) {
+    process.emitWarning(`toolclamp: spill.onSpill threw: ${messageOf(error)}`)
+  }
+}
+
 function checkMaxAge(maxAgeMs) {
-  const { describe } = helpers()
   if (typeof maxAgeMs !== 'number') {
     throw new TypeError(`maxAgeMs must be a non-negative number of milliseconds, got ${describe(maxAgeMs)}`)
   }
@@ -158,9 +233,8 @@ function checkMaxAge(maxAgeMs) {
  * alone. Returns the removed paths; a missing directory removes nothing.
  */
 function pruneSpillDir(dir, options) {
-  const { describe, checkKeys } = helpers()
   if (typeof dir !== 'string' || dir === '') throw new TypeError(`dir must be a non-empty string, got ${describe(dir)}`)
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+  if (!isPlainObject(options)) {
     throw new TypeError(`options must be an object with maxAgeMs, got ${describe(options)}`)
   }
   checkKeys(options, ['maxAgeMs'])
@@ -194,4 +268,15 @@ function pruneSpillDir(dir, options) {
   return removed
 }
 
-module.exports = { SPILL_KEYS_WITH_CALLBACK, readSpill, spillPath, writeSpill, templateWithPath, sanitizeName, pruneSpillDir, SUFFIX }
+module.exports = {
+  SPILL_KEYS_WITH_CALLBACK,
+  SUFFIX,
+  readSpill,
+  spillPath,
+  writeSpill,
+  templateWithPath,
+  sanitizeName,
+  clampAndSpill,
+  unsavedNotice,
+  pruneSpillDir,
+}

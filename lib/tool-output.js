@@ -16,11 +16,11 @@
 // The core plans the cut and renders the middle marker; the two header lines are priced
 // into the budget here before planning, so the whole view stays within both limits.
 
-const { measureText, internal } = require('./clamp.js')
+const native = require('./native.js')
 const spills = require('./spill.js')
-
-const { describe, checkKeys, isPlainObject, checkText, readBudget, readHeadRatio, readNotice } = internal
-const { clampAndSpill, truncateTextChecked } = internal
+const { checkText, truncateWith } = require('./clamp.js')
+const { describe, formatCount } = require('./format.js')
+const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('./options.js')
 
 /** Limits per tool, from the seed; `default` serves every other tool. */
 const DEFAULT_TOOL_PROFILES = Object.freeze({
@@ -76,18 +76,17 @@ function resolveToolProfile(toolName, profiles) {
   return { name, maxChars: merged.maxChars, maxLines: merged.maxLines }
 }
 
-const count = (n) => n.toLocaleString('en-US')
+const count = formatCount
 
 /**
  * Clamps a tool's output to its profile's limits: head and tail kept (30% / 70% by
  * default), line indicators counted on the original, and optionally the full output
  * saved to a spill file that the marker names.
  */
-function truncateToolOutput(toolName, output, options = {}) {
+function truncateToolOutput(toolName, output, options) {
   if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
   checkText(output)
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
-  checkKeys(options, OPTIONS)
+  options = readOptionsObject(options, OPTIONS, true)
   const profile = resolveToolProfile(toolName, options.profiles)
   if (options.maxChars !== undefined) profile.maxChars = readBudget('maxChars', options.maxChars)
   if (options.maxLines !== undefined) profile.maxLines = readBudget('maxLines', options.maxLines)
@@ -98,7 +97,7 @@ function truncateToolOutput(toolName, output, options = {}) {
 
   const limits = { maxChars: profile.maxChars, maxBytes: Infinity, maxLines: profile.maxLines }
   const n = output.length
-  const totalLines = measureText(output).lines
+  const totalLines = native.measureText(output).lines
   if (n <= limits.maxChars && n <= limits.maxLines) return fitting(output, profile, n, totalLines)
   if (n <= limits.maxChars && totalLines <= limits.maxLines) return fitting(output, profile, n, totalLines)
 
@@ -111,16 +110,16 @@ function truncateToolOutput(toolName, output, options = {}) {
     ? { maxChars: limits.maxChars - reserve, maxBytes: Infinity, maxLines: limits.maxLines - 2 }
     : limits
 
-  const plan = (notice) => truncateTextChecked(output, planned, 'headTail', headRatio, notice)
+  const plan = (notice) => truncateWith(output, planned, 'headTail', headRatio, notice)
   const info =
-    spill === undefined ? plan(marker) : clampAndSpill(spill, '', options.notice, SPILL_MARKER, marker, output, plan)
+    spill === undefined ? plan(marker) : spills.clampAndSpill(spill, '', options.notice, SPILL_MARKER, marker, output, plan)
   if (!info.truncated) return fitting(output, profile, n, totalLines)
 
   const head = output.slice(0, info.headEnd)
   const tail = output.slice(info.tailStart)
   const glue = info.text.slice(head.length, info.text.length - tail.length)
-  const headLines = measureText(head).lines
-  const tailLines = measureText(tail).lines
+  const headLines = native.measureText(head).lines
+  const tailLines = native.measureText(tail).lines
   let text = info.text
   if (headed) {
     const first = headLines > 0 ? `[First ${count(headLines)} lines of ${count(totalLines)}]\n` : ''

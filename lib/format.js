@@ -1,0 +1,109 @@
+'use strict'
+
+// Text made from values, for messages and for the model: counts with thousands separators,
+// a value named in an error message, and any value as text. None of these ever throws,
+// whatever it is given (revoked proxies, throwing getters and toJSON, cycles, BigInt).
+
+const { inspect } = require('node:util')
+
+/** `1234567` → `1,234,567`. */
+function formatCount(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/** A value as an error message names it: a string quoted, a number as it is, else its kind. */
+function describe(value) {
+  if (value === null) return 'null'
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return String(value)
+    case 'function':
+      return 'a function'
+    case 'symbol':
+      return 'a symbol'
+    default:
+      return isArray(value) ? 'an array' : 'an object'
+  }
+}
+
+/** `Array.isArray`, false where asking throws (a revoked proxy). */
+function isArray(value) {
+  try {
+    return Array.isArray(value)
+  } catch {
+    return false
+  }
+}
+
+/** Arrays and objects made by literals or JSON.parse: the values JSON shows in full. */
+function isPlainData(value) {
+  if (Array.isArray(value)) return true
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/**
+ * Any value as text. Strings are kept as they are, other primitives go through String
+ * (JSON would make NaN "null" and throw on BigInt), plain data through JSON, and whatever
+ * JSON cannot show faithfully (cycles, Map, class instances, functions, revoked proxies)
+ * through util.inspect.
+ */
+function textOf(value) {
+  if (typeof value === 'string') return value
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    try {
+      return String(value)
+    } catch {
+      return `[${typeof value}]` // a Symbol
+    }
+  }
+  try {
+    if (isPlainData(value)) {
+      const json = JSON.stringify(value)
+      if (typeof json === 'string') return json
+    }
+  } catch {
+    // A cycle, a BigInt inside, or a throwing toJSON or getter: inspect shows it instead.
+  }
+  try {
+    return inspect(value)
+  } catch {
+    try {
+      return Object.prototype.toString.call(value)
+    } catch {
+      return `[${typeof value}]`
+    }
+  }
+}
+
+/** `value instanceof Error`, false where asking throws (a revoked proxy). */
+function isError(value) {
+  try {
+    return value instanceof Error
+  } catch {
+    return false
+  }
+}
+
+/** A property read that never throws (a throwing getter yields `fallback(thrown)`). */
+function readSafely(object, key, fallback) {
+  try {
+    return object[key]
+  } catch (thrown) {
+    return fallback(thrown)
+  }
+}
+
+/** What a thrown value says: an Error's message, or the value as text. */
+function messageOf(thrown) {
+  if (!isError(thrown)) return textOf(thrown)
+  const message = readSafely(thrown, 'message', () => '[message unreadable]')
+  return typeof message === 'string' ? message : textOf(message)
+}
+
+module.exports = { formatCount, describe, isArray, textOf, isError, readSafely, messageOf }

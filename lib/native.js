@@ -1,0 +1,260 @@
+'use strict'
+
+// The only module that touches the native binding. Every call passes this module's own
+// result array, and every answer is copied out of it into a plain object before this
+// module returns, so nothing a caller's code does afterwards (a notice function, an
+// onSpill callback, a getter, a second copy of this package) can change a result. The
+// binding says what it answered in the verdict slot, which is cleared before each call:
+// a call that answered nothing can never read as "the text fits".
+//
+// The slot indices and the codes that cross the boundary come from the binding's LAYOUT,
+// the one place they are written (src/layout.rs).
+
+const binding = require('../binding.js')
+const { describe } = require('./format.js')
+
+const { LAYOUT } = binding
+const SLOTS = LAYOUT.slots
+const VERDICT = SLOTS.verdict
+const VERDICTS = LAYOUT.verdicts
+/** Strategy names; a name's index is its code. */
+const STRATEGIES = LAYOUT.strategies
+const STRATEGY_CODES = new Map(STRATEGIES.map((name, code) => [name, code]))
+
+const out = new Float64Array(LAYOUT.slotCount)
+
+// A string with a char above U+00FF must be copied as UTF-16; otherwise Latin-1 is exact
+// and cheaper. V8 answers this at once for one-byte strings.
+const WIDE = /[^\x00-\xff]/
+
+// Above this length a chars-only plan copies the windows the core names (about a
+// thousand units) instead of the whole string.
+const WINDOWS_MIN_LENGTH = 2048
+
+// Lengths read the way the binding reads them: a subclass's own `length` getter must not
+// make JS and Rust disagree about what a Uint8Array holds.
+const typedArray = Object.getPrototypeOf(Uint8Array.prototype)
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(typedArray, name).get
+const byteLengthOf = intrinsic('byteLength')
+const byteOffsetOf = intrinsic('byteOffset')
+const bufferOf = intrinsic('buffer')
+
+/** A Buffer over the bytes of a Uint8Array, found as the binding finds them. */
+function bufferView(bytes) {
+  return Buffer.from(bufferOf.call(bytes), byteOffsetOf.call(bytes), byteLengthOf.call(bytes))
+}
+
+/** The error for a call whose answer is not one it may give: a bug, never a result. */
+function noAnswer(name) {
+  const got = out[VERDICT]
+  return new Error(`toolclamp internal error: ${name} answered ${got === 0 ? 'nothing' : `with verdict ${got}`}`)
+}
+
+/** Throws unless the call just made answered with `verdict`. */
+function expect(verdict, name) {
+  if (out[VERDICT] !== verdict) throw noAnswer(name)
+}
+
+function codeOf(strategy) {
+  const code = STRATEGY_CODES.get(strategy)
+  if (code === undefined) throw new TypeError(`unknown strategy ${describe(strategy)}`)
+  return code
+}
+
+/** The names of the dimensions in a `truncatedBy` mask. */
+function dimNames(mask) {
+  const names = []
+  for (let bit = 0; bit < LAYOUT.dims.length; bit++) if (mask & (1 << bit)) names.push(LAYOUT.dims[bit])
+  return names
+}
+
+// Templates the core accepted. A bad template must fail on every call, even when the text
+// fits and is never planned; the cache spares the native check on repeat calls.
+const checkedTemplates = new Set()
+const CHECKED_TEMPLATES_MAX = 256
+
+/** Returns `template`, or throws the TypeError a plan with it would. */
+function checkTemplate(template) {
+  if (!checkedTemplates.has(template)) {
+    binding.checkTemplate(template)
+    if (checkedTemplates.size >= CHECKED_TEMPLATES_MAX) checkedTemplates.clear()
+    checkedTemplates.add(template)
+  }
+  return template
+}
+
+/**
+ * The notice as the binding takes it: undefined, a template, or a function the binding
+ * calls with positional numbers, which builds the caller's facts object.
+ */
+function bindingNotice(notice) {
+  if (typeof notice !== 'function') return notice
+  return (where, mask, omittedChars, omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart, fromLine, toLine) => {
+    const text = notice({
+      where: LAYOUT.positions[where],
+      truncatedBy: dimNames(mask),
+      omittedChars,
+      omittedBytes,
+      omittedLines,
+      totalChars,
+      totalBytes,
+      totalLines,
+      headEnd,
+      tailStart,
+      fromLine,
+      toLine,
+    })
+    if (typeof text !== 'string') throw new TypeError(`notice function must return a string, got ${describe(text)}`)
+    return text
+  }
+}
+
+/**
+ * The plan the binding left in `out`, as a plain object: whether it cuts, `glue`, the
+ * offsets, the `truncatedBy` mask and the counts.
+ */
+function planFromOut(cut, glue) {
+  return {
+    cut,
+    glue,
+    headEnd: out[SLOTS.headEnd],
+    tailStart: out[SLOTS.tailStart],
+    truncatedBy: out[SLOTS.truncatedBy],
+    totalChars: out[SLOTS.totalChars],
+    totalBytes: out[SLOTS.totalBytes],
+    totalLines: out[SLOTS.totalLines],
+    outputChars: out[SLOTS.outputChars],
+    outputBytes: out[SLOTS.outputBytes],
+    outputLines: out[SLOTS.outputLines],
+    omittedChars: out[SLOTS.omittedChars],
+    omittedBytes: out[SLOTS.omittedBytes],
+    omittedLines: out[SLOTS.omittedLines],
+  }
+}
+
+/** A plan answered with its glue: a string when it cuts, null when the text fits. */
+function readPlan(glue, name) {
+  const verdict = out[VERDICT]
+  const cut = verdict === VERDICTS.cut
+  if (!(cut ? typeof glue === 'string' : verdict === VERDICTS.fits && glue === null)) throw noAnswer(name)
+  return planFromOut(cut, glue)
+}
+
+/**
+ * Plans the cut of `text` under `limits` ({ maxChars, maxBytes, maxLines }, Infinity for
+ * none). Counts are exact in every dimension with `exact`; otherwise only in the limited
+ * ones (a long chars-only plan reads a few windows of the text and knows no byte or line
+ * totals). The result is `text.slice(0, headEnd) + glue + text.slice(tailStart)`.
+ */
+function planText(text, strategy, limits, headRatio, notice, exact) {
+  const code = codeOf(strategy)
+  const { maxChars, maxBytes, maxLines } = limits
+  const n = text.length
+  out[VERDICT] = 0
+  if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOWS_MIN_LENGTH) {
+    // Only chars bind: the core names the few hundred units such a plan reads, so a long
+    // string is never copied whole.
+    binding.charsWindows(out, n, code, maxChars, headRatio)
+    expect(VERDICTS.windows, 'charsWindows')
+    const from0 = out[SLOTS.window0From]
+    const from1 = out[SLOTS.window1From]
+    const from2 = out[SLOTS.window2From]
+    const w0 = text.slice(from0, out[SLOTS.window0To])
+    const w1 = text.slice(from1, out[SLOTS.window1To])
+    const w2 = text.slice(from2, out[SLOTS.window2To])
+    const wide = WIDE.test(w0) || WIDE.test(w1) || WIDE.test(w2)
+    out[VERDICT] = 0
+    return readPlan(binding.planWindows(out, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
+  }
+  const glue = binding.plan(out, text, WIDE.test(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
+  return readPlan(glue, 'plan')
+}
+
+/**
+ * `planText` over the concatenation of `texts` (whose lengths sum to `totalLength`),
+ * without building it; offsets are into the concatenation.
+ */
+function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact) {
+  let wide = false
+  for (let k = 0; k < texts.length && !wide; k++) wide = WIDE.test(texts[k])
+  const { maxChars, maxBytes, maxLines } = limits
+  out[VERDICT] = 0
+  const glue = binding.planList(out, texts, wide, totalLength, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
+  return readPlan(glue, 'planList')
+}
+
+/**
+ * Plans a Uint8Array of UTF-8 as the text it decodes to, decoding only what is kept.
+ * Returns the plan (offsets in bytes of the decoded text's UTF-8, counts exact) with
+ * `text`, the clamped text.
+ */
+function planBytes(bytes, strategy, limits, headRatio, notice) {
+  // No bytes (an empty or a detached array): the empty text, as JS sees the array.
+  if (byteLengthOf.call(bytes) === 0) return { ...planText('', strategy, limits, headRatio, notice, true), text: '' }
+  const { maxChars, maxBytes, maxLines } = limits
+  out[VERDICT] = 0
+  const text = binding.planBuffer(out, bytes, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice))
+  const verdict = out[VERDICT]
+  if (typeof text !== 'string' || (verdict !== VERDICTS.cut && verdict !== VERDICTS.fits)) throw noAnswer('planBuffer')
+  const plan = planFromOut(verdict === VERDICTS.cut, null)
+  plan.text = text
+  return plan
+}
+
+/** Chars, bytes and lines of `text`. */
+function measureText(text) {
+  out[VERDICT] = 0
+  binding.measure(out, text, WIDE.test(text))
+  expect(VERDICTS.measured, 'measure')
+  return { chars: out[SLOTS.totalChars], bytes: out[SLOTS.totalBytes], lines: out[SLOTS.totalLines] }
+}
+
+function readPage(banner, name) {
+  if (out[VERDICT] !== VERDICTS.page || (banner !== null && typeof banner !== 'string')) throw noAnswer(name)
+  return {
+    banner,
+    pageStart: out[SLOTS.pageStart],
+    pageEnd: out[SLOTS.pageEnd],
+    totalChars: out[SLOTS.totalChars],
+    totalBytes: out[SLOTS.totalBytes],
+    totalLines: out[SLOTS.totalLines],
+    shownChars: out[SLOTS.shownChars],
+    shownBytes: out[SLOTS.shownBytes],
+    shownLines: out[SLOTS.shownLines],
+    firstLine: out[SLOTS.firstLine],
+    lastLine: out[SLOTS.lastLine],
+    startByte: out[SLOTS.startByte],
+    endByte: out[SLOTS.endByte],
+    nextLine: out[SLOTS.nextLine],
+    nextColumn: out[SLOTS.nextColumn],
+  }
+}
+
+/**
+ * One page of `text` (a string, or a Uint8Array of UTF-8) from 1-based `line` and
+ * `column`. `banner` is null when the page is the whole text; `pageStart`/`pageEnd` are
+ * positions of `text` (UTF-16 units, or bytes), `nextLine` 0 when nothing follows.
+ */
+function pageOf(text, line, column, maxBytes, maxLines) {
+  out[VERDICT] = 0
+  // No bytes (an empty or a detached array): the empty text, as JS sees the array.
+  if (typeof text !== 'string' && byteLengthOf.call(text) === 0) text = ''
+  if (typeof text === 'string') {
+    return readPage(binding.planPage(out, text, WIDE.test(text), line, column, maxBytes, maxLines), 'planPage')
+  }
+  return readPage(binding.planPageBuffer(out, text, line, column, maxBytes, maxLines), 'planPageBuffer')
+}
+
+module.exports = {
+  STRATEGIES,
+  MAX_STRING_LENGTH: LAYOUT.maxStringLength,
+  byteLengthOf,
+  bufferView,
+  dimNames,
+  checkTemplate,
+  planText,
+  planTexts,
+  planBytes,
+  measureText,
+  pageOf,
+}

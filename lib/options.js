@@ -1,0 +1,155 @@
+'use strict'
+
+// Option reading shared by every function: unknown keys and near misses, budgets, the head
+// ratio, strategies, notices, and the default budgets. Each value is read from the
+// caller's object exactly once, into locals, so a getter that calls toolclamp (or returns
+// something else the second time) cannot change a call's budgets.
+
+const { describe, isArray } = require('./format.js')
+const native = require('./native.js')
+
+/** The hard clamp of seed 004: what one tool result may put in a model's context. */
+const DEFAULT_MAX_BYTES = 51200
+const DEFAULT_MAX_LINES = 2000
+
+const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
+
+/** A non-array object; false for a revoked proxy, which no option can be read from. */
+function isPlainObject(value) {
+  return typeof value === 'object' && value !== null && !isArray(value)
+}
+
+/** How a key is compared for "did you mean": case, `_` and `-` do not count. */
+function normalizeKey(key) {
+  return key.toLowerCase().replace(/[_-]/g, '')
+}
+
+/** The key of `candidates` that `key` misspells, if any. The one near-miss rule. */
+function nearMiss(key, candidates) {
+  const normal = normalizeKey(key)
+  return candidates.find((candidate) => candidate !== key && normalizeKey(candidate) === normal)
+}
+
+/** `unknown option "maxchars"; did you mean "maxChars"?`, keys shown with `prefix` (`stdout.`). */
+function unknownOption(key, allowed, prefix = '') {
+  const near = nearMiss(key, allowed)
+  const name = JSON.stringify(prefix + key)
+  return new TypeError(
+    near === undefined
+      ? `unknown option ${name}; expected one of ${allowed.join(', ')}`
+      : `unknown option ${name}; did you mean ${JSON.stringify(prefix + near)}?`,
+  )
+}
+
+/** Throws on an own key of `object` that is not in `allowed`. Inherited keys are not options. */
+function checkKeys(object, allowed, prefix = '') {
+  // for...in allocates nothing (an option read costs nanoseconds); inherited keys are skipped.
+  for (const key in object) {
+    if (!allowed.includes(key) && Object.hasOwn(object, key)) throw unknownOption(key, allowed, prefix)
+  }
+}
+
+/** A budget that is set: a non-negative integer or Infinity. */
+function readBudget(name, value) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
+  if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
+    throw new RangeError(`${name} must be a non-negative integer or Infinity, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** A budget that may be left out (`undefined` gives `fallback`). */
+function readOptionalBudget(name, value, fallback = Infinity) {
+  return value === undefined ? fallback : readBudget(name, value)
+}
+
+/**
+ * `maxChars`, `maxBytes` and `maxLines` of an object whose keys were checked, at least one
+ * given; `prefix` names them in errors (`stdout.`).
+ */
+function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines is required') {
+  const chars = object.maxChars
+  const bytes = object.maxBytes
+  const lines = object.maxLines
+  if (chars === undefined && bytes === undefined && lines === undefined) throw new TypeError(what)
+  return {
+    maxChars: readOptionalBudget(`${prefix}maxChars`, chars),
+    maxBytes: readOptionalBudget(`${prefix}maxBytes`, bytes),
+    maxLines: readOptionalBudget(`${prefix}maxLines`, lines),
+  }
+}
+
+/**
+ * A limit given as a number (maxChars) or as an object setting any of the three budgets.
+ * `name` is how the caller calls the argument.
+ */
+function readLimitArgument(name, limit) {
+  if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
+  if (!isPlainObject(limit)) {
+    throw new TypeError(
+      `${name} must be a number or an object with maxChars, maxBytes or maxLines, got ${describe(limit)}`,
+    )
+  }
+  if (name === 'limit') {
+    checkKeys(limit, LIMIT_KEYS)
+    return readLimits(limit)
+  }
+  checkKeys(limit, LIMIT_KEYS, `${name}.`)
+  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines`)
+}
+
+function readHeadRatio(value, fallback = 0.5) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number') {
+    throw new TypeError(`headRatio must be a number from 0 to 1, got ${describe(value)}`)
+  }
+  if (!(value >= 0 && value <= 1)) {
+    throw new RangeError(`headRatio must be a number from 0 to 1, got ${describe(value)}`)
+  }
+  return value
+}
+
+const STRATEGY_LIST = native.STRATEGIES.map((name) => JSON.stringify(name))
+const STRATEGY_NAMES = `${STRATEGY_LIST.slice(0, -1).join(', ')} or ${STRATEGY_LIST.at(-1)}`
+
+/** A strategy name (`fallback` when not given). */
+function readStrategy(value, fallback = 'head') {
+  const strategy = value === undefined ? fallback : value
+  if (typeof strategy !== 'string' || !native.STRATEGIES.includes(strategy)) {
+    throw new TypeError(`strategy must be ${STRATEGY_NAMES}, got ${describe(strategy)}`)
+  }
+  return strategy
+}
+
+/** A notice: undefined (the default), a template (checked now, so a bad one fails even when nothing is cut) or a function. */
+function readNotice(notice) {
+  if (notice === undefined || typeof notice === 'function') return notice
+  if (typeof notice === 'string') return native.checkTemplate(notice)
+  throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+}
+
+/** An options object (or `undefined` when `optional`), with its keys checked. */
+function readOptionsObject(options, allowed, optional = false) {
+  if (options === undefined && optional) return {}
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  checkKeys(options, allowed)
+  return options
+}
+
+module.exports = {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  LIMIT_KEYS,
+  isPlainObject,
+  nearMiss,
+  unknownOption,
+  checkKeys,
+  readBudget,
+  readOptionalBudget,
+  readLimits,
+  readLimitArgument,
+  readHeadRatio,
+  readStrategy,
+  readNotice,
+  readOptionsObject,
+}

@@ -1,0 +1,310 @@
+//! One Node-API callback serves every export: it finds the export in the callback's data,
+//! checks the argument count, runs the body under `catch_unwind`, and turns every failure
+//! into a thrown JS error. Nothing a body returns early can leave JS with `undefined`.
+//!
+//! Argument readers check types and ranges and name the parameter they read, so a wrong
+//! call fails with a `TypeError` or `RangeError` saying what was wrong; a failed Node-API
+//! call throws with the status and message Node-API gives for it.
+
+use std::ffi::{c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use napi::sys;
+use toolclamp_core::{Limits, Strategy, UNLIMITED};
+
+use crate::layout::{Results, SLOT_COUNT, STRATEGIES};
+
+/// A JS exception to throw, or one already pending.
+pub enum Thrown {
+    Type(String),
+    Range(String),
+    Error(String),
+    Pending,
+}
+
+pub type Answer = Result<sys::napi_value, Thrown>;
+
+/// One exported function: its name, its parameters (for the count check and messages),
+/// and its body.
+pub struct Export {
+    pub name: &'static CStr,
+    pub params: &'static [&'static str],
+    pub body: fn(&Call) -> Answer,
+}
+
+/// The most parameters an export takes.
+pub const MAX_PARAMS: usize = 12;
+
+/// The arguments of one call into the binding. Exists only inside [`dispatch`], so its
+/// `env` and values are valid for as long as it lives.
+pub struct Call {
+    env: sys::napi_env,
+    export: &'static Export,
+    argv: [sys::napi_value; MAX_PARAMS],
+}
+
+/// The callback registered for every export.
+///
+/// # Safety
+/// Node-API calls it with a valid `env` and `info`, on the JS thread, and the function's
+/// data is the `&'static Export` given to `napi_create_function` in `register`.
+pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // One slot more than any export takes, so a call with too many arguments is seen.
+    let mut argv = [ptr::null_mut(); MAX_PARAMS + 1];
+    let mut argc = argv.len();
+    let mut data: *mut c_void = ptr::null_mut();
+    // SAFETY: `env` and `info` are this callback's; `argv` has room for `argc` values.
+    let status = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
+    if status != sys::Status::napi_ok || data.is_null() {
+        // SAFETY: `env` is this callback's.
+        unsafe {
+            throw(env, &Thrown::Error(format!("toolclamp: reading a call's arguments failed (status {status})")))
+        };
+        return ptr::null_mut();
+    }
+    // SAFETY: `register` passes a `&'static Export` as every function's data.
+    let export: &'static Export = unsafe { &*data.cast::<Export>() };
+    let name = export.name.to_string_lossy();
+    let answer = if argc != export.params.len() {
+        Err(Thrown::Type(format!(
+            "toolclamp binding: {name}({}) takes {} arguments, got {argc}",
+            export.params.join(", "),
+            export.params.len()
+        )))
+    } else {
+        let mut args = [ptr::null_mut(); MAX_PARAMS];
+        args[..argc].copy_from_slice(&argv[..argc]);
+        let call = Call { env, export, argv: args };
+        catch_unwind(AssertUnwindSafe(|| (export.body)(&call))).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Thrown::Error(format!("toolclamp internal error in {name}: {what}")))
+        })
+    };
+    match answer {
+        Ok(value) if !value.is_null() => value,
+        Ok(_) => {
+            let error = Thrown::Error(format!("toolclamp internal error: {name} produced no value"));
+            // SAFETY: `env` is this callback's.
+            unsafe { throw(env, &error) };
+            ptr::null_mut()
+        }
+        Err(thrown) => {
+            // SAFETY: `env` is this callback's.
+            unsafe { throw(env, &thrown) };
+            ptr::null_mut()
+        }
+    }
+}
+
+/// Throws `thrown` unless an exception is already pending (which then propagates).
+///
+/// # Safety
+/// `env` must be the environment of the callback that is running.
+unsafe fn throw(env: sys::napi_env, thrown: &Thrown) {
+    let mut pending = false;
+    // SAFETY: per this function's contract.
+    unsafe { sys::napi_is_exception_pending(env, &mut pending) };
+    let (message, throw_fn): (&str, unsafe extern "C" fn(_, _, _) -> _) = match thrown {
+        Thrown::Type(m) => (m, sys::napi_throw_type_error),
+        Thrown::Range(m) => (m, sys::napi_throw_range_error),
+        Thrown::Error(m) => (m, sys::napi_throw_error),
+        Thrown::Pending if pending => return,
+        Thrown::Pending => ("toolclamp: a Node-API call failed and left no exception", sys::napi_throw_error),
+    };
+    if pending {
+        return;
+    }
+    let message = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: per this function's contract; the message is NUL-terminated.
+    unsafe { throw_fn(env, ptr::null(), message.as_ptr()) };
+}
+
+impl Call {
+    pub fn env(&self) -> sys::napi_env {
+        self.env
+    }
+
+    pub fn arg(&self, i: usize) -> sys::napi_value {
+        self.argv[i]
+    }
+
+    fn param(&self, i: usize) -> &'static str {
+        self.export.params[i]
+    }
+
+    fn name(&self) -> std::borrow::Cow<'static, str> {
+        self.export.name.to_string_lossy()
+    }
+
+    pub fn type_error(&self, i: usize, expected: &str) -> Thrown {
+        Thrown::Type(format!("toolclamp binding: {}: {} must be {expected}", self.name(), self.param(i)))
+    }
+
+    pub fn range_error(&self, i: usize, expected: &str, got: impl std::fmt::Display) -> Thrown {
+        Thrown::Range(format!("toolclamp binding: {}: {} must be {expected}, got {got}", self.name(), self.param(i)))
+    }
+
+    /// `Ok` for `napi_ok`; otherwise the pending exception, or an `Error` with the status and
+    /// Node-API's own message for it.
+    pub fn check(&self, status: sys::napi_status) -> Result<(), Thrown> {
+        if status == sys::Status::napi_ok {
+            return Ok(());
+        }
+        let mut info: *const sys::napi_extended_error_info = ptr::null();
+        // SAFETY: `env` is valid while the call runs. Read before any other Node-API call,
+        // which would reset the last error.
+        unsafe { sys::napi_get_last_error_info(self.env, &mut info) };
+        // SAFETY: Node-API returns a valid info struct whose message is NUL-terminated or null.
+        let message = unsafe { info.as_ref() }
+            .filter(|info| !info.error_message.is_null())
+            .map(|info| unsafe { CStr::from_ptr(info.error_message) }.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "no message".into());
+        let mut pending = false;
+        // SAFETY: `env` is valid while the call runs.
+        unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+        if pending {
+            return Err(Thrown::Pending);
+        }
+        Err(Thrown::Error(format!("toolclamp binding: {}: Node-API failed: {message} (status {status})", self.name())))
+    }
+
+    /// Checks a status from reading argument `i`: `expected_status` means the argument has
+    /// the wrong type.
+    pub fn check_arg(
+        &self,
+        status: sys::napi_status,
+        i: usize,
+        expected_status: sys::napi_status,
+        expected: &str,
+    ) -> Result<(), Thrown> {
+        if status == expected_status {
+            return Err(self.type_error(i, expected));
+        }
+        self.check(status)
+    }
+
+    pub fn type_of(&self, value: sys::napi_value) -> Result<sys::napi_valuetype, Thrown> {
+        let mut t = 0;
+        // SAFETY: `env` and `value` are valid while the call runs.
+        self.check(unsafe { sys::napi_typeof(self.env, value, &mut t) })?;
+        Ok(t)
+    }
+
+    pub fn number(&self, i: usize) -> Result<f64, Thrown> {
+        let mut x = 0.0;
+        // SAFETY: `env` and the argument are valid while the call runs.
+        let status = unsafe { sys::napi_get_value_double(self.env, self.argv[i], &mut x) };
+        self.check_arg(status, i, sys::Status::napi_number_expected, "a number")?;
+        Ok(x)
+    }
+
+    pub fn boolean(&self, i: usize) -> Result<bool, Thrown> {
+        let mut x = false;
+        // SAFETY: `env` and the argument are valid while the call runs.
+        let status = unsafe { sys::napi_get_value_bool(self.env, self.argv[i], &mut x) };
+        self.check_arg(status, i, sys::Status::napi_boolean_expected, "a boolean")?;
+        Ok(x)
+    }
+
+    /// A budget: a non-negative integer, or `Infinity` for none.
+    pub fn budget(&self, i: usize) -> Result<u64, Thrown> {
+        let x = self.number(i)?;
+        if x == f64::INFINITY {
+            return Ok(UNLIMITED);
+        }
+        if !(x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER) {
+            return Err(self.range_error(i, "a non-negative integer or Infinity", x));
+        }
+        Ok(x as u64)
+    }
+
+    /// A position or length: a non-negative safe integer.
+    pub fn index(&self, i: usize) -> Result<usize, Thrown> {
+        let x = self.number(i)?;
+        if !(x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER) {
+            return Err(self.range_error(i, "a non-negative integer", x));
+        }
+        Ok(x as usize)
+    }
+
+    /// Three budgets from consecutive arguments: chars, bytes, lines.
+    pub fn limits(&self, first: usize) -> Result<Limits, Thrown> {
+        Ok(Limits {
+            max_chars: self.budget(first)?,
+            max_bytes: self.budget(first + 1)?,
+            max_lines: self.budget(first + 2)?,
+        })
+    }
+
+    /// A strategy code (an index into [`STRATEGIES`]) and, for `headTail`, its ratio.
+    pub fn strategy(&self, code: usize, ratio: usize) -> Result<Strategy, Thrown> {
+        let c = self.number(code)?;
+        let head_ratio = self.number(ratio)?;
+        if !(0.0..=1.0).contains(&head_ratio) {
+            return Err(self.range_error(ratio, "a number from 0 to 1", head_ratio));
+        }
+        match STRATEGIES.get(c as usize).filter(|_| c.fract() == 0.0 && c >= 0.0) {
+            Some(&"head") => Ok(Strategy::Head),
+            Some(&"tail") => Ok(Strategy::Tail),
+            Some(&"headTail") => Ok(Strategy::HeadTail { head_ratio }),
+            _ => Err(self.range_error(code, &format!("a strategy code from 0 to {}", STRATEGIES.len() - 1), c)),
+        }
+    }
+
+    /// Writes `results` to the result array (argument 0), checked when written: JS may
+    /// have run since the call began.
+    pub fn answer(&self, results: &Results) -> Result<(), Thrown> {
+        let mut kind = 0;
+        let mut length = 0;
+        let mut data: *mut c_void = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut offset = 0;
+        let out = self.argv[0];
+        let mut is_typed_array = false;
+        // SAFETY: `env` and `out` are valid while the call runs.
+        self.check(unsafe { sys::napi_is_typedarray(self.env, out, &mut is_typed_array) })?;
+        if !is_typed_array {
+            return Err(self.type_error(0, &format!("a Float64Array of {SLOT_COUNT} elements")));
+        }
+        // SAFETY: as above; every out-pointer is valid.
+        self.check(unsafe {
+            sys::napi_get_typedarray_info(self.env, out, &mut kind, &mut length, &mut data, &mut buffer, &mut offset)
+        })?;
+        if kind != sys::TypedarrayType::float64_array || length < SLOT_COUNT {
+            return Err(self.type_error(0, &format!("a Float64Array of {SLOT_COUNT} elements")));
+        }
+        let mut detached = false;
+        // SAFETY: `buffer` is the array's ArrayBuffer, valid while the call runs.
+        self.check(unsafe { sys::napi_is_detached_arraybuffer(self.env, buffer, &mut detached) })?;
+        if detached || data.is_null() {
+            return Err(self.type_error(0, "a Float64Array whose buffer is not detached"));
+        }
+        // SAFETY: the array is a live, attached Float64Array of at least SLOT_COUNT
+        // elements, so `data` points at SLOT_COUNT writable, aligned doubles. No JS runs
+        // during the copy, and no Rust reference to that memory exists.
+        unsafe { ptr::copy_nonoverlapping(results.values().as_ptr(), data.cast::<f64>(), SLOT_COUNT) };
+        Ok(())
+    }
+
+    pub fn null(&self) -> Answer {
+        let mut v = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs.
+        self.check(unsafe { sys::napi_get_null(self.env, &mut v) })?;
+        Ok(v)
+    }
+
+    pub fn undefined(&self) -> Answer {
+        let mut v = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs.
+        self.check(unsafe { sys::napi_get_undefined(self.env, &mut v) })?;
+        Ok(v)
+    }
+}
+
+/// `Number.MAX_SAFE_INTEGER`: above it, doubles no longer count one by one.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;

@@ -1,0 +1,554 @@
+//! The functions `lib/native.js` calls. Each takes the result array first, writes every
+//! slot of its answer there (see [`crate::layout`]), and returns at most one string: a
+//! glue, a banner, or a clamped text. The signatures, in the order JS passes arguments,
+//! are the `params` of [`EXPORTS`].
+
+use std::borrow::Cow;
+
+use napi::sys;
+use toolclamp_core::{
+    chars_windows, decode_lossy, lossy_position, measure, page, partial_banner, plan, Limits, Notice, NoticeFacts,
+    Page, PageRequest, Plan, Source, Strategy, Units, Utf8, Windows,
+};
+
+use crate::call::{Answer, Call, Export, Thrown};
+use crate::layout::{position_code, Results, Slot, Verdict};
+use crate::text::{with_scratch, NoticeText, StandIns, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
+
+pub static EXPORTS: &[Export] = &[
+    Export { name: c"checkTemplate", params: &["template"], body: check_template },
+    Export {
+        name: c"plan",
+        params: &[
+            "out",
+            "text",
+            "wide",
+            "strategy",
+            "maxChars",
+            "maxBytes",
+            "maxLines",
+            "headRatio",
+            "notice",
+            "exact",
+        ],
+        body: plan_string,
+    },
+    Export {
+        name: c"planList",
+        params: &[
+            "out",
+            "texts",
+            "wide",
+            "totalLength",
+            "strategy",
+            "maxChars",
+            "maxBytes",
+            "maxLines",
+            "headRatio",
+            "notice",
+            "exact",
+        ],
+        body: plan_list,
+    },
+    Export { name: c"charsWindows", params: &["out", "length", "strategy", "maxChars", "headRatio"], body: windows_of },
+    Export {
+        name: c"planWindows",
+        params: &[
+            "out",
+            "window0",
+            "from0",
+            "window1",
+            "from1",
+            "window2",
+            "from2",
+            "length",
+            "wide",
+            "strategy",
+            "maxChars",
+            "headRatio",
+        ],
+        body: plan_windows,
+    },
+    Export { name: c"measure", params: &["out", "text", "wide"], body: measure_string },
+    Export {
+        name: c"planBuffer",
+        params: &["out", "bytes", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice"],
+        body: plan_buffer,
+    },
+    Export {
+        name: c"planPage",
+        params: &["out", "text", "wide", "line", "column", "maxBytes", "maxLines"],
+        body: plan_page,
+    },
+    Export {
+        name: c"planPageBuffer",
+        params: &["out", "bytes", "line", "column", "maxBytes", "maxLines"],
+        body: plan_page_buffer,
+    },
+];
+
+/// `checkTemplate(template)`: throws the `TypeError` a plan with this template would.
+fn check_template(call: &Call) -> Answer {
+    let template = call.notice_text(call.arg(0)).map_err(|e| string_expected(call, e, 0))?;
+    toolclamp_core::notice::check_template(&template.text)
+        .map_err(|e| Thrown::Type(format!("notice template: {e}")))?;
+    call.undefined()
+}
+
+fn string_expected(call: &Call, e: Thrown, i: usize) -> Thrown {
+    match e {
+        Thrown::Type(_) => call.type_error(i, "a string"),
+        other => other,
+    }
+}
+
+/// A notice argument: `undefined` (the default), a template string, or a function JS
+/// calls with the facts as positional numbers (see [`JsNotice::call`]).
+enum NoticeArg {
+    Default,
+    Template(NoticeText),
+    Function(sys::napi_value),
+}
+
+impl NoticeArg {
+    fn read(call: &Call, i: usize) -> Result<NoticeArg, Thrown> {
+        let v = call.arg(i);
+        match call.type_of(v)? {
+            sys::ValueType::napi_undefined => Ok(NoticeArg::Default),
+            sys::ValueType::napi_string => Ok(NoticeArg::Template(call.notice_text(v)?)),
+            sys::ValueType::napi_function => Ok(NoticeArg::Function(v)),
+            _ => Err(call.type_error(i, "undefined, a string or a function")),
+        }
+    }
+
+    fn is_function(&self) -> bool {
+        matches!(self, NoticeArg::Function(_))
+    }
+}
+
+/// A notice function from JS, called as `fn(where, truncatedByMask, omittedChars,
+/// omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart,
+/// fromLine, toLine)`, where `where` is a code of `LAYOUT.positions`.
+struct JsNotice<'c> {
+    call: &'c Call,
+    func: sys::napi_value,
+    /// The first failure; the plan is discarded once it returns.
+    failed: Option<Thrown>,
+    stand_ins: StandIns,
+}
+
+impl JsNotice<'_> {
+    fn call(&mut self, f: &NoticeFacts) -> Result<String, Thrown> {
+        let call = self.call;
+        let env = call.env();
+        let numbers = [
+            position_code(f.position),
+            f.truncated_by.0 as f64,
+            f.omitted.chars as f64,
+            f.omitted.bytes as f64,
+            f.omitted.lines as f64,
+            f.total.chars as f64,
+            f.total.bytes as f64,
+            f.total.lines as f64,
+            f.head_end as f64,
+            f.tail_start as f64,
+            f.from_line as f64,
+            f.to_line as f64,
+        ];
+        let mut argv = [std::ptr::null_mut(); 12];
+        for (slot, x) in argv.iter_mut().zip(numbers) {
+            // SAFETY: `env` is valid while the call runs.
+            call.check(unsafe { sys::napi_create_double(env, x, slot) })?;
+        }
+        let recv = call.undefined()?;
+        let mut result = std::ptr::null_mut();
+        // SAFETY: `func` is a function argument of this call; `argv` holds 12 values.
+        call.check(unsafe { sys::napi_call_function(env, recv, self.func, argv.len(), argv.as_ptr(), &mut result) })?;
+        if call.type_of(result)? != sys::ValueType::napi_string {
+            return Err(Thrown::Type("notice function must return a string".into()));
+        }
+        let notice = call.notice_text(result)?;
+        self.stand_ins.extend(notice.stand_ins);
+        Ok(notice.text)
+    }
+
+    fn render(&mut self, facts: &NoticeFacts) -> String {
+        if self.failed.is_some() {
+            return String::new();
+        }
+        self.call(facts).unwrap_or_else(|thrown| {
+            self.failed = Some(thrown);
+            String::new()
+        })
+    }
+}
+
+/// Plans `src` with the notice argument; also returns the stand-ins its notices used.
+fn plan_with<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: &NoticeArg,
+    exact: bool,
+) -> Result<(Option<Plan>, StandIns), Thrown> {
+    let template_error = |e: toolclamp_core::TemplateError| Thrown::Type(format!("notice template: {e}"));
+    match notice {
+        NoticeArg::Default => {
+            Ok((plan(src, limits, strategy, &mut Notice::Default, exact).map_err(template_error)?, StandIns::default()))
+        }
+        NoticeArg::Template(t) => {
+            let planned = plan(src, limits, strategy, &mut Notice::Template(&t.text), exact).map_err(template_error)?;
+            Ok((planned, StandIns::default()))
+        }
+        NoticeArg::Function(func) => {
+            let mut js = JsNotice { call, func: *func, failed: None, stand_ins: StandIns::default() };
+            let mut render = |f: &NoticeFacts| js.render(f);
+            let planned =
+                plan(src, limits, strategy, &mut Notice::Custom(&mut render), exact).map_err(template_error)?;
+            if let Some(thrown) = js.failed {
+                return Err(thrown);
+            }
+            Ok((planned, js.stand_ins))
+        }
+    }
+}
+
+/// The stand-ins of a template notice (a function's are collected while planning).
+fn template_stand_ins(notice: NoticeArg, from_function: StandIns) -> StandIns {
+    match notice {
+        NoticeArg::Template(t) => t.stand_ins,
+        _ => from_function,
+    }
+}
+
+fn plan_results(p: &Plan) -> Results {
+    let mut r = Results::new(Verdict::Cut);
+    r.set(Slot::HeadEnd, p.head_end)
+        .set(Slot::TailStart, p.tail_start)
+        .set_measure(Slot::TotalChars, p.total)
+        .set_measure(Slot::OutputChars, p.output)
+        .set_measure(Slot::OmittedChars, p.omitted)
+        .set(Slot::TruncatedBy, p.truncated_by.0);
+    r
+}
+
+/// The results of a text that fits: nothing cut, both offsets at the end.
+fn whole_results<S: Source + ?Sized>(src: &S) -> Results {
+    let total = src.totals();
+    let mut r = Results::new(Verdict::Fits);
+    r.set(Slot::HeadEnd, src.len())
+        .set(Slot::TailStart, src.len())
+        .set_measure(Slot::TotalChars, total)
+        .set_measure(Slot::OutputChars, total);
+    r
+}
+
+/// Plans a string source and answers with the glue, or `null` when the text fits.
+fn answer_plan<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: NoticeArg,
+    exact: bool,
+) -> Answer {
+    let (planned, from_function) = plan_with(call, src, limits, strategy, &notice, exact)?;
+    match planned {
+        None => {
+            call.answer(&whole_results(src))?;
+            call.null()
+        }
+        Some(p) => {
+            let glue = call.string_from_core(&p.glue, &template_stand_ins(notice, from_function))?;
+            call.answer(&plan_results(&p))?;
+            Ok(glue)
+        }
+    }
+}
+
+/// Runs `f` on the string argument `i` as a source: Latin-1 units unless `wide`.
+fn with_string<R>(
+    call: &Call,
+    i: usize,
+    wide: bool,
+    f: impl FnOnce(&dyn Source) -> Result<R, Thrown>,
+) -> Result<R, Thrown> {
+    if wide {
+        with_scratch(&UTF16, |buf| f(&Units::new(call.utf16(i, buf)?)))
+    } else {
+        with_scratch(&LATIN1, |buf| f(&Units::new(call.latin1(i, buf)?)))
+    }
+}
+
+/// `plan(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact)`
+/// → the glue string, or `null` when the text fits. `wide` must be true when the text has
+/// a char above U+00FF.
+fn plan_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let strategy = call.strategy(3, 7)?;
+    let limits = call.limits(4)?;
+    let notice = NoticeArg::read(call, 8)?;
+    let exact = call.boolean(9)?;
+    with_string(call, 1, wide, |src| answer_plan(call, src, &limits, strategy, notice, exact))
+}
+
+/// `planList(out, texts, wide, totalLength, strategy, maxChars, maxBytes, maxLines,
+/// headRatio, notice, exact)`: `plan` over the concatenation of an array of strings (the
+/// text blocks of a tool result), copied straight from the strings. Offsets are into the
+/// concatenation.
+fn plan_list(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let total = call.index(3)?;
+    let strategy = call.strategy(4, 8)?;
+    let limits = call.limits(5)?;
+    let notice = NoticeArg::read(call, 9)?;
+    let exact = call.boolean(10)?;
+    if wide {
+        with_scratch(&UTF16, |buf| {
+            let len = read_list(call, total, buf, |v, b| call.utf16_of(v, b).map(|u| u.len()))?;
+            answer_plan(call, &Units::new(&buf[..len]), &limits, strategy, notice, exact)
+        })
+    } else {
+        with_scratch(&LATIN1, |buf| {
+            let len = read_list(call, total, buf, |v, b| call.latin1_of(v, b).map(|u| u.len()))?;
+            answer_plan(call, &Units::new(&buf[..len]), &limits, strategy, notice, exact)
+        })
+    }
+}
+
+/// Copies the strings of the array argument 1, end to end, into `buf`: the units of their
+/// concatenation, which JS never has to build. `total` is the sum of their lengths.
+fn read_list<U: Copy + Default>(
+    call: &Call,
+    total: usize,
+    buf: &mut Vec<U>,
+    copy: impl Fn(sys::napi_value, &mut Vec<U>) -> Result<usize, Thrown>,
+) -> Result<usize, Thrown> {
+    let env = call.env();
+    let list = call.arg(1);
+    let mut is_array = false;
+    // SAFETY: `env` and `list` are valid while the call runs.
+    call.check(unsafe { sys::napi_is_array(env, list, &mut is_array) })?;
+    if !is_array {
+        return Err(call.type_error(1, "an array of strings"));
+    }
+    let mut count = 0u32;
+    // SAFETY: as above.
+    call.check(unsafe { sys::napi_get_array_length(env, list, &mut count) })?;
+    buf.clear();
+    buf.reserve(total);
+    let mut item_units = Vec::new();
+    for i in 0..count {
+        let mut item = std::ptr::null_mut();
+        // SAFETY: as above; `i` is below the array's length.
+        call.check(unsafe { sys::napi_get_element(env, list, i, &mut item) })?;
+        let len = copy(item, &mut item_units).map_err(|e| match e {
+            Thrown::Type(_) => call.type_error(1, "an array of strings"),
+            other => other,
+        })?;
+        if buf.len() + len > total {
+            break;
+        }
+        buf.extend_from_slice(&item_units[..len]);
+    }
+    if buf.len() != total {
+        return Err(call.range_error(3, "the sum of the strings' lengths", total));
+    }
+    Ok(total)
+}
+
+/// `charsWindows(out, length, strategy, maxChars, headRatio)`: the three ranges of the
+/// text a chars-only plan with the default notice reads, in the window slots, for
+/// `planWindows`.
+fn windows_of(call: &Call) -> Answer {
+    let len = call.index(1)?;
+    let strategy = call.strategy(2, 4)?;
+    let max_chars = call.budget(3)?;
+    let ranges = chars_windows(len, max_chars, strategy);
+    let mut r = Results::new(Verdict::Windows);
+    let slots = [
+        (Slot::Window0From, Slot::Window0To),
+        (Slot::Window1From, Slot::Window1To),
+        (Slot::Window2From, Slot::Window2To),
+    ];
+    for ((from, to), (from_slot, to_slot)) in ranges.into_iter().zip(slots) {
+        r.set(from_slot, from).set(to_slot, to);
+    }
+    call.answer(&r)?;
+    call.null()
+}
+
+/// `planWindows(out, window0, from0, window1, from1, window2, from2, length, wide,
+/// strategy, maxChars, headRatio)`: a chars-only plan of a long text seen through the
+/// windows `charsWindows` named, with the default notice, so a 100 MB string costs a few
+/// hundred units. Answers as `plan`.
+fn plan_windows(call: &Call) -> Answer {
+    let len = call.index(7)?;
+    let offsets = [call.index(2)?, call.index(4)?, call.index(6)?];
+    let wide = call.boolean(8)?;
+    let strategy = call.strategy(9, 11)?;
+    let limits = Limits { max_chars: call.budget(10)?, ..Limits::NONE };
+    let check_window = |k: usize, units: usize| {
+        if offsets[k].checked_add(units).is_some_and(|end| end <= len) {
+            Ok(())
+        } else {
+            Err(call.range_error(1 + 2 * k, "a window inside the text", format!("{units} units at {}", offsets[k])))
+        }
+    };
+    macro_rules! plan_through {
+        ($cell:expr, $read:ident) => {
+            with_scratch($cell, |bufs| {
+                let [b0, b1, b2] = bufs;
+                let units = [call.$read(1, b0)?, call.$read(3, b1)?, call.$read(5, b2)?];
+                for (k, u) in units.iter().enumerate() {
+                    check_window(k, u.len())?;
+                }
+                let src =
+                    Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
+                answer_plan(call, &src, &limits, strategy, NoticeArg::Default, false)
+            })
+        };
+    }
+    if wide {
+        plan_through!(&UTF16_WINDOWS, utf16)
+    } else {
+        plan_through!(&LATIN1_WINDOWS, latin1)
+    }
+}
+
+/// `measure(out, text, wide)`: chars, bytes and lines in the total slots.
+fn measure_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let m = if wide {
+        with_scratch(&UTF16, |buf| call.utf16(1, buf).map(measure))?
+    } else {
+        with_scratch(&LATIN1, |buf| call.latin1(1, buf).map(measure))?
+    };
+    let mut r = Results::new(Verdict::Measured);
+    r.set_measure(Slot::TotalChars, m);
+    call.answer(&r)?;
+    call.null()
+}
+
+/// `planBuffer(out, bytes, strategy, maxChars, maxBytes, maxLines, headRatio, notice)` →
+/// the clamped text of a `Uint8Array` of UTF-8 as a new string (the whole decoded text when
+/// it fits, with the `fits` verdict). Invalid UTF-8 decodes as `buf.toString('utf8')` does:
+/// each maximal invalid subpart becomes U+FFFD. Counts are of the decoded text and exact in
+/// every dimension. `headEnd`/`tailStart` are byte offsets into the UTF-8 of the decoded
+/// text, which are offsets into `bytes` when it is valid UTF-8.
+fn plan_buffer(call: &Call) -> Answer {
+    let strategy = call.strategy(2, 6)?;
+    let limits = call.limits(3)?;
+    let notice = NoticeArg::read(call, 7)?;
+    let (borrowed, shared) = call.bytes(1)?;
+    // A notice function runs JS while the plan reads the bytes, and JS could write to the
+    // array or detach its memory; shared memory can change at any time. Plan a private
+    // copy then.
+    let private_copy: Vec<u8>;
+    let data = if shared || notice.is_function() {
+        private_copy = borrowed.to_vec();
+        &private_copy[..]
+    } else {
+        borrowed
+    };
+    // Borrows valid UTF-8; allocates only to replace invalid sequences.
+    let decoded = decode_lossy(data);
+    let src = Utf8::new(&decoded);
+    let text = src.as_bytes();
+    let (planned, from_function) = plan_with(call, &src, &limits, strategy, &notice, true)?;
+    let Some(p) = planned else {
+        let string = call.string_from_utf8(text, src.totals().chars as usize)?;
+        call.answer(&whole_results(&src))?;
+        return Ok(string);
+    };
+    let stand_ins = template_stand_ins(notice, from_function);
+    let head = &text[..p.head_end];
+    let tail = &text[p.tail_start..];
+    let string = match stand_ins.restore(&p.glue) {
+        None => {
+            let mut clamped = Vec::with_capacity(head.len() + p.glue.len() + tail.len());
+            clamped.extend_from_slice(head);
+            clamped.extend_from_slice(p.glue.as_bytes());
+            clamped.extend_from_slice(tail);
+            call.string_from_utf8(&clamped, p.output.chars as usize)?
+        }
+        // A notice with lone surrogates: only UTF-16 can carry them.
+        Some(glue) => {
+            let utf16 = |bytes: &[u8]| String::from_utf8_lossy(bytes).encode_utf16().collect::<Vec<u16>>();
+            let units = [utf16(head), glue, utf16(tail)].concat();
+            call.string_from_utf16(&units)?
+        }
+    };
+    call.answer(&plan_results(&p))?;
+    Ok(string)
+}
+
+fn page_results(p: &Page, start: usize, end: usize) -> Results {
+    let (next_line, next_column) = p.next.unwrap_or((0, 0));
+    let mut r = Results::new(Verdict::Page);
+    r.set(Slot::PageStart, start)
+        .set(Slot::PageEnd, end)
+        .set_measure(Slot::TotalChars, p.total)
+        .set_measure(Slot::ShownChars, p.shown)
+        .set(Slot::FirstLine, p.first_line)
+        .set(Slot::LastLine, p.last_line)
+        .set(Slot::StartByte, p.start_byte)
+        .set(Slot::EndByte, p.end_byte)
+        .set(Slot::NextLine, next_line)
+        .set(Slot::NextColumn, next_column);
+    r
+}
+
+/// The page request from arguments `first..first + 4`: line, column, maxBytes, maxLines.
+fn page_request(call: &Call, first: usize) -> Result<PageRequest, Thrown> {
+    Ok(PageRequest {
+        line: call.index(first)? as u64,
+        column: call.index(first + 1)?,
+        max_bytes: call.budget(first + 2)?,
+        max_lines: call.budget(first + 3)?,
+    })
+}
+
+/// Pages `src` and answers with the banner of a partial page, else `null`; `map` turns page
+/// positions into the caller's.
+fn answer_page<S: Source + ?Sized>(call: &Call, src: &S, req: &PageRequest, map: impl Fn(usize) -> usize) -> Answer {
+    let p = page(src, req).map_err(|e| Thrown::Range(e.to_string()))?;
+    let banner =
+        if p.is_partial() { Some(call.string_from_core(&partial_banner(&p), &StandIns::default())?) } else { None };
+    call.answer(&page_results(&p, map(p.start), map(p.end)))?;
+    banner.map_or_else(|| call.null(), Ok)
+}
+
+/// `planPage(out, text, wide, line, column, maxBytes, maxLines)` → the banner of a partial
+/// page, or `null` when the page is the whole text. The page is
+/// `text.slice(pageStart, pageEnd)`; columns count UTF-16 units. A line or column outside
+/// the text throws a `RangeError`.
+fn plan_page(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let req = page_request(call, 3)?;
+    with_string(call, 1, wide, |src| answer_page(call, src, &req, |i| i))
+}
+
+/// `planPageBuffer(out, bytes, line, column, maxBytes, maxLines)`: `planPage` for a
+/// `Uint8Array` of UTF-8, paged as the text `buf.toString('utf8')` decodes to. Columns,
+/// counts and `startByte`/`endByte` are those of the decoded text; `pageStart`/`pageEnd`
+/// are offsets into `bytes`, so the page is `bytes.subarray(pageStart, pageEnd)` decoded,
+/// even when `bytes` holds invalid UTF-8 (a maximal invalid subpart is never split).
+fn plan_page_buffer(call: &Call) -> Answer {
+    let req = page_request(call, 2)?;
+    let (borrowed, shared) = call.bytes(1)?;
+    // No JS runs while paging, so only shared memory needs a private copy.
+    let private_copy: Vec<u8>;
+    let data = if shared {
+        private_copy = borrowed.to_vec();
+        &private_copy[..]
+    } else {
+        borrowed
+    };
+    match decode_lossy(data) {
+        Cow::Borrowed(text) => answer_page(call, &Utf8::new(text), &req, |i| i),
+        // Positions in the decoded text map back to the invalid bytes.
+        Cow::Owned(text) => answer_page(call, &Utf8::new(&text), &req, |i| lossy_position(data, i)),
+    }
+}

@@ -1,0 +1,169 @@
+//! What JS and Rust must agree on, written once: the slots of the result array, the answer
+//! codes, and the names behind the numeric codes that cross the boundary. `register`
+//! exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from there.
+
+use toolclamp_core::{Dims, Measure, Position};
+
+macro_rules! slots {
+    ($($slot:ident => $name:literal,)*) => {
+        /// A slot of the result array. (Some are only ever written as the second or third
+        /// slot of a measure, so never named in Rust.)
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[allow(dead_code)]
+        #[repr(usize)]
+        pub enum Slot {
+            $($slot,)*
+        }
+
+        /// The slots' names for JS, in index order.
+        pub const SLOT_NAMES: &[&str] = &[$($name,)*];
+    };
+}
+
+slots! {
+    Verdict => "verdict",
+    HeadEnd => "headEnd",
+    TailStart => "tailStart",
+    TotalChars => "totalChars",
+    TotalBytes => "totalBytes",
+    TotalLines => "totalLines",
+    OutputChars => "outputChars",
+    OutputBytes => "outputBytes",
+    OutputLines => "outputLines",
+    OmittedChars => "omittedChars",
+    OmittedBytes => "omittedBytes",
+    OmittedLines => "omittedLines",
+    TruncatedBy => "truncatedBy",
+    PageStart => "pageStart",
+    PageEnd => "pageEnd",
+    ShownChars => "shownChars",
+    ShownBytes => "shownBytes",
+    ShownLines => "shownLines",
+    FirstLine => "firstLine",
+    LastLine => "lastLine",
+    StartByte => "startByte",
+    EndByte => "endByte",
+    NextLine => "nextLine",
+    NextColumn => "nextColumn",
+    Window0From => "window0From",
+    Window0To => "window0To",
+    Window1From => "window1From",
+    Window1To => "window1To",
+    Window2From => "window2From",
+    Window2To => "window2To",
+    HeadLines => "headLines",
+    TailLines => "tailLines",
+}
+
+/// How many doubles the result array holds.
+pub const SLOT_COUNT: usize = SLOT_NAMES.len();
+
+/// What a call answered. JS clears the verdict slot before each call and accepts only the
+/// verdict it expects, so a call that wrote nothing can never read as "the text fits".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Verdict {
+    Fits = 1,
+    Cut = 2,
+    Measured = 3,
+    Page = 4,
+    Windows = 5,
+}
+
+pub const VERDICTS: &[(&str, Verdict)] = &[
+    ("fits", Verdict::Fits),
+    ("cut", Verdict::Cut),
+    ("measured", Verdict::Measured),
+    ("page", Verdict::Page),
+    ("windows", Verdict::Windows),
+];
+
+/// Strategy names by code: the code JS passes is the index.
+pub const STRATEGIES: &[&str] = &["head", "tail", "headTail"];
+
+/// Where a notice sits, by the code a notice function receives.
+pub const POSITIONS: &[Position] = &[Position::Start, Position::End, Position::Middle];
+
+pub fn position_code(p: Position) -> f64 {
+    POSITIONS.iter().position(|&q| q == p).expect("every position has a code") as f64
+}
+
+/// Dimension names by bit: bit `i` of a `truncatedBy` mask is `DIMS[i]`.
+pub const DIMS: &[(&str, Dims)] = &[("chars", Dims::CHARS), ("bytes", Dims::BYTES), ("lines", Dims::LINES)];
+
+/// The longest string V8 can make on 64-bit hosts (`v8::String::kMaxLength`, Node's
+/// `buffer.constants.MAX_STRING_LENGTH`).
+pub const MAX_STRING_LENGTH: u64 = (1 << 29) - 24;
+
+/// The values of one call, written to the result array in one go, so every slot holds a
+/// value of this call (zero where the call has none).
+pub struct Results([f64; SLOT_COUNT]);
+
+impl Results {
+    pub fn new(verdict: Verdict) -> Self {
+        let mut values = [0.0; SLOT_COUNT];
+        values[Slot::Verdict as usize] = verdict as u8 as f64;
+        Results(values)
+    }
+
+    pub fn set(&mut self, slot: Slot, value: impl Into<Count>) -> &mut Self {
+        self.0[slot as usize] = value.into().0;
+        self
+    }
+
+    /// Writes chars, bytes and lines into `first` and the two slots after it.
+    pub fn set_measure(&mut self, first: Slot, m: Measure) -> &mut Self {
+        let i = first as usize;
+        self.0[i] = m.chars as f64;
+        self.0[i + 1] = m.bytes as f64;
+        self.0[i + 2] = m.lines as f64;
+        self
+    }
+
+    pub fn values(&self) -> &[f64; SLOT_COUNT] {
+        &self.0
+    }
+}
+
+/// A count as JS receives it. Counts and offsets stay far below 2^53, where `f64` is exact.
+pub struct Count(f64);
+
+impl From<usize> for Count {
+    fn from(x: usize) -> Self {
+        Count(x as f64)
+    }
+}
+
+impl From<u64> for Count {
+    fn from(x: u64) -> Self {
+        Count(x as f64)
+    }
+}
+
+impl From<u8> for Count {
+    fn from(x: u8) -> Self {
+        Count(x as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_take_three_consecutive_slots() {
+        for first in [Slot::TotalChars, Slot::OutputChars, Slot::OmittedChars, Slot::ShownChars] {
+            let i = first as usize;
+            assert!(SLOT_NAMES[i].ends_with("Chars"));
+            assert!(SLOT_NAMES[i + 1].ends_with("Bytes"));
+            assert!(SLOT_NAMES[i + 2].ends_with("Lines"));
+        }
+    }
+
+    #[test]
+    fn dims_are_single_bits_in_order() {
+        for (i, (_, d)) in DIMS.iter().enumerate() {
+            assert_eq!(d.0, 1 << i);
+        }
+    }
+}

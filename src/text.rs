@@ -1,0 +1,306 @@
+//! JS strings and bytes in and out of Rust.
+//!
+//! A string's code units are copied into a reused per-thread scratch buffer: Latin-1 for
+//! one-byte strings (JS says which), UTF-16 otherwise, never UTF-8, which V8 transcodes
+//! slowly. A buffer that grew past [`RETAINED_BYTES`] for one huge input is freed after the
+//! call, so memory returns to its steady state. A call that re-enters the binding (a notice
+//! function calling toolclamp) gets a fresh buffer instead of the one in use.
+//!
+//! Notices are planned as Rust strings, which cannot hold a lone surrogate. A caller's
+//! notice with one is planned with a stand-in from the private-use area (one UTF-16 unit
+//! and three UTF-8 bytes, the same weight), and the original units are put back in the
+//! string handed to JS.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void};
+use std::ptr;
+use std::thread::LocalKey;
+
+use napi::sys;
+
+use crate::call::{Answer, Call, Thrown};
+use crate::layout::MAX_STRING_LENGTH;
+
+/// Scratch capacity kept between calls.
+const RETAINED_BYTES: usize = 1 << 20;
+
+thread_local! {
+    pub static LATIN1: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    pub static UTF16: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+    pub static LATIN1_WINDOWS: RefCell<[Vec<u8>; 3]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
+    pub static UTF16_WINDOWS: RefCell<[Vec<u16>; 3]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
+}
+
+pub trait Scratch: Default {
+    /// Frees the memory of a buffer grown past [`RETAINED_BYTES`].
+    fn trim(&mut self);
+}
+
+impl<U> Scratch for Vec<U> {
+    fn trim(&mut self) {
+        if self.capacity() * std::mem::size_of::<U>() > RETAINED_BYTES {
+            *self = Vec::new();
+        }
+    }
+}
+
+impl<U> Scratch for [Vec<U>; 3] {
+    fn trim(&mut self) {
+        self.iter_mut().for_each(Scratch::trim);
+    }
+}
+
+/// Lends this thread's scratch buffer, or a fresh one when it is in use further up the stack.
+pub fn with_scratch<T: Scratch, R>(cell: &'static LocalKey<RefCell<T>>, f: impl FnOnce(&mut T) -> R) -> R {
+    cell.with(|c| match c.try_borrow_mut() {
+        Ok(mut buf) => {
+            let r = f(&mut buf);
+            buf.trim();
+            r
+        }
+        Err(_) => f(&mut T::default()),
+    })
+}
+
+impl Call {
+    /// Copies the string argument `i` as Latin-1 (the caller knows it holds no char above U+00FF).
+    pub fn latin1<'b>(&self, i: usize, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Thrown> {
+        self.latin1_of(self.arg(i), buf).map_err(|e| self.string_error(e, i))
+    }
+
+    pub fn utf16<'b>(&self, i: usize, buf: &'b mut Vec<u16>) -> Result<&'b [u16], Thrown> {
+        self.utf16_of(self.arg(i), buf).map_err(|e| self.string_error(e, i))
+    }
+
+    fn string_error(&self, e: Thrown, i: usize) -> Thrown {
+        match e {
+            Thrown::Type(_) => self.type_error(i, "a string"),
+            other => other,
+        }
+    }
+
+    pub fn latin1_of<'b>(&self, v: sys::napi_value, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Thrown> {
+        let env = self.env();
+        let mut len = 0;
+        // SAFETY: `env` and `v` are valid while the call runs; a null buffer asks for the length.
+        let status = unsafe { sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len) };
+        if status == sys::Status::napi_string_expected {
+            return Err(Thrown::Type(String::new()));
+        }
+        self.check(status)?;
+        // Node-API writes a terminating NUL.
+        if buf.len() < len + 1 {
+            buf.resize(len + 1, 0);
+        }
+        let mut copied = 0;
+        // SAFETY: `buf` holds `len + 1` bytes.
+        self.check(unsafe {
+            sys::napi_get_value_string_latin1(env, v, buf.as_mut_ptr().cast::<c_char>(), len + 1, &mut copied)
+        })?;
+        Ok(&buf[..copied])
+    }
+
+    pub fn utf16_of<'b>(&self, v: sys::napi_value, buf: &'b mut Vec<u16>) -> Result<&'b [u16], Thrown> {
+        let env = self.env();
+        let mut len = 0;
+        // SAFETY: `env` and `v` are valid while the call runs; a null buffer asks for the length.
+        let status = unsafe { sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len) };
+        if status == sys::Status::napi_string_expected {
+            return Err(Thrown::Type(String::new()));
+        }
+        self.check(status)?;
+        if buf.len() < len + 1 {
+            buf.resize(len + 1, 0);
+        }
+        let mut copied = 0;
+        // SAFETY: `buf` holds `len + 1` units.
+        self.check(unsafe { sys::napi_get_value_string_utf16(env, v, buf.as_mut_ptr(), len + 1, &mut copied) })?;
+        Ok(&buf[..copied])
+    }
+
+    /// A caller's notice text (a template, or what a notice function returned).
+    pub fn notice_text(&self, v: sys::napi_value) -> Result<NoticeText, Thrown> {
+        let mut units = Vec::new();
+        let units = self.utf16_of(v, &mut units)?;
+        Ok(NoticeText::from_units(units))
+    }
+
+    /// The bytes of the `Uint8Array` (or `Buffer`) argument `i`, borrowed from its memory,
+    /// and whether that memory is shared with other threads.
+    ///
+    /// The slice is valid until JS runs: JS may write to the array or detach its buffer, so
+    /// a caller that lets JS run while planning must copy the bytes first.
+    pub fn bytes(&self, i: usize) -> Result<(&[u8], bool), Thrown> {
+        let env = self.env();
+        let v = self.arg(i);
+        let mut is_typed_array = false;
+        // SAFETY: `env` and `v` are valid while the call runs.
+        self.check(unsafe { sys::napi_is_typedarray(env, v, &mut is_typed_array) })?;
+        if !is_typed_array {
+            return Err(self.type_error(i, "a Uint8Array or Buffer"));
+        }
+        let mut kind = 0;
+        let mut length = 0;
+        let mut data: *mut c_void = ptr::null_mut();
+        let mut memory = ptr::null_mut();
+        let mut offset = 0;
+        // SAFETY: as above; every out-pointer is valid.
+        self.check(unsafe {
+            sys::napi_get_typedarray_info(env, v, &mut kind, &mut length, &mut data, &mut memory, &mut offset)
+        })?;
+        if kind != sys::TypedarrayType::uint8_array {
+            return Err(self.type_error(i, "a Uint8Array or Buffer"));
+        }
+        let mut is_array_buffer = false;
+        // SAFETY: `memory` is the array's buffer, valid while the call runs.
+        self.check(unsafe { sys::napi_is_arraybuffer(env, memory, &mut is_array_buffer) })?;
+        if is_array_buffer {
+            let mut detached = false;
+            // SAFETY: as above.
+            self.check(unsafe { sys::napi_is_detached_arraybuffer(env, memory, &mut detached) })?;
+            if detached {
+                return Err(self.type_error(i, "a Uint8Array whose buffer is not detached"));
+            }
+        }
+        let bytes = if length == 0 || data.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: an attached Uint8Array's data points at `length` initialised bytes,
+            // which stay valid until JS runs again (see the doc comment).
+            unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) }
+        };
+        Ok((bytes, !is_array_buffer))
+    }
+
+    fn check_length(&self, chars: usize) -> Result<(), Thrown> {
+        if chars as u64 > MAX_STRING_LENGTH {
+            return Err(Thrown::Range(format!(
+                "toolclamp: the clamped text would be {chars} chars, more than the {MAX_STRING_LENGTH} a JS string \
+                 can hold; set a smaller limit"
+            )));
+        }
+        Ok(())
+    }
+
+    /// A JS string from Rust text whose UTF-16 length is `chars`.
+    pub fn string_from_utf8(&self, bytes: &[u8], chars: usize) -> Answer {
+        self.check_length(chars)?;
+        let mut v = ptr::null_mut();
+        // ASCII is Latin-1, which V8 copies as it is instead of decoding.
+        let status = if bytes.is_ascii() {
+            // SAFETY: `env` is valid while the call runs; `bytes` is a live slice.
+            unsafe { sys::napi_create_string_latin1(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v) }
+        } else {
+            // SAFETY: as above.
+            unsafe { sys::napi_create_string_utf8(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v) }
+        };
+        self.check(status)?;
+        Ok(v)
+    }
+
+    pub fn string_from_utf16(&self, units: &[u16]) -> Answer {
+        self.check_length(units.len())?;
+        let mut v = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs; `units` is a live slice.
+        self.check(unsafe { sys::napi_create_string_utf16(self.env(), units.as_ptr(), units.len() as isize, &mut v) })?;
+        Ok(v)
+    }
+
+    /// A string the core produced (a glue or banner), with any stood-in lone surrogates put back.
+    pub fn string_from_core(&self, text: &str, stand_ins: &StandIns) -> Answer {
+        match stand_ins.restore(text) {
+            None => self.string_from_utf8(text.as_bytes(), text.encode_utf16().count()),
+            Some(units) => self.string_from_utf16(&units),
+        }
+    }
+}
+
+/// Private-use chars standing in for lone surrogates, and the units they stand for.
+#[derive(Default)]
+pub struct StandIns(HashMap<char, u16>);
+
+impl StandIns {
+    /// `text` as UTF-16 with every stand-in replaced by its surrogate, or `None` when there
+    /// is nothing to replace.
+    pub fn restore(&self, text: &str) -> Option<Vec<u16>> {
+        if self.0.is_empty() || !text.chars().any(|c| self.0.contains_key(&c)) {
+            return None;
+        }
+        let mut units = Vec::with_capacity(text.len());
+        let mut pair = [0u16; 2];
+        for c in text.chars() {
+            match self.0.get(&c) {
+                Some(&unit) => units.push(unit),
+                None => units.extend_from_slice(c.encode_utf16(&mut pair)),
+            }
+        }
+        Some(units)
+    }
+
+    pub fn extend(&mut self, other: StandIns) {
+        self.0.extend(other.0);
+    }
+}
+
+/// A notice's text for the core, and the stand-ins it uses.
+pub struct NoticeText {
+    pub text: String,
+    pub stand_ins: StandIns,
+}
+
+impl NoticeText {
+    pub fn from_units(units: &[u16]) -> Self {
+        let lone = char::decode_utf16(units.iter().copied()).any(|c| c.is_err());
+        if !lone {
+            let text =
+                char::decode_utf16(units.iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect();
+            return NoticeText { text, stand_ins: StandIns::default() };
+        }
+        // Stand-ins are taken from the private-use chars the notice does not contain, so
+        // restoring can never touch a char the caller wrote.
+        let used: std::collections::HashSet<u16> =
+            units.iter().copied().filter(|u| (0xE000..=0xF8FF).contains(u)).collect();
+        let mut free = (0xE000u32..=0xF8FF).filter(|u| !used.contains(&(*u as u16))).filter_map(char::from_u32);
+        let mut by_unit: HashMap<u16, char> = HashMap::new();
+        let mut text = String::with_capacity(units.len() * 3);
+        for c in char::decode_utf16(units.iter().copied()) {
+            match c {
+                Ok(c) => text.push(c),
+                Err(e) => {
+                    let unit = e.unpaired_surrogate();
+                    // 6,400 private-use chars, at most 2,048 distinct surrogates: never runs out.
+                    let stand_in =
+                        *by_unit.entry(unit).or_insert_with(|| free.next().expect("a free private-use char"));
+                    text.push(stand_in);
+                }
+            }
+        }
+        NoticeText { text, stand_ins: StandIns(by_unit.into_iter().map(|(unit, c)| (c, unit)).collect()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_come_back_as_they_were() {
+        let units: Vec<u16> = vec![0x61, 0xD800, 0xE000, 0xDC00, 0xD83D, 0xDE00, 0xD800];
+        let notice = NoticeText::from_units(&units);
+        assert_eq!(notice.text.encode_utf16().count(), units.len());
+        assert_eq!(notice.stand_ins.restore(&notice.text).unwrap(), units);
+        // Same weight: one unit and three bytes per stand-in.
+        let stand_ins = notice.text.chars().filter(|c| notice.stand_ins.0.contains_key(c)).count();
+        assert_eq!(stand_ins, 3);
+        assert!(!notice.stand_ins.0.contains_key(&'\u{E000}'));
+    }
+
+    #[test]
+    fn text_without_lone_surrogates_needs_no_stand_ins() {
+        let units: Vec<u16> = "日本😀".encode_utf16().collect();
+        let notice = NoticeText::from_units(&units);
+        assert_eq!(notice.text, "日本😀");
+        assert!(notice.stand_ins.restore(&notice.text).is_none());
+    }
+}

@@ -6,7 +6,7 @@
 
 const native = require('./native.js')
 const spills = require('./spill.js')
-const { describe, textOf, isArray, isError, readSafely, messageOf } = require('./format.js')
+const { describe, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
@@ -37,8 +37,12 @@ function fitsByLength(n, limits) {
 function clampString(text, strategy, limits, headRatio, notice) {
   if (fitsByLength(text.length, limits)) return text
   const plan = native.planText(text, strategy, limits, headRatio, notice, false)
-  if (!plan.cut) return text
-  return text.slice(0, plan.headEnd) + plan.glue + text.slice(plan.tailStart)
+  return plan.cut ? cutText(text, plan) : text
+}
+
+/** The result of a plan that cuts `text`: its kept parts around the glue. */
+function cutText(text, plan) {
+  return unshared(text.slice(0, plan.headEnd) + plan.glue + text.slice(plan.tailStart), text.length)
 }
 
 const NOTICE_OPTIONS = ['notice']
@@ -91,7 +95,7 @@ function resultOf(text, strategy, plan) {
 /** `truncateText` on options already read: `notice` as `readNotice` returns it. */
 function truncateWith(text, limits, strategy, headRatio, notice) {
   const plan = native.planText(text, strategy, limits, headRatio, notice, true)
-  return resultOf(plan.cut ? text.slice(0, plan.headEnd) + plan.glue + text.slice(plan.tailStart) : text, strategy, plan)
+  return resultOf(plan.cut ? cutText(text, plan) : text, strategy, plan)
 }
 
 // The notice when the full text was saved: where, and which lines of the file were dropped
@@ -283,7 +287,7 @@ function clampBlocks(blocks, limits) {
     const text = texts[k]
     const keptHead = text.slice(0, Math.max(0, Math.min(text.length, headEnd - start)))
     const keptTail = text.slice(Math.max(0, Math.min(text.length, tailStart - start)))
-    const next = k === glueAt ? keptHead + glue + keptTail : keptHead + keptTail
+    const next = unshared(k === glueAt ? keptHead + glue + keptTail : keptHead + keptTail, text.length)
     if (next !== text) result[positions[k]] = withBlockText(blocks[positions[k]], next)
   }
   return result

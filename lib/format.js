@@ -3,6 +3,7 @@
 // Text made from values, for messages and for the model: counts with thousands separators,
 // a value named in an error message, and any value as text. None of these ever throws,
 // whatever it is given (revoked proxies, throwing getters and toJSON, cycles, BigInt).
+// And results cut from a text that do not keep that text alive.
 
 const { inspect } = require('node:util')
 
@@ -106,4 +107,17 @@ function messageOf(thrown) {
   return typeof message === 'string' ? message : textOf(message)
 }
 
-module.exports = { formatCount, describe, isArray, textOf, isError, readSafely, messageOf }
+/**
+ * `part`, cut from a text of `sourceLength` units, as a string of its own. V8 makes slices
+ * (and so concatenations of slices) that point into their source and keep all of it
+ * alive: a 50 KB result would keep a 100 MB tool output in memory for as long as the
+ * conversation holds the result. Copied only when the dropped part is large, so what a
+ * result keeps alive is at most twice its length plus 64 Ki units.
+ */
+function unshared(part, sourceLength) {
+  if (sourceLength - part.length <= Math.max(part.length, 65536)) return part
+  // Prepending flattens the concatenation into a new string; the slice then points into that.
+  return (' ' + part).slice(1)
+}
+
+module.exports = { unshared, formatCount, describe, isArray, textOf, isError, readSafely, messageOf }

@@ -27,6 +27,14 @@ const out = new Float64Array(LAYOUT.slotCount)
 // and cheaper. V8 answers this at once for one-byte strings.
 const WIDE = /[^\x00-\xff]/
 
+function isWide(text) {
+  if (!WIDE.test(text)) return false
+  // A match keeps its subject alive as RegExp.input (a legacy static) until the next
+  // match: point it at a constant, or a huge text would outlive the call.
+  WIDE.test('\u0100')
+  return true
+}
+
 // Above this length a chars-only plan copies the windows the core names (about a
 // thousand units) instead of the whole string.
 const WINDOWS_MIN_LENGTH = 2048
@@ -162,11 +170,11 @@ function planText(text, strategy, limits, headRatio, notice, exact) {
     const w0 = text.slice(from0, out[SLOTS.window0To])
     const w1 = text.slice(from1, out[SLOTS.window1To])
     const w2 = text.slice(from2, out[SLOTS.window2To])
-    const wide = WIDE.test(w0) || WIDE.test(w1) || WIDE.test(w2)
+    const wide = isWide(w0) || isWide(w1) || isWide(w2)
     out[VERDICT] = 0
     return readPlan(binding.planWindows(out, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
   }
-  const glue = binding.plan(out, text, WIDE.test(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
+  const glue = binding.plan(out, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
   return readPlan(glue, 'plan')
 }
 
@@ -176,7 +184,7 @@ function planText(text, strategy, limits, headRatio, notice, exact) {
  */
 function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact) {
   let wide = false
-  for (let k = 0; k < texts.length && !wide; k++) wide = WIDE.test(texts[k])
+  for (let k = 0; k < texts.length && !wide; k++) wide = isWide(texts[k])
   const { maxChars, maxBytes, maxLines } = limits
   out[VERDICT] = 0
   const glue = binding.planList(out, texts, wide, totalLength, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
@@ -204,7 +212,7 @@ function planBytes(bytes, strategy, limits, headRatio, notice) {
 /** Chars, bytes and lines of `text`. */
 function measureText(text) {
   out[VERDICT] = 0
-  binding.measure(out, text, WIDE.test(text))
+  binding.measure(out, text, isWide(text))
   expect(VERDICTS.measured, 'measure')
   return { chars: out[SLOTS.totalChars], bytes: out[SLOTS.totalBytes], lines: out[SLOTS.totalLines] }
 }
@@ -231,16 +239,14 @@ function readPage(banner, name) {
 }
 
 /**
- * One page of `text` (a string, or a Uint8Array of UTF-8) from 1-based `line` and
+ * One page of `text` (a string, or a non-empty Uint8Array of UTF-8) from 1-based `line` and
  * `column`. `banner` is null when the page is the whole text; `pageStart`/`pageEnd` are
  * positions of `text` (UTF-16 units, or bytes), `nextLine` 0 when nothing follows.
  */
 function pageOf(text, line, column, maxBytes, maxLines) {
   out[VERDICT] = 0
-  // No bytes (an empty or a detached array): the empty text, as JS sees the array.
-  if (typeof text !== 'string' && byteLengthOf.call(text) === 0) text = ''
   if (typeof text === 'string') {
-    return readPage(binding.planPage(out, text, WIDE.test(text), line, column, maxBytes, maxLines), 'planPage')
+    return readPage(binding.planPage(out, text, isWide(text), line, column, maxBytes, maxLines), 'planPage')
   }
   return readPage(binding.planPageBuffer(out, text, line, column, maxBytes, maxLines), 'planPageBuffer')
 }

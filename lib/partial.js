@@ -6,7 +6,7 @@
 
 const { types } = require('node:util')
 const native = require('./native.js')
-const { describe, formatCount } = require('./format.js')
+const { describe, formatCount, unshared } = require('./format.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject } = require('./options.js')
 
 const OPTIONS = ['maxBytes', 'maxLines', 'offset', 'column', 'onOverflow']
@@ -52,10 +52,12 @@ function readPosition(name, value, fallback, min) {
  * saying what is shown and how to continue.
  */
 function readPartial(text, options) {
-  const bytes = typeof text !== 'string' && types.isUint8Array(text)
-  if (typeof text !== 'string' && !bytes) {
+  if (typeof text !== 'string' && !types.isUint8Array(text)) {
     throw new TypeError(`text must be a string, Buffer or Uint8Array, got ${describe(text)}`)
   }
+  // An array with no bytes (also one whose buffer was detached) is the empty text.
+  if (typeof text !== 'string' && native.byteLengthOf.call(text) === 0) text = ''
+  const bytes = typeof text !== 'string'
   const given = readOptionsObject(options, OPTIONS, true)
   // A page must hold any one character (4 bytes) and a line, or paging could stall.
   const maxBytes = readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4)
@@ -74,7 +76,7 @@ function readPartial(text, options) {
   if (onOverflow === 'error' && end < length) {
     throw new ToolOutputTooLargeError({ totalBytes: p.totalBytes, totalLines: p.totalLines, maxBytes, maxLines, offset })
   }
-  const page = bytes ? pageText(text, start, end) : start === 0 && end === length ? text : text.slice(start, end)
+  const page = bytes ? pageText(text, start, end) : start === 0 && end === length ? text : unshared(text.slice(start, end), length)
   const partial = p.banner !== null
   let dropped = null
   if (start > 0 && end < length) dropped = 'headAndTail'

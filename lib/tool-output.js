@@ -19,7 +19,7 @@
 const native = require('./native.js')
 const spills = require('./spill.js')
 const { checkText, truncateWith } = require('./clamp.js')
-const { describe, formatCount } = require('./format.js')
+const { describe, formatCount, unshared } = require('./format.js')
 const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('./options.js')
 
 /** Limits per tool, from the seed; `default` serves every other tool. */
@@ -124,7 +124,7 @@ function truncateToolOutput(toolName, output, options) {
   if (headed) {
     const first = headLines > 0 ? `[First ${count(headLines)} lines of ${count(totalLines)}]\n` : ''
     const last = tailLines > 0 ? `[Last ${count(tailLines)} lines of ${count(totalLines)}]\n` : ''
-    text = first + head + glue + last + tail
+    text = unshared(first + head + glue + last + tail, n)
   }
   const result = {
     text,

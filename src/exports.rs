@@ -348,7 +348,7 @@ fn read_list<U: Copy + Default>(
             other => other,
         })?;
         if buf.len() + len > total {
-            break;
+            return Err(call.range_error(3, "the sum of the strings' lengths", total));
         }
         buf.extend_from_slice(&item_units[..len]);
     }

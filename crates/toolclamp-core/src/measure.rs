@@ -299,7 +299,8 @@ mod tests {
 
     /// Units of every kind the counters tell apart, long enough for the wide loops.
     fn mixed_units(len: usize, seed: u32) -> Vec<u16> {
-        const KINDS: [u16; 10] = [b'a' as u16, b'\n' as u16, b'\r' as u16, 0x7F, 0x80, 0x7FF, 0x800, 0xD83D, 0xDE00, 0xFFFF];
+        const KINDS: [u16; 10] =
+            [b'a' as u16, b'\n' as u16, b'\r' as u16, 0x7F, 0x80, 0x7FF, 0x800, 0xD83D, 0xDE00, 0xFFFF];
         let mut x = seed;
         (0..len)
             .map(|_| {
@@ -321,13 +322,20 @@ mod tests {
                 let slow = units.iter().enumerate().fold((0u64, 0u64, 0u64), |(nl, by, pairs), (i, &c)| {
                     let before = if i == 0 { prev } else { Some(units[i - 1]) };
                     let paired = c & 0xFC00 == 0xDC00 && before.is_some_and(|p| p & 0xFC00 == 0xD800);
-                    (nl + (c == NL as u16) as u64, by + 1 + (c >= 0x80) as u64 + (c >= 0x800) as u64, pairs + paired as u64)
+                    (
+                        nl + (c == NL as u16) as u64,
+                        by + 1 + (c >= 0x80) as u64 + (c >= 0x800) as u64,
+                        pairs + paired as u64,
+                    )
                 });
                 assert_eq!(count_utf16_lanes(&units, prev), slow, "len {len}");
                 assert_eq!(count_utf16(&units, prev), slow, "len {len}");
             }
             let bytes: Vec<u8> = units.iter().map(|&c| c as u8).collect();
-            let slow = (bytes.iter().filter(|&&b| b == NL).count() as u64, bytes.iter().filter(|&&b| b >= 0x80).count() as u64);
+            let slow = (
+                bytes.iter().filter(|&&b| b == NL).count() as u64,
+                bytes.iter().filter(|&&b| b >= 0x80).count() as u64,
+            );
             assert_eq!(count_latin1_lanes(&bytes), slow, "len {len}");
             assert_eq!(count_latin1(&bytes), slow, "len {len}");
         }

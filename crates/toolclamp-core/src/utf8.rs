@@ -150,7 +150,11 @@ pub fn measure_utf8(text: &str) -> Measure {
 
 fn measure_bytes(bytes: &[u8]) -> Measure {
     let span = count(bytes);
-    Measure { chars: span.chars, bytes: span.bytes, lines: lines_of(span.newlines, bytes.len(), bytes.last() == Some(&NL)) }
+    Measure {
+        chars: span.chars,
+        bytes: span.bytes,
+        lines: lines_of(span.newlines, bytes.len(), bytes.last() == Some(&NL)),
+    }
 }
 
 /// A budget in bytes bounds how far a span can reach, since a span's bytes are its length.
@@ -298,7 +302,15 @@ mod tests {
 
     #[test]
     fn decode_lossy_is_from_utf8_lossy() {
-        let cases: [&[u8]; 7] = [b"", b"plain", b"\xFF", b"a\xE6\x97", b"\xF0\x9F\x98\x80\xED\xA0\x80x", b"\xC3\xA9\x80\x80\xC3", b"\xE6\xC3\xA9\xF5z"];
+        let cases: [&[u8]; 7] = [
+            b"",
+            b"plain",
+            b"\xFF",
+            b"a\xE6\x97",
+            b"\xF0\x9F\x98\x80\xED\xA0\x80x",
+            b"\xC3\xA9\x80\x80\xC3",
+            b"\xE6\xC3\xA9\xF5z",
+        ];
         for bytes in cases {
             assert_eq!(decode_lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:x?}");
         }

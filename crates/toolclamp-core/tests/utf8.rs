@@ -11,7 +11,9 @@ mod reference;
 use common::*;
 use proptest::prelude::*;
 use reference::*;
-use toolclamp_core::{decode_lossy, measure_utf8, plan, Limits, Measure, Notice, NoticeFacts, Plan, Source, Span, Utf8, UNLIMITED};
+use toolclamp_core::{
+    decode_lossy, measure_utf8, plan, Limits, Measure, Notice, NoticeFacts, Plan, Source, Span, Utf8, UNLIMITED,
+};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
 
@@ -142,7 +144,11 @@ fn check_same_as_utf16(text: &str, limits: &Limits, strategy: Cut, kind: &Kind, 
     assert_eq!(n.truncated_by, w.truncated_by);
     assert_eq!(n.total, w.total);
     assert_eq!(reported(n.output, limits, exact), reported(w.output, limits, exact), "output: utf8 {n:?}, utf16 {w:?}");
-    assert_eq!(reported(n.omitted, limits, exact), reported(w.omitted, limits, exact), "omitted: utf8 {n:?}, utf16 {w:?}");
+    assert_eq!(
+        reported(n.omitted, limits, exact),
+        reported(w.omitted, limits, exact),
+        "omitted: utf8 {n:?}, utf16 {w:?}"
+    );
     // The UTF-8 source counts every dimension whether limited or not.
     assert_eq!(n.output, measure_utf8(&result));
     narrow
@@ -266,8 +272,14 @@ fn counting_kernel_is_exact_across_its_chunks() {
 fn a_long_cjk_tail_cuts_like_utf16() {
     let text = "日本語のログ行 😀 error: something\n".repeat(2_000);
     let limits = Limits { max_chars: 8000, ..Limits::NONE };
-    let p = check_same_as_utf16(&text, &limits, Cut::Tail, &Kind::Template("[... {omitted} truncated from stdout ...]"), true)
-        .expect("cut");
+    let p = check_same_as_utf16(
+        &text,
+        &limits,
+        Cut::Tail,
+        &Kind::Template("[... {omitted} truncated from stdout ...]"),
+        true,
+    )
+    .expect("cut");
     assert_eq!(p.head_end, 0);
     assert!(p.output.chars <= 8000);
     assert!(p.glue.starts_with("[... ") && p.glue.ends_with(" truncated from stdout ...]\n"), "{:?}", p.glue);

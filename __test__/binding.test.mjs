@@ -1,0 +1,244 @@
+// The native binding on its own, driven as lib/native.js drives it and as it must never be
+// driven: every export with wrong, missing and extra arguments. It fails closed: a wrong
+// call throws a TypeError or RangeError that names the parameter, and a call that returns
+// has written a verdict and an answer that holds (a cut fits its limits; "fits" is true).
+// FC_RUNS sets the runs per property (default 10,000).
+import { test, describe } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import fc from 'fast-check'
+
+import { measure, fits } from './reference.mjs'
+
+const require = createRequire(import.meta.url)
+const binding = require('../binding.js')
+const { LAYOUT } = binding
+const S = LAYOUT.slots
+const RUNS = Number(process.env.FC_RUNS ?? 10_000)
+
+const EXPORTS = {
+  checkTemplate: ['template'],
+  plan: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact'],
+  planList: ['out', 'texts', 'wide', 'totalLength', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact'],
+  charsWindows: ['out', 'length', 'strategy', 'maxChars', 'headRatio'],
+  planWindows: ['out', 'window0', 'from0', 'window1', 'from1', 'window2', 'from2', 'length', 'wide', 'strategy', 'maxChars', 'headRatio'],
+  measure: ['out', 'text', 'wide'],
+  planBuffer: ['out', 'bytes', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice'],
+  planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
+  planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
+}
+
+const isWide = (text) => /[^\x00-\xff]/.test(text)
+const newOut = () => new Float64Array(LAYOUT.slotCount)
+
+describe('LAYOUT', () => {
+  test('is frozen and names every slot once', () => {
+    assert.ok(Object.isFrozen(LAYOUT) && Object.isFrozen(LAYOUT.slots) && Object.isFrozen(LAYOUT.strategies))
+    const indices = Object.values(LAYOUT.slots)
+    assert.deepEqual([...indices].sort((a, b) => a - b), [...Array(LAYOUT.slotCount).keys()])
+    assert.deepEqual(LAYOUT.strategies, ['head', 'tail', 'headTail'])
+    assert.deepEqual(LAYOUT.dims, ['chars', 'bytes', 'lines'])
+    assert.equal(LAYOUT.maxStringLength, require('node:buffer').constants.MAX_STRING_LENGTH)
+  })
+
+  test('the binding exports exactly the functions lib/native.js calls', () => {
+    const functions = Object.keys(binding).filter((k) => typeof binding[k] === 'function')
+    assert.deepEqual(functions.sort(), Object.keys(EXPORTS).sort())
+  })
+})
+
+describe('argument checks', () => {
+  test('a call with too few or too many arguments is a TypeError saying how many', () => {
+    for (const [name, params] of Object.entries(EXPORTS)) {
+      const expected = `toolclamp binding: ${name}(${params.join(', ')}) takes ${params.length} arguments, got`
+      for (const count of [0, params.length - 1, params.length + 1]) {
+        assert.throws(
+          () => binding[name](...Array(count).fill(0)),
+          (e) => e instanceof TypeError && e.message === `${expected} ${count}`,
+          `${name} with ${count}`,
+        )
+      }
+    }
+  })
+
+  test('wrong types name the parameter', () => {
+    const out = newOut()
+    const cases = [
+      [() => binding.plan(out, 42, false, 0, 10, Infinity, Infinity, 0.5, undefined, false), 'plan: text must be a string'],
+      [() => binding.plan(out, 'abc', 'no', 0, 10, Infinity, Infinity, 0.5, undefined, false), 'plan: wide must be a boolean'],
+      [() => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false), 'plan: strategy must be a number'],
+      [() => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false), 'plan: maxChars must be a number'],
+      [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false), 'plan: notice must be undefined, a string or a function'],
+      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be a Float64Array of ${LAYOUT.slotCount} elements`],
+      [() => binding.plan(new Float64Array(3), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be a Float64Array of ${LAYOUT.slotCount} elements`],
+      [() => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined), 'planBuffer: bytes must be a Uint8Array or Buffer'],
+      [() => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined), 'planBuffer: bytes must be a Uint8Array or Buffer'],
+      [() => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planList: texts must be an array of strings'],
+      [() => binding.planList(out, ['a', 1], false, 2, 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planList: texts must be an array of strings'],
+    ]
+    for (const [fn, message] of cases) {
+      assert.throws(fn, (e) => e instanceof TypeError && e.message === `toolclamp binding: ${message}`, message)
+    }
+  })
+
+  test('values out of range are RangeErrors, never a default', () => {
+    const out = newOut()
+    const call = (strategy, maxChars, ratio) => () =>
+      binding.plan(out, 'abcdef', false, strategy, maxChars, Infinity, Infinity, ratio, undefined, false)
+    const cases = [
+      [call(3, 1, 0.5), 'strategy must be a strategy code from 0 to 2, got 3'],
+      [call(0.5, 1, 0.5), 'strategy must be a strategy code from 0 to 2, got 0.5'],
+      [call(-1, 1, 0.5), 'strategy must be a strategy code from 0 to 2, got -1'],
+      [call(NaN, 1, 0.5), 'strategy must be a strategy code from 0 to 2, got NaN'],
+      [call(0, -1, 0.5), 'maxChars must be a non-negative integer or Infinity, got -1'],
+      [call(0, NaN, 0.5), 'maxChars must be a non-negative integer or Infinity, got NaN'],
+      [call(0, 1.5, 0.5), 'maxChars must be a non-negative integer or Infinity, got 1.5'],
+      [call(0, -Infinity, 0.5), 'maxChars must be a non-negative integer or Infinity, got -inf'],
+      [call(2, 1, 1.5), 'headRatio must be a number from 0 to 1, got 1.5'],
+      [call(2, 1, NaN), 'headRatio must be a number from 0 to 1, got NaN'],
+      [() => binding.planList(out, ['ab', 'c'], false, 4, 0, 1, Infinity, Infinity, 0.5, undefined, false), 'totalLength must be the sum of the strings\' lengths, got 4'],
+      [() => binding.planWindows(out, 'abc', 9, '', 0, '', 0, 10, false, 0, 5, 0.5), 'window0 must be a window inside the text, got 3 units at 9'],
+    ]
+    for (const [fn, message] of cases) {
+      assert.throws(fn, (e) => e instanceof RangeError && e.message.endsWith(message), message)
+    }
+  })
+
+  test('a detached result array is refused, not written', () => {
+    const out = newOut()
+    structuredClone(out.buffer, { transfer: [out.buffer] })
+    assert.throws(
+      () => binding.plan(out, 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false),
+      (e) => e instanceof TypeError && /out must be a Float64Array/.test(e.message),
+    )
+  })
+
+  test('a thrown notice propagates as it was thrown', () => {
+    const boom = new SyntaxError('boom')
+    assert.throws(
+      () => binding.plan(newOut(), 'x'.repeat(100), false, 0, 10, Infinity, Infinity, 0.5, () => { throw boom }, false),
+      (e) => e === boom,
+    )
+  })
+})
+
+// ---- Fail closed under random calls
+
+const anyValue = fc.oneof(
+  fc.constantFrom(undefined, null, true, false, 0, -1, 0.5, 1e300, NaN, Infinity, -Infinity, '', 'abc', 2 ** 53),
+  fc.integer({ min: -5, max: 500 }),
+  fc.string({ maxLength: 20 }),
+  fc.constantFrom([], {}, [1, 2], ['a', 'b'], () => 'x', Symbol('s'), 10n),
+  fc.constantFrom(new Float64Array(2), new Uint8Array(3), Buffer.from('abc'), new Float32Array(40)),
+)
+const PIECES = ['a', 'Z', '\n', '\r\n', '\r', 'é', '日', '😀', '\uD800', '\uDC00', ' ']
+const textArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((p) => p.join(''))
+const budgetArb = fc.oneof(fc.integer({ min: 0, max: 120 }), fc.constant(Infinity))
+const noticeArb = fc.constantFrom(undefined, '', '[cut]', '{omitted} at {where}', '<{headEnd}|{tailStart}>', (f) => `${f.omittedChars}`)
+
+/** Arguments for `name` that are all valid, except where `wrong` replaces one. */
+function validArgs(name) {
+  const common = { strategy: fc.integer({ min: 0, max: 2 }), headRatio: fc.double({ min: 0, max: 1, noNaN: true }) }
+  switch (name) {
+    case 'plan':
+      return fc.tuple(textArb, common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean())
+        .map(([text, s, c, b, l, r, n, e]) => [newOut(), text, isWide(text), s, c, b, l, r, n, e])
+    case 'planList':
+      return fc.tuple(fc.array(textArb, { maxLength: 4 }), common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean())
+        .map(([texts, s, c, b, l, r, n, e]) => [newOut(), texts, texts.some(isWide), texts.join('').length, s, c, b, l, r, n, e])
+    case 'planBuffer':
+      return fc.tuple(textArb, common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb)
+        .map(([text, s, c, b, l, r, n]) => [newOut(), Buffer.from(text), s, c, b, l, r, n])
+    case 'measure':
+      return textArb.map((text) => [newOut(), text, isWide(text)])
+    case 'planPage':
+      return fc.tuple(textArb, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 100 }), fc.integer({ min: 1, max: 5 }))
+        .map(([text, line, col, b, l]) => [newOut(), text, isWide(text), line, col, b, l])
+    default:
+      return fc.constant(null)
+  }
+}
+
+/** The text the answer of `name(...args)` gives, with the limits it must fit. */
+function answerOf(name, args, returned, out) {
+  const verdict = out[S.verdict]
+  if (name === 'plan' || name === 'planList' || name === 'planBuffer') {
+    const text = name === 'plan' ? args[1] : name === 'planList' ? args[1].join('') : Buffer.from(args[1]).toString('utf8')
+    const [c, b, l] = name === 'planList' ? args.slice(5, 8) : name === 'plan' ? args.slice(4, 7) : args.slice(3, 6)
+    const limits = { maxChars: c, maxBytes: b, maxLines: l }
+    if (verdict === LAYOUT.verdicts.fits) {
+      assert.ok(fits(text, limits), 'answered "fits" for a text that does not')
+      if (name !== 'planBuffer') assert.equal(returned, null)
+      return
+    }
+    assert.equal(verdict, LAYOUT.verdicts.cut, `verdict ${verdict}`)
+    const units = name === 'planBuffer' ? null : text
+    const result = units === null ? returned : units.slice(0, out[S.headEnd]) + returned + units.slice(out[S.tailStart])
+    assert.ok(fits(result, limits), `${JSON.stringify(result)} exceeds ${JSON.stringify(limits)}`)
+    // Counts are exact where a budget is set, or everywhere when asked (planBuffer always is).
+    const exact = name === 'planBuffer' || args.at(-1) === true
+    const m = measure(result)
+    const reported = { chars: out[S.outputChars], bytes: out[S.outputBytes], lines: out[S.outputLines] }
+    for (const [dim, limit] of [['chars', c], ['bytes', b], ['lines', l]]) {
+      if (exact || limit !== Infinity) assert.equal(reported[dim], m[dim], `output ${dim}`)
+    }
+    return
+  }
+  if (name === 'measure') {
+    assert.equal(verdict, LAYOUT.verdicts.measured)
+    assert.deepEqual([out[S.totalChars], out[S.totalBytes], out[S.totalLines]], Object.values(measure(args[1])))
+    return
+  }
+  if (name === 'planPage') assert.equal(verdict, LAYOUT.verdicts.page)
+}
+
+describe('fail closed', () => {
+  test('valid calls answer, and every answer holds', () => {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage']) {
+      fc.assert(
+        fc.property(validArgs(name), (args) => {
+          let returned
+          try {
+            returned = binding[name](...args)
+          } catch (error) {
+            // Only a page outside the text may be refused.
+            assert.ok(name === 'planPage' && error instanceof RangeError, `${name}: ${error}`)
+            return
+          }
+          answerOf(name, args, returned, args[0])
+        }),
+        { numRuns: Math.ceil(RUNS / 5) },
+      )
+    }
+  })
+
+  test('a call with any argument replaced by a random value throws or answers correctly', () => {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage']) {
+      const arb = fc.tuple(validArgs(name), fc.nat(), anyValue)
+      fc.assert(
+        fc.property(arb, ([args, which, value]) => {
+          const i = which % args.length
+          const mutated = args.slice()
+          mutated[i] = value
+          const out = i === 0 ? value : mutated[0]
+          if (out instanceof Float64Array && out.length >= LAYOUT.slotCount) out[S.verdict] = 0
+          let returned
+          try {
+            returned = binding[name](...mutated)
+          } catch (error) {
+            assert.ok(error instanceof TypeError || error instanceof RangeError, `${name}: ${error}`)
+            assert.match(error.message, /^(toolclamp binding: |notice |offset |column )/)
+            return
+          }
+          // The replacement happened to be valid: the answer must hold for these arguments.
+          if (name === 'plan' && mutated[2] !== isWide(mutated[1])) return // Latin-1 claimed for a wide text: not a call native.js makes
+          if (name === 'planList' && (!Array.isArray(mutated[1]) || mutated[2] !== mutated[1].some(isWide))) return
+          if (name === 'measure' && mutated[2] !== isWide(mutated[1])) return
+          if (name === 'planPage' && mutated[2] !== isWide(mutated[1])) return
+          answerOf(name, mutated, returned, out)
+        }),
+        { numRuns: Math.ceil(RUNS / 5) },
+      )
+    }
+  })
+})

@@ -342,7 +342,7 @@ export interface ResolvedToolOutputLimit {
 
 /**
  * Picks the tool-output byte limit: `arg` > `config` > the `TOOLCLAMP_MAX_TOOL_OUTPUT`
- * environment variable (`16384`, `16k`, `1MiB`) > 16 KiB (16384). `undefined` counts as not
+ * environment variable (`16384`, `16k` = `16KB` = `16KiB`, `1MiB`) > 16 KiB (16384). `undefined` counts as not
  * given. An invalid `arg` or `config` throws a `TypeError`/`RangeError` naming it; an invalid
  * environment value never throws: it is skipped with a process warning (code
  * `TOOLCLAMP_INVALID_MAX_TOOL_OUTPUT`, once per distinct value) and the default applies.

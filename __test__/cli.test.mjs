@@ -171,7 +171,7 @@ test('--json on text within the limits reports nothing cut', () => {
 })
 
 test('sizes accept plain numbers and suffixes, in both flag forms', () => {
-  const plain = runCli(['--max-bytes', '50000', SAMPLE_LOG_PATH])
+  const plain = runCli(['--max-bytes', '51200', SAMPLE_LOG_PATH])
   const kilo = runCli(['--max-bytes', '50k', SAMPLE_LOG_PATH])
   const inline = runCli(['--max-bytes=50K', SAMPLE_LOG_PATH])
   assertOk(plain)
@@ -191,16 +191,17 @@ test('sizes accept plain numbers and suffixes, in both flag forms', () => {
 test('parseSize', () => {
   assert.equal(parseSize('2000'), 2000)
   assert.equal(parseSize('0'), 0)
-  assert.equal(parseSize('50k'), 50_000)
-  assert.equal(parseSize('50K'), 50_000)
-  assert.equal(parseSize('2m'), 2_000_000)
-  assert.equal(parseSize('2M'), 2_000_000)
+  assert.equal(parseSize('50k'), 51_200)
+  assert.equal(parseSize('50K'), 51_200)
+  assert.equal(parseSize('50kb'), 51_200)
+  assert.equal(parseSize('2m'), 2_097_152)
+  assert.equal(parseSize('2M'), 2_097_152)
   assert.equal(parseSize('50Ki'), 51_200)
   assert.equal(parseSize('50KiB'), 51_200)
   assert.equal(parseSize('1MiB'), 1_048_576)
   assert.equal(parseSize('1Mi'), 1_048_576)
   assert.equal(parseSize('1GiB'), 1_073_741_824)
-  for (const bad of ['', '12q', 'k', '-1', '+5', '1.5k', '1,000', '1_000', ' 50', '50 k', '50kb', '0x10', '1e3', 'Infinity', '99999999999999999999']) {
+  for (const bad of ['', '12q', 'k', '-1', '+5', '1.5k', '1,000', '1_000', ' 50', '50 k', '50kbb', '0x10', '1e3', 'Infinity', '99999999999999999999']) {
     assert.throws(() => parseSize(bad), undefined, JSON.stringify(bad))
   }
 })
@@ -212,7 +213,7 @@ test('parseArgs', () => {
     json: false,
   })
   assert.deepEqual(parseArgs(['--max-chars=8k', '--strategy', 'head-tail', '--head-ratio', '0.25', '--json', 'out.txt']), {
-    options: { maxChars: 8000, strategy: 'headTail', headRatio: 0.25 },
+    options: { maxChars: 8192, strategy: 'headTail', headRatio: 0.25 },
     file: 'out.txt',
     json: true,
   })

@@ -50,8 +50,8 @@ describe('resolveToolOutputLimit', () => {
       else process.env[VARIABLE] = before
     })
     process.env[VARIABLE] = '32k'
-    assert.deepEqual(resolveToolOutputLimit(), { value: 32000, source: 'env' })
-    assert.deepEqual(resolveToolOutputLimit({}), { value: 32000, source: 'env' })
+    assert.deepEqual(resolveToolOutputLimit(), { value: 32768, source: 'env' })
+    assert.deepEqual(resolveToolOutputLimit({}), { value: 32768, source: 'env' })
     delete process.env[VARIABLE]
     assert.deepEqual(resolveToolOutputLimit(), { value: 16384, source: 'default' })
   })
@@ -67,9 +67,9 @@ describe('resolveToolOutputLimit', () => {
 
   test('an undefined level is skipped', () => {
     const env = { [VARIABLE]: '16k' }
-    assert.deepEqual(resolveToolOutputLimit({ arg: undefined, config: undefined, env }), { value: 16000, source: 'env' })
-    assert.deepEqual(resolveToolOutputLimit({ config: {}, env }), { value: 16000, source: 'env' })
-    assert.deepEqual(resolveToolOutputLimit({ config: { maxToolOutput: undefined }, env }), { value: 16000, source: 'env' })
+    assert.deepEqual(resolveToolOutputLimit({ arg: undefined, config: undefined, env }), { value: 16384, source: 'env' })
+    assert.deepEqual(resolveToolOutputLimit({ config: {}, env }), { value: 16384, source: 'env' })
+    assert.deepEqual(resolveToolOutputLimit({ config: { maxToolOutput: undefined }, env }), { value: 16384, source: 'env' })
     assert.deepEqual(resolveToolOutputLimit({ env: { [VARIABLE]: '' } }), { value: 16384, source: 'default' })
   })
 
@@ -82,12 +82,14 @@ describe('resolveToolOutputLimit', () => {
   test('the environment variable takes the sizes the CLI takes', () => {
     for (const [text, value] of [
       ['16384', 16384],
-      ['16k', 16000],
-      ['16K', 16000],
+      ['16k', 16384],
+      ['16K', 16384],
+      ['16KB', 16384],
       ['16KiB', 16384],
       ['16Ki', 16384],
+      ['50KB', 51200],
       ['1MiB', 1_048_576],
-      ['2m', 2_000_000],
+      ['2m', 2_097_152],
     ]) {
       assert.deepEqual(resolveToolOutputLimit({ env: { [VARIABLE]: text } }), { value, source: 'env' }, text)
     }
@@ -147,7 +149,7 @@ describe('resolveToolOutputLimit', () => {
 
   test('every kind of bad environment value warns instead of throwing', (t) => {
     const emitWarning = t.mock.method(process, 'emitWarning', () => {})
-    const bad = ['12q', '-1', '1.5k', '16 k', ' 16k', '16kb', 'Infinity', '0x10', '99999999999999999999', 'NaN']
+    const bad = ['12q', '-1', '1.5k', '16 k', ' 16k', 'Infinity', '0x10', '99999999999999999999', 'NaN', '16kbb', '16 KiB']
     for (const value of bad) {
       assert.deepEqual(resolveToolOutputLimit({ env: { [VARIABLE]: value } }), { value: 16384, source: 'default' })
     }
@@ -179,8 +181,16 @@ describe('parseSize (lib/size.js)', () => {
 
   test('parses the documented forms and refuses others', () => {
     assert.equal(parseSize('16384'), 16384)
-    assert.equal(parseSize('16k'), 16000)
+    // Binary, as the seeds mean them: 16k = 16K = 16KB = 16KiB.
+    for (const size of ['16k', '16K', '16KB', '16kb', '16KiB', '16kib', '16Ki']) assert.equal(parseSize(size), 16384, size)
+    assert.equal(parseSize('50KB'), 51200)
     assert.equal(parseSize('1MiB'), 1_048_576)
+    assert.equal(parseSize('2m'), 2_097_152)
+    assert.equal(parseSize('1GB'), 2 ** 30)
+    assert.equal(parseSize('100B'), 100)
+    for (const bad of ['1.5k', '-1', '1 k', '1KiBB', 'k', '', '1e3', '0x10']) {
+      assert.throws(() => parseSize(bad), { message: `not a size: ${JSON.stringify(bad)}` }, bad)
+    }
     assert.throws(() => parseSize('12q'), { message: 'not a size: "12q"' })
     assert.throws(() => parseSize('99999999999999999999'), { message: 'size too large: "99999999999999999999"' })
   })
@@ -259,7 +269,7 @@ describe('wrapToolOutputEnvelope', () => {
     }
     assert.deepEqual(limitOf({ limit: 1000, config: 1500, env }), { limit: 1000, source: 'arg' })
     assert.deepEqual(limitOf({ config: { maxToolOutput: 1500 }, env }), { limit: 1500, source: 'config' })
-    assert.deepEqual(limitOf({ env }), { limit: 2000, source: 'env' })
+    assert.deepEqual(limitOf({ env }), { limit: 2048, source: 'env' })
     assert.deepEqual(limitOf({ env: NO_ENV }), { limit: 16384, source: 'default' })
     assert.equal(wrapToolOutputEnvelope('t', output, { env }).truncated, true)
     assert.equal(wrapToolOutputEnvelope('t', output, { env: NO_ENV }).truncated, false)

@@ -20,10 +20,9 @@ Budgets (any combination; at least one applies):
   --max-lines <size>     maximum lines
   With none of these, the default is --max-bytes 50KiB --max-lines 2000.
 
-  A size is a whole number with an optional suffix:
-    k or K = 1000, m or M = 1000000, g or G = 1000000000,
-    Ki or KiB = 1024, Mi or MiB = 1048576, Gi or GiB = 1073741824.
-  Examples: 2000, 50k, 1MiB.
+  A size is a whole number with an optional binary suffix, in any case:
+    k, KB or KiB = 1024, m, MB or MiB = 1048576, g, GB or GiB = 1073741824.
+  Examples: 2000, 50k, 50KB, 1MiB.
 
 Where text is kept:
   --strategy <name>      head (default): keep the start, drop the end

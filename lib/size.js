@@ -1,37 +1,25 @@
 'use strict'
 
 // Sizes as people write them on command lines and in environment variables: `2000`, `50k`,
-// `1MiB`. Shared by the CLI and by the TOOLCLAMP_MAX_TOOL_OUTPUT variable.
+// `16KB`, `1MiB`. Binary, as the seeds mean them and as nginx, the JVM, `dd` and GNU
+// `head -c` read them: `16k` = `16K` = `16KB` = `16KiB` = 16,384. Shared by the CLI and
+// by the TOOLCLAMP_MAX_TOOL_OUTPUT variable.
 
-const SIZE_MULTIPLIERS = {
-  '': 1,
-  k: 1e3,
-  K: 1e3,
-  m: 1e6,
-  M: 1e6,
-  g: 1e9,
-  G: 1e9,
-  Ki: 2 ** 10,
-  KiB: 2 ** 10,
-  Mi: 2 ** 20,
-  MiB: 2 ** 20,
-  Gi: 2 ** 30,
-  GiB: 2 ** 30,
-}
+const SIZE = /^(\d+)(?:([kmg])(?:ib?|b)?|b)?$/i
+const SHIFTS = { k: 10, m: 20, g: 30 }
 
 /**
- * Parses a size such as `2000`, `50k` or `1MiB` into a non-negative integer.
- * Throws a plain Error on anything else (decimals, signs, separators, spaces, unknown suffixes).
+ * Parses a size such as `2000`, `50k`, `50KB` or `1MiB` into a non-negative integer (k, m
+ * and g are 2^10, 2^20 and 2^30, with or without `B` or `iB`, in any case; a bare `B` is
+ * bytes). Throws a plain Error on anything else (decimals, signs, separators, unknown
+ * suffixes, spaces).
  */
 function parseSize(text) {
-  const match = /^(\d+)([A-Za-z]*)$/.exec(String(text))
-  if (match === null || !Object.hasOwn(SIZE_MULTIPLIERS, match[2])) {
-    throw new Error(`not a size: ${JSON.stringify(String(text))}`)
-  }
-  const size = Number(match[1]) * SIZE_MULTIPLIERS[match[2]]
-  if (!Number.isSafeInteger(size)) {
-    throw new Error(`size too large: ${JSON.stringify(String(text))}`)
-  }
+  const match = SIZE.exec(String(text))
+  if (match === null) throw new Error(`not a size: ${JSON.stringify(String(text))}`)
+  const unit = match[2] === undefined ? 1 : 2 ** SHIFTS[match[2].toLowerCase()]
+  const size = Number(match[1]) * unit
+  if (!Number.isSafeInteger(size)) throw new Error(`size too large: ${JSON.stringify(String(text))}`)
   return size
 }
 

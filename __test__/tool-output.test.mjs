@@ -134,6 +134,31 @@ describe('truncateToolOutput', () => {
     assert.match(r.text, /^<253 gone>\n\[Last 47 lines of 300\]\n/)
   })
 
+  // Once, maxLines: 3 kept nothing of a long line where 2 and 4 kept about 1,300 chars.
+  test('the indicators never cost the text more than their own room', () => {
+    const output = 'x'.repeat(5000)
+    const kept = (maxLines) => {
+      const r = truncateToolOutput('other', output, { maxChars: 1313, maxLines })
+      assert.ok(r.text.length <= 1313 && measure(r.text).lines <= maxLines)
+      return r.headEnd + output.length - r.tailStart
+    }
+    const [two, three, four] = [kept(2), kept(3), kept(4)]
+    assert.ok(two > 1200, `maxLines 2 keeps ${two}`)
+    assert.ok(three >= two, `maxLines 3 keeps ${three}, 2 keeps ${two}`)
+    // With room for them, the indicators come back and take only their own length.
+    const r = truncateToolOutput('other', output, { maxChars: 1313, maxLines: 4 })
+    assert.match(r.text, /\n\[Last 1 lines of 1\]\n/)
+    assert.ok(four >= three - '[First 1 lines of 1]\n[Last 1 lines of 1]\n'.length, `${four} vs ${three}`)
+  })
+
+  test('the marker names only the limits the output exceeds as given', () => {
+    const lines = Array.from({ length: 34 }, (_, i) => `l${i}`).join('\n')
+    const r = truncateToolOutput('other', lines, { maxChars: 1000, maxLines: 10 })
+    assert.match(r.text, /\n\.\.\. \[\d+ lines truncated\] \.\.\.\n/)
+    const wide = truncateToolOutput('other', 'y'.repeat(3000), { maxChars: 1000, maxLines: 10 })
+    assert.match(wide.text, /\.\.\. \[[\d,]+ chars truncated\] \.\.\./)
+  })
+
   test('limits too small for the indicators still hold', () => {
     const output = numbered(40)
     for (const [maxChars, maxLines] of [[0, 0], [5, 1], [50, 2], [100, 3], [Infinity, 1]]) {

@@ -209,6 +209,27 @@ function planBytes(bytes, strategy, limits, headRatio, notice) {
   return plan
 }
 
+/**
+ * The head/tail view of a tool's output with line indicators, under `maxChars` and
+ * `maxLines`. The plan carries `headLines` and `tailLines`, and when it cuts the pieces
+ * of `first + text.slice(0, headEnd) + glue + last + text.slice(tailStart)`.
+ */
+function planToolOutput(text, maxChars, maxLines, headRatio, notice) {
+  out[VERDICT] = 0
+  const pieces = binding.planToolOutput(out, text, isWide(text), maxChars, maxLines, headRatio, bindingNotice(notice))
+  const plan = readPlan(pieces, 'planToolOutput')
+  plan.headLines = out[SLOTS.headLines]
+  plan.tailLines = out[SLOTS.tailLines]
+  if (plan.cut) {
+    const glueStart = out[SLOTS.firstLength]
+    const glueEnd = glueStart + out[SLOTS.glueLength]
+    plan.first = pieces.slice(0, glueStart)
+    plan.glue = pieces.slice(glueStart, glueEnd)
+    plan.last = pieces.slice(glueEnd)
+  }
+  return plan
+}
+
 /** Chars, bytes and lines of `text`. */
 function measureText(text) {
   out[VERDICT] = 0
@@ -261,6 +282,7 @@ module.exports = {
   planText,
   planTexts,
   planBytes,
+  planToolOutput,
   measureText,
   pageOf,
 }

@@ -13,13 +13,13 @@
 // ratio applied to each (so the kept lines split 30/70 as the line stage would split
 // them), which is why every count in the indicators is a count of the original: a first
 // stage that rewrote the text would leave the second counting its marker's lines.
-// The core plans the cut and renders the middle marker; the two header lines are priced
-// into the budget here before planning, so the whole view stays within both limits.
+// The core plans the cut, the indicators and the middle marker in one call (see
+// crates/toolclamp-core/src/tool_output.rs); the whole view stays within both limits.
 
 const native = require('./native.js')
 const spills = require('./spill.js')
-const { checkText, truncateWith } = require('./clamp.js')
-const { describe, formatCount, unshared } = require('./format.js')
+const { checkText } = require('./clamp.js')
+const { describe, unshared } = require('./format.js')
 const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('./options.js')
 
 /** Limits per tool, from the seed; `default` serves every other tool. */
@@ -76,8 +76,6 @@ function resolveToolProfile(toolName, profiles) {
   return { name, maxChars: merged.maxChars, maxLines: merged.maxLines }
 }
 
-const count = formatCount
-
 /**
  * Clamps a tool's output to its profile's limits: head and tail kept (30% / 70% by
  * default), line indicators counted on the original, and optionally the full output
@@ -86,77 +84,36 @@ const count = formatCount
 function truncateToolOutput(toolName, output, options) {
   if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
   checkText(output)
-  options = readOptionsObject(options, OPTIONS, true)
-  const profile = resolveToolProfile(toolName, options.profiles)
-  if (options.maxChars !== undefined) profile.maxChars = readBudget('maxChars', options.maxChars)
-  if (options.maxLines !== undefined) profile.maxLines = readBudget('maxLines', options.maxLines)
-  const headRatio = options.headRatio === undefined ? DEFAULT_HEAD_RATIO : readHeadRatio(options.headRatio)
-  // Read now, so a bad notice fails even when the output fits.
-  const marker = readNotice(options.notice ?? MARKER)
-  const spill = spills.readSpill(options.spill, toolName, spills.SPILL_KEYS_WITH_CALLBACK)
+  const given = readOptionsObject(options, OPTIONS, true)
+  const { maxChars, maxLines, headRatio, notice } = given
+  const profile = resolveToolProfile(toolName, given.profiles)
+  if (maxChars !== undefined) profile.maxChars = readBudget('maxChars', maxChars)
+  if (maxLines !== undefined) profile.maxLines = readBudget('maxLines', maxLines)
+  const ratio = readHeadRatio(headRatio, DEFAULT_HEAD_RATIO)
+  const spill = spills.readSpill(given.spill, toolName, spills.SPILL_KEYS_WITH_CALLBACK)
+  // Read now, so a bad notice fails even when the output fits (with a spill file,
+  // clampAndSpill reads it: it may name the file).
+  const marker = spill === undefined ? readNotice(notice ?? MARKER) : notice === undefined ? MARKER : notice
 
-  const limits = { maxChars: profile.maxChars, maxBytes: Infinity, maxLines: profile.maxLines }
-  const n = output.length
-  const totalLines = native.measureText(output).lines
-  if (n <= limits.maxChars && n <= limits.maxLines) return fitting(output, profile, n, totalLines)
-  if (n <= limits.maxChars && totalLines <= limits.maxLines) return fitting(output, profile, n, totalLines)
-
-  // Room for the two indicator lines, at their longest; without it, the marker alone.
-  const firstLongest = `[First ${count(totalLines)} lines of ${count(totalLines)}]\n`
-  const lastLongest = `[Last ${count(totalLines)} lines of ${count(totalLines)}]\n`
-  const reserve = firstLongest.length + lastLongest.length
-  const headed = limits.maxLines >= 3 && limits.maxChars >= reserve + 64
-  const planned = headed
-    ? { maxChars: limits.maxChars - reserve, maxBytes: Infinity, maxLines: limits.maxLines - 2 }
-    : limits
-
-  const plan = (notice) => truncateWith(output, planned, 'headTail', headRatio, notice)
-  const info =
-    spill === undefined ? plan(marker) : spills.clampAndSpill(spill, '', options.notice, SPILL_MARKER, marker, output, plan)
-  if (!info.truncated) return fitting(output, profile, n, totalLines)
-
-  const head = output.slice(0, info.headEnd)
-  const tail = output.slice(info.tailStart)
-  const glue = info.text.slice(head.length, info.text.length - tail.length)
-  const headLines = native.measureText(head).lines
-  const tailLines = native.measureText(tail).lines
-  let text = info.text
-  if (headed) {
-    const first = headLines > 0 ? `[First ${count(headLines)} lines of ${count(totalLines)}]\n` : ''
-    const last = tailLines > 0 ? `[Last ${count(tailLines)} lines of ${count(totalLines)}]\n` : ''
-    text = unshared(first + head + glue + last + tail, n)
+  const view = (planned) => {
+    const plan = native.planToolOutput(output, profile.maxChars, profile.maxLines, ratio, planned)
+    const cut = plan.cut
+    return {
+      text: cut ? unshared(plan.first + output.slice(0, plan.headEnd) + plan.glue + plan.last + output.slice(plan.tailStart), output.length) : output,
+      truncated: cut,
+      profile,
+      totalChars: plan.totalChars,
+      totalLines: plan.totalLines,
+      headLines: plan.headLines,
+      tailLines: plan.tailLines,
+      omittedChars: plan.omittedChars,
+      omittedLines: plan.omittedLines,
+      headEnd: plan.headEnd,
+      tailStart: plan.tailStart,
+    }
   }
-  const result = {
-    text,
-    truncated: true,
-    profile,
-    totalChars: n,
-    totalLines,
-    headLines,
-    tailLines,
-    omittedChars: info.omittedChars,
-    omittedLines: info.omittedLines,
-    headEnd: info.headEnd,
-    tailStart: info.tailStart,
-  }
-  if (info.spill !== undefined) result.spill = info.spill
-  return result
-}
-
-function fitting(output, profile, totalChars, totalLines) {
-  return {
-    text: output,
-    truncated: false,
-    profile,
-    totalChars,
-    totalLines,
-    headLines: totalLines,
-    tailLines: 0,
-    omittedChars: 0,
-    omittedLines: 0,
-    headEnd: totalChars,
-    tailStart: totalChars,
-  }
+  if (spill === undefined) return view(marker)
+  return spills.clampAndSpill(spill, '', notice, SPILL_MARKER, MARKER, output, view)
 }
 
 module.exports = { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES }

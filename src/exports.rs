@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use napi::sys;
 use toolclamp_core::{
-    chars_windows, decode_lossy, lossy_position, measure, page, partial_banner, plan, Limits, Notice, NoticeFacts,
-    Page, PageRequest, Plan, Source, Strategy, Units, Utf8, Windows,
+    chars_windows, decode_lossy, lossy_position, measure, page, partial_banner, plan, plan_tool_output, Limits, Notice,
+    NoticeFacts, Page, PageRequest, Plan, Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, Thrown};
@@ -74,6 +74,11 @@ pub static EXPORTS: &[Export] = &[
         name: c"planBuffer",
         params: &["out", "bytes", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice"],
         body: plan_buffer,
+    },
+    Export {
+        name: c"planToolOutput",
+        params: &["out", "text", "wide", "maxChars", "maxLines", "headRatio", "notice"],
+        body: plan_tool_output_string,
     },
     Export {
         name: c"planPage",
@@ -183,6 +188,31 @@ impl JsNotice<'_> {
     }
 }
 
+/// Runs `planner` with the notice argument as a core [`Notice`]; also returns the stand-ins
+/// a notice function's answers used.
+fn with_notice<R>(
+    call: &Call,
+    notice: &NoticeArg,
+    planner: impl FnOnce(&mut Notice<'_>) -> Result<R, TemplateError>,
+) -> Result<(R, StandIns), Thrown> {
+    let template_error = |e: TemplateError| Thrown::Type(format!("notice template: {e}"));
+    match notice {
+        NoticeArg::Default => Ok((planner(&mut Notice::Default).map_err(template_error)?, StandIns::default())),
+        NoticeArg::Template(t) => {
+            Ok((planner(&mut Notice::Template(&t.text)).map_err(template_error)?, StandIns::default()))
+        }
+        NoticeArg::Function(func) => {
+            let mut js = JsNotice { call, func: *func, failed: None, stand_ins: StandIns::default() };
+            let mut render = |f: &NoticeFacts| js.render(f);
+            let planned = planner(&mut Notice::Custom(&mut render)).map_err(template_error)?;
+            if let Some(thrown) = js.failed {
+                return Err(thrown);
+            }
+            Ok((planned, js.stand_ins))
+        }
+    }
+}
+
 /// Plans `src` with the notice argument; also returns the stand-ins its notices used.
 fn plan_with<S: Source + ?Sized>(
     call: &Call,
@@ -192,26 +222,7 @@ fn plan_with<S: Source + ?Sized>(
     notice: &NoticeArg,
     exact: bool,
 ) -> Result<(Option<Plan>, StandIns), Thrown> {
-    let template_error = |e: toolclamp_core::TemplateError| Thrown::Type(format!("notice template: {e}"));
-    match notice {
-        NoticeArg::Default => {
-            Ok((plan(src, limits, strategy, &mut Notice::Default, exact).map_err(template_error)?, StandIns::default()))
-        }
-        NoticeArg::Template(t) => {
-            let planned = plan(src, limits, strategy, &mut Notice::Template(&t.text), exact).map_err(template_error)?;
-            Ok((planned, StandIns::default()))
-        }
-        NoticeArg::Function(func) => {
-            let mut js = JsNotice { call, func: *func, failed: None, stand_ins: StandIns::default() };
-            let mut render = |f: &NoticeFacts| js.render(f);
-            let planned =
-                plan(src, limits, strategy, &mut Notice::Custom(&mut render), exact).map_err(template_error)?;
-            if let Some(thrown) = js.failed {
-                return Err(thrown);
-            }
-            Ok((planned, js.stand_ins))
-        }
-    }
+    with_notice(call, notice, |n| plan(src, limits, strategy, n, exact))
 }
 
 /// The stand-ins of a template notice (a function's are collected while planning).
@@ -482,6 +493,40 @@ fn plan_buffer(call: &Call) -> Answer {
     };
     call.answer(&plan_results(&p))?;
     Ok(string)
+}
+
+/// `planToolOutput(out, text, wide, maxChars, maxLines, headRatio, notice)` → `null` when
+/// the output is within both limits, else `first + glue + last`, the indicator lines and
+/// the glue in one string, split by the `firstLength` and `glueLength` slots: the view is
+/// `first + text.slice(0, headEnd) + glue + last + text.slice(tailStart)`.
+fn plan_tool_output_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let max_chars = call.budget(3)?;
+    let max_lines = call.budget(4)?;
+    let head_ratio = call.number(5)?;
+    if !(0.0..=1.0).contains(&head_ratio) {
+        return Err(call.range_error(5, "a number from 0 to 1", head_ratio));
+    }
+    let notice = NoticeArg::read(call, 6)?;
+    with_string(call, 1, wide, |src| {
+        let (planned, from_function) =
+            with_notice(call, &notice, |n| plan_tool_output(src, max_chars, max_lines, head_ratio, n))?;
+        let Some(view) = planned else {
+            let mut r = whole_results(src);
+            r.set(Slot::HeadLines, src.totals().lines);
+            call.answer(&r)?;
+            return call.null();
+        };
+        let pieces = [view.first.as_str(), view.plan.glue.as_str(), view.last.as_str()].concat();
+        let string = call.string_from_core(&pieces, &template_stand_ins(notice, from_function))?;
+        let mut r = plan_results(&view.plan);
+        r.set(Slot::HeadLines, view.head_lines)
+            .set(Slot::TailLines, view.tail_lines)
+            .set(Slot::FirstLength, view.first.len())
+            .set(Slot::GlueLength, view.plan.glue.encode_utf16().count());
+        call.answer(&r)?;
+        Ok(string)
+    })
 }
 
 fn page_results(p: &Page, start: usize, end: usize) -> Results {

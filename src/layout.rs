@@ -53,6 +53,8 @@ slots! {
     Window2To => "window2To",
     HeadLines => "headLines",
     TailLines => "tailLines",
+    FirstLength => "firstLength",
+    GlueLength => "glueLength",
 }
 
 /// How many doubles the result array holds.

@@ -14,6 +14,9 @@
 //! * the result is `text[..head_end] + glue + text[tail_start..]` and fits every limit;
 //! * the kept parts are as long as the limits allow, given the notice.
 //!
+//! [`plan_tool_output`] lays out the head/tail view of a tool's output with line
+//! indicators, from one such plan.
+//!
 //! [`page()`] serves the other way of reading a long text: one bounded page at a time, from
 //! a line and column, with the handle that continues it.
 
@@ -22,6 +25,7 @@ pub mod notice;
 pub mod page;
 pub mod plan;
 pub mod source;
+pub mod tool_output;
 pub mod utf8;
 
 pub use measure::{measure, measure_str, Measure, Span, Unit};
@@ -29,4 +33,5 @@ pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateErro
 pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
 pub use plan::{chars_windows, plan, Limits, Plan, Strategy, CHARS_WINDOW_MARGIN, UNLIMITED};
 pub use source::{Source, Units, Windows};
+pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -24,6 +24,7 @@ const EXPORTS = {
   planWindows: ['out', 'window0', 'from0', 'window1', 'from1', 'window2', 'from2', 'length', 'wide', 'strategy', 'maxChars', 'headRatio'],
   measure: ['out', 'text', 'wide'],
   planBuffer: ['out', 'bytes', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice'],
+  planToolOutput: ['out', 'text', 'wide', 'maxChars', 'maxLines', 'headRatio', 'notice'],
   planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
   planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
 }

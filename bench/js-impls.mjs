@@ -1101,44 +1101,41 @@ function withBlockText(block, text) {
 }
 
 function clampBlocks(blocks, limits) {
-  // First pass allocates nothing: most results fit, and their length proves it unread.
+  // Most results fit, and their length proves it unread.
+  const readable = []
   let n = 0
-  for (let i = 0; i < blocks.length; i++) {
-    const text = blockText(blocks[i])
-    if (text !== undefined) n += text.length
-  }
-  if (fitsUnread(n, limits)) return blocks
-  const texts = []
-  const positions = []
-  for (let i = 0; i < blocks.length; i++) {
-    const text = blockText(blocks[i])
+  blocks.forEach((block, at) => {
+    const text = blockText(block)
     if (text !== undefined) {
-      texts.push(text)
-      positions.push(i)
+      readable.push({ at, text })
+      n += text.length
     }
-  }
-  const joined = texts.length === 1 ? texts[0] : texts.join('')
-  const found = bestCut(joined, limits)
+  })
+  if (fitsUnread(n, limits)) return blocks
+  const found = bestCut(readable.map((r) => r.text).join(''), limits)
   if (found === null) return blocks
   const { headEnd, tailStart, glue } = found
-  // The notice follows the kept head; with no head it precedes the kept tail.
-  let glueAt = -1
-  for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
-    const end = start + texts[k].length
-    if (headEnd > 0 ? start < headEnd && headEnd <= end : start <= tailStart && tailStart < end) {
-      glueAt = k
-      break
+  // Each text keeps what it holds of the kept head and tail; the glue goes right after the
+  // head's end, or, with no head, right before the tail's start.
+  const clip = (x, text) => Math.max(0, Math.min(text.length, x))
+  const pieces = []
+  let offset = 0
+  let glued = false
+  for (const { text } of readable) {
+    const end = offset + text.length
+    let piece = text.slice(0, clip(headEnd - offset, text))
+    if (!glued && end > offset && (headEnd > 0 ? headEnd <= end : tailStart < end)) {
+      piece += glue
+      glued = true
     }
+    pieces.push(piece + text.slice(clip(tailStart - offset, text)))
+    offset = end
   }
-  if (glueAt === -1) glueAt = headEnd > 0 ? texts.length - 1 : 0
+  if (!glued) pieces[0] = glue + pieces[0]
   const result = blocks.slice()
-  for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
-    const text = texts[k]
-    const keptHead = text.slice(0, Math.max(0, Math.min(text.length, headEnd - start)))
-    const keptTail = text.slice(Math.max(0, Math.min(text.length, tailStart - start)))
-    const next = k === glueAt ? keptHead + glue + keptTail : keptHead + keptTail
-    if (next !== text) result[positions[k]] = withBlockText(blocks[positions[k]], next)
-  }
+  readable.forEach(({ at, text }, k) => {
+    if (pieces[k] !== text) result[at] = withBlockText(blocks[at], pieces[k])
+  })
   return result
 }
 

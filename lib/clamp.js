@@ -8,18 +8,18 @@ const native = require('./native.js')
 const spills = require('./spill.js')
 const { describe, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
+  checkKeys,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
-  LIMIT_KEYS,
   isPlainObject,
-  checkKeys,
-  readOptionalBudget,
-  readLimits,
-  readLimitArgument,
+  LIMIT_KEYS,
   readHeadRatio,
-  readStrategy,
+  readLimitArgument,
+  readLimits,
   readNotice,
+  readOptionalBudget,
   readOptionsObject,
+  readStrategy,
 } = require('./options.js')
 
 function checkText(text) {
@@ -73,20 +73,21 @@ function stringTruncateHeadTail(text, limit, options) {
 
 /** A `truncateText` result for `text`, the result's text, from a plan of the original. */
 function resultOf(text, strategy, plan) {
+  const { total, output, omitted } = plan
   return {
     text,
     truncated: plan.cut,
     truncatedBy: native.dimNames(plan.truncatedBy),
     strategy,
-    totalChars: plan.totalChars,
-    totalBytes: plan.totalBytes,
-    totalLines: plan.totalLines,
-    outputChars: plan.outputChars,
-    outputBytes: plan.outputBytes,
-    outputLines: plan.outputLines,
-    omittedChars: plan.omittedChars,
-    omittedBytes: plan.omittedBytes,
-    omittedLines: plan.omittedLines,
+    totalChars: total.chars,
+    totalBytes: total.bytes,
+    totalLines: total.lines,
+    outputChars: output.chars,
+    outputBytes: output.bytes,
+    outputLines: output.lines,
+    omittedChars: omitted.chars,
+    omittedBytes: omitted.bytes,
+    omittedLines: omitted.lines,
     headEnd: plan.headEnd,
     tailStart: plan.tailStart,
   }

@@ -117,9 +117,14 @@ function bindingNotice(notice) {
   }
 }
 
+/** Chars, bytes and lines from the three slots starting at `first`. */
+function measureAt(first) {
+  return { chars: out[first], bytes: out[first + 1], lines: out[first + 2] }
+}
+
 /**
  * The plan the binding left in `out`, as a plain object: whether it cuts, `glue`, the
- * offsets, the `truncatedBy` mask and the counts.
+ * offsets, the `truncatedBy` mask and the `total`, `output` and `omitted` measures.
  */
 function planFromOut(cut, glue) {
   return {
@@ -128,15 +133,9 @@ function planFromOut(cut, glue) {
     headEnd: out[SLOTS.headEnd],
     tailStart: out[SLOTS.tailStart],
     truncatedBy: out[SLOTS.truncatedBy],
-    totalChars: out[SLOTS.totalChars],
-    totalBytes: out[SLOTS.totalBytes],
-    totalLines: out[SLOTS.totalLines],
-    outputChars: out[SLOTS.outputChars],
-    outputBytes: out[SLOTS.outputBytes],
-    outputLines: out[SLOTS.outputLines],
-    omittedChars: out[SLOTS.omittedChars],
-    omittedBytes: out[SLOTS.omittedBytes],
-    omittedLines: out[SLOTS.omittedLines],
+    total: measureAt(SLOTS.totalChars),
+    output: measureAt(SLOTS.outputChars),
+    omitted: measureAt(SLOTS.omittedChars),
   }
 }
 
@@ -235,7 +234,7 @@ function measureText(text) {
   out[VERDICT] = 0
   binding.measure(out, text, isWide(text))
   expect(VERDICTS.measured, 'measure')
-  return { chars: out[SLOTS.totalChars], bytes: out[SLOTS.totalBytes], lines: out[SLOTS.totalLines] }
+  return measureAt(SLOTS.totalChars)
 }
 
 function readPage(banner, name) {
@@ -244,12 +243,8 @@ function readPage(banner, name) {
     banner,
     pageStart: out[SLOTS.pageStart],
     pageEnd: out[SLOTS.pageEnd],
-    totalChars: out[SLOTS.totalChars],
-    totalBytes: out[SLOTS.totalBytes],
-    totalLines: out[SLOTS.totalLines],
-    shownChars: out[SLOTS.shownChars],
-    shownBytes: out[SLOTS.shownBytes],
-    shownLines: out[SLOTS.shownLines],
+    total: measureAt(SLOTS.totalChars),
+    shown: measureAt(SLOTS.shownChars),
     firstLine: out[SLOTS.firstLine],
     lastLine: out[SLOTS.lastLine],
     startByte: out[SLOTS.startByte],

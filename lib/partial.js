@@ -74,7 +74,7 @@ function readPartial(text, options) {
   // The length the binding read: a Uint8Array subclass's own `length` is not asked.
   const length = bytes ? native.byteLengthOf.call(text) : text.length
   if (onOverflow === 'error' && end < length) {
-    throw new ToolOutputTooLargeError({ totalBytes: p.totalBytes, totalLines: p.totalLines, maxBytes, maxLines, offset })
+    throw new ToolOutputTooLargeError({ totalBytes: p.total.bytes, totalLines: p.total.lines, maxBytes, maxLines, offset })
   }
   const page = bytes ? pageText(text, start, end) : start === 0 && end === length ? text : unshared(text.slice(start, end), length)
   const partial = p.banner !== null
@@ -93,14 +93,14 @@ function readPartial(text, options) {
     nextColumn: p.nextLine === 0 ? null : p.nextColumn,
     firstLine: p.firstLine,
     lastLine: p.lastLine,
-    shownLines: p.shownLines,
-    shownBytes: p.shownBytes,
-    shownChars: p.shownChars,
+    shownLines: p.shown.lines,
+    shownBytes: p.shown.bytes,
+    shownChars: p.shown.chars,
     startByte: p.startByte,
     endByte: p.endByte,
-    totalLines: p.totalLines,
-    totalBytes: p.totalBytes,
-    totalChars: p.totalChars,
+    totalLines: p.total.lines,
+    totalBytes: p.total.bytes,
+    totalChars: p.total.chars,
   }
 }
 

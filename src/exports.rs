@@ -13,60 +13,27 @@ use toolclamp_core::{
 
 use crate::call::{Answer, Call, Export, Thrown};
 use crate::layout::{position_code, Results, Slot, Verdict};
-use crate::text::{with_scratch, NoticeText, StandIns, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
+use crate::text::{with_scratch, NoticeText, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 
+#[rustfmt::skip]
 pub static EXPORTS: &[Export] = &[
     Export { name: c"checkTemplate", params: &["template"], body: check_template },
     Export {
         name: c"plan",
-        params: &[
-            "out",
-            "text",
-            "wide",
-            "strategy",
-            "maxChars",
-            "maxBytes",
-            "maxLines",
-            "headRatio",
-            "notice",
-            "exact",
-        ],
+        params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice", "exact"],
         body: plan_string,
     },
     Export {
         name: c"planList",
-        params: &[
-            "out",
-            "texts",
-            "wide",
-            "totalLength",
-            "strategy",
-            "maxChars",
-            "maxBytes",
-            "maxLines",
-            "headRatio",
-            "notice",
-            "exact",
-        ],
+        params: &["out", "texts", "wide", "totalLength", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio",
+                  "notice", "exact"],
         body: plan_list,
     },
     Export { name: c"charsWindows", params: &["out", "length", "strategy", "maxChars", "headRatio"], body: windows_of },
     Export {
         name: c"planWindows",
-        params: &[
-            "out",
-            "window0",
-            "from0",
-            "window1",
-            "from1",
-            "window2",
-            "from2",
-            "length",
-            "wide",
-            "strategy",
-            "maxChars",
-            "headRatio",
-        ],
+        params: &["out", "window0", "from0", "window1", "from1", "window2", "from2", "length", "wide", "strategy",
+                  "maxChars", "headRatio"],
         body: plan_windows,
     },
     Export { name: c"measure", params: &["out", "text", "wide"], body: measure_string },
@@ -80,11 +47,7 @@ pub static EXPORTS: &[Export] = &[
         params: &["out", "text", "wide", "maxChars", "maxLines", "headRatio", "notice"],
         body: plan_tool_output_string,
     },
-    Export {
-        name: c"planPage",
-        params: &["out", "text", "wide", "line", "column", "maxBytes", "maxLines"],
-        body: plan_page,
-    },
+    Export { name: c"planPage", params: &["out", "text", "wide", "line", "column", "maxBytes", "maxLines"], body: plan_page },
     Export {
         name: c"planPageBuffer",
         params: &["out", "bytes", "line", "column", "maxBytes", "maxLines"],
@@ -286,9 +249,9 @@ fn with_string<R>(
     f: impl FnOnce(&dyn Source) -> Result<R, Thrown>,
 ) -> Result<R, Thrown> {
     if wide {
-        with_scratch(&UTF16, |buf| f(&Units::new(call.utf16(i, buf)?)))
+        with_scratch(&UTF16, |buf| f(&Units::new(call.string_arg(i, buf)?)))
     } else {
-        with_scratch(&LATIN1, |buf| f(&Units::new(call.latin1(i, buf)?)))
+        with_scratch(&LATIN1, |buf| f(&Units::new(call.string_arg(i, buf)?)))
     }
 }
 
@@ -317,25 +280,20 @@ fn plan_list(call: &Call) -> Answer {
     let exact = call.boolean(10)?;
     if wide {
         with_scratch(&UTF16, |buf| {
-            let len = read_list(call, total, buf, |v, b| call.utf16_of(v, b).map(|u| u.len()))?;
-            answer_plan(call, &Units::new(&buf[..len]), &limits, strategy, notice, exact)
+            let units = read_list(call, total, buf)?;
+            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact)
         })
     } else {
         with_scratch(&LATIN1, |buf| {
-            let len = read_list(call, total, buf, |v, b| call.latin1_of(v, b).map(|u| u.len()))?;
-            answer_plan(call, &Units::new(&buf[..len]), &limits, strategy, notice, exact)
+            let units = read_list(call, total, buf)?;
+            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact)
         })
     }
 }
 
 /// Copies the strings of the array argument 1, end to end, into `buf`: the units of their
 /// concatenation, which JS never has to build. `total` is the sum of their lengths.
-fn read_list<U: Copy + Default>(
-    call: &Call,
-    total: usize,
-    buf: &mut Vec<U>,
-    copy: impl Fn(sys::napi_value, &mut Vec<U>) -> Result<usize, Thrown>,
-) -> Result<usize, Thrown> {
+fn read_list<'b, U: StringUnit>(call: &Call, total: usize, buf: &'b mut Vec<U>) -> Result<&'b [U], Thrown> {
     let env = call.env();
     let list = call.arg(1);
     let mut is_array = false;
@@ -354,19 +312,19 @@ fn read_list<U: Copy + Default>(
         let mut item = std::ptr::null_mut();
         // SAFETY: as above; `i` is below the array's length.
         call.check(unsafe { sys::napi_get_element(env, list, i, &mut item) })?;
-        let len = copy(item, &mut item_units).map_err(|e| match e {
+        let units = call.units_of(item, &mut item_units).map_err(|e| match e {
             Thrown::Type(_) => call.type_error(1, "an array of strings"),
             other => other,
         })?;
-        if buf.len() + len > total {
+        if buf.len() + units.len() > total {
             return Err(call.range_error(3, "the sum of the strings' lengths", total));
         }
-        buf.extend_from_slice(&item_units[..len]);
+        buf.extend_from_slice(units);
     }
     if buf.len() != total {
         return Err(call.range_error(3, "the sum of the strings' lengths", total));
     }
-    Ok(total)
+    Ok(&buf[..])
 }
 
 /// `charsWindows(out, length, strategy, maxChars, headRatio)`: the three ranges of the
@@ -407,34 +365,39 @@ fn plan_windows(call: &Call) -> Answer {
             Err(call.range_error(1 + 2 * k, "a window inside the text", format!("{units} units at {}", offsets[k])))
         }
     };
-    macro_rules! plan_through {
-        ($cell:expr, $read:ident) => {
-            with_scratch($cell, |bufs| {
-                let [b0, b1, b2] = bufs;
-                let units = [call.$read(1, b0)?, call.$read(3, b1)?, call.$read(5, b2)?];
-                for (k, u) in units.iter().enumerate() {
-                    check_window(k, u.len())?;
-                }
-                let src =
-                    Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
-                answer_plan(call, &src, &limits, strategy, NoticeArg::Default, false)
-            })
-        };
-    }
     if wide {
-        plan_through!(&UTF16_WINDOWS, utf16)
+        with_scratch(&UTF16_WINDOWS, |bufs| plan_through(call, bufs, offsets, len, check_window, &limits, strategy))
     } else {
-        plan_through!(&LATIN1_WINDOWS, latin1)
+        with_scratch(&LATIN1_WINDOWS, |bufs| plan_through(call, bufs, offsets, len, check_window, &limits, strategy))
     }
+}
+
+/// `planWindows` on windows copied as `U` units.
+fn plan_through<U: StringUnit + toolclamp_core::Unit>(
+    call: &Call,
+    bufs: &mut [Vec<U>; 3],
+    offsets: [usize; 3],
+    len: usize,
+    check_window: impl Fn(usize, usize) -> Result<(), Thrown>,
+    limits: &Limits,
+    strategy: Strategy,
+) -> Answer {
+    let [b0, b1, b2] = bufs;
+    let units = [call.string_arg(1, b0)?, call.string_arg(3, b1)?, call.string_arg(5, b2)?];
+    for (k, u) in units.iter().enumerate() {
+        check_window(k, u.len())?;
+    }
+    let src = Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
+    answer_plan(call, &src, limits, strategy, NoticeArg::Default, false)
 }
 
 /// `measure(out, text, wide)`: chars, bytes and lines in the total slots.
 fn measure_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let m = if wide {
-        with_scratch(&UTF16, |buf| call.utf16(1, buf).map(measure))?
+        with_scratch(&UTF16, |buf| call.string_arg::<u16>(1, buf).map(measure))?
     } else {
-        with_scratch(&LATIN1, |buf| call.latin1(1, buf).map(measure))?
+        with_scratch(&LATIN1, |buf| call.string_arg::<u8>(1, buf).map(measure))?
     };
     let mut r = Results::new(Verdict::Measured);
     r.set_measure(Slot::TotalChars, m);

@@ -63,66 +63,83 @@ pub fn with_scratch<T: Scratch, R>(cell: &'static LocalKey<RefCell<T>>, f: impl 
     })
 }
 
+/// A code unit Node-API copies strings into: Latin-1 bytes or UTF-16 units.
+pub trait StringUnit: Copy + Default {
+    /// `napi_get_value_string_latin1` or `napi_get_value_string_utf16`.
+    ///
+    /// # Safety
+    /// As for those functions: `env` and `value` valid in the running callback; `buf` null
+    /// with `size` 0, or writable for `size` units.
+    unsafe fn copy(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        buf: *mut Self,
+        size: usize,
+        copied: *mut usize,
+    ) -> sys::napi_status;
+}
+
+impl StringUnit for u8 {
+    unsafe fn copy(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        buf: *mut u8,
+        size: usize,
+        copied: *mut usize,
+    ) -> sys::napi_status {
+        // SAFETY: per the trait's contract.
+        unsafe { sys::napi_get_value_string_latin1(env, value, buf.cast::<c_char>(), size, copied) }
+    }
+}
+
+impl StringUnit for u16 {
+    unsafe fn copy(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        buf: *mut u16,
+        size: usize,
+        copied: *mut usize,
+    ) -> sys::napi_status {
+        // SAFETY: per the trait's contract.
+        unsafe { sys::napi_get_value_string_utf16(env, value, buf, size, copied) }
+    }
+}
+
 impl Call {
-    /// Copies the string argument `i` as Latin-1 (the caller knows it holds no char above U+00FF).
-    pub fn latin1<'b>(&self, i: usize, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Thrown> {
-        self.latin1_of(self.arg(i), buf).map_err(|e| self.string_error(e, i))
-    }
-
-    pub fn utf16<'b>(&self, i: usize, buf: &'b mut Vec<u16>) -> Result<&'b [u16], Thrown> {
-        self.utf16_of(self.arg(i), buf).map_err(|e| self.string_error(e, i))
-    }
-
-    fn string_error(&self, e: Thrown, i: usize) -> Thrown {
-        match e {
+    /// Copies the string argument `i` into `buf`: as Latin-1 (`u8`, for a string the caller
+    /// knows holds no char above U+00FF) or as UTF-16 (`u16`).
+    pub fn string_arg<'b, U: StringUnit>(&self, i: usize, buf: &'b mut Vec<U>) -> Result<&'b [U], Thrown> {
+        self.units_of(self.arg(i), buf).map_err(|e| match e {
             Thrown::Type(_) => self.type_error(i, "a string"),
             other => other,
-        }
+        })
     }
 
-    pub fn latin1_of<'b>(&self, v: sys::napi_value, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Thrown> {
+    /// Copies the string `v` into `buf`. A value that is not a string is a `Thrown::Type`
+    /// with no message, for the caller to name.
+    pub fn units_of<'b, U: StringUnit>(&self, v: sys::napi_value, buf: &'b mut Vec<U>) -> Result<&'b [U], Thrown> {
         let env = self.env();
         let mut len = 0;
         // SAFETY: `env` and `v` are valid while the call runs; a null buffer asks for the length.
-        let status = unsafe { sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len) };
+        let status = unsafe { U::copy(env, v, ptr::null_mut(), 0, &mut len) };
         if status == sys::Status::napi_string_expected {
             return Err(Thrown::Type(String::new()));
         }
         self.check(status)?;
         // Node-API writes a terminating NUL.
         if buf.len() < len + 1 {
-            buf.resize(len + 1, 0);
-        }
-        let mut copied = 0;
-        // SAFETY: `buf` holds `len + 1` bytes.
-        self.check(unsafe {
-            sys::napi_get_value_string_latin1(env, v, buf.as_mut_ptr().cast::<c_char>(), len + 1, &mut copied)
-        })?;
-        Ok(&buf[..copied])
-    }
-
-    pub fn utf16_of<'b>(&self, v: sys::napi_value, buf: &'b mut Vec<u16>) -> Result<&'b [u16], Thrown> {
-        let env = self.env();
-        let mut len = 0;
-        // SAFETY: `env` and `v` are valid while the call runs; a null buffer asks for the length.
-        let status = unsafe { sys::napi_get_value_string_utf16(env, v, ptr::null_mut(), 0, &mut len) };
-        if status == sys::Status::napi_string_expected {
-            return Err(Thrown::Type(String::new()));
-        }
-        self.check(status)?;
-        if buf.len() < len + 1 {
-            buf.resize(len + 1, 0);
+            buf.resize(len + 1, U::default());
         }
         let mut copied = 0;
         // SAFETY: `buf` holds `len + 1` units.
-        self.check(unsafe { sys::napi_get_value_string_utf16(env, v, buf.as_mut_ptr(), len + 1, &mut copied) })?;
+        self.check(unsafe { U::copy(env, v, buf.as_mut_ptr(), len + 1, &mut copied) })?;
         Ok(&buf[..copied])
     }
 
     /// A caller's notice text (a template, or what a notice function returned).
     pub fn notice_text(&self, v: sys::napi_value) -> Result<NoticeText, Thrown> {
         let mut units = Vec::new();
-        let units = self.utf16_of(v, &mut units)?;
+        let units = self.units_of::<u16>(v, &mut units)?;
         Ok(NoticeText::from_units(units))
     }
 

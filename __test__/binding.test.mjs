@@ -70,8 +70,8 @@ describe('argument checks', () => {
       [() => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false), 'plan: strategy must be a number'],
       [() => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false), 'plan: maxChars must be a number'],
       [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false), 'plan: notice must be undefined, a string or a function'],
-      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be a Float64Array of ${LAYOUT.slotCount} elements`],
-      [() => binding.plan(new Float64Array(3), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be a Float64Array of ${LAYOUT.slotCount} elements`],
+      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached Float64Array of ${LAYOUT.slotCount} elements`],
+      [() => binding.plan(new Float64Array(3), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached Float64Array of ${LAYOUT.slotCount} elements`],
       [() => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined), 'planBuffer: bytes must be a Uint8Array or Buffer'],
       [() => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined), 'planBuffer: bytes must be a Uint8Array or Buffer'],
       [() => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planList: texts must be an array of strings'],
@@ -110,7 +110,7 @@ describe('argument checks', () => {
     structuredClone(out.buffer, { transfer: [out.buffer] })
     assert.throws(
       () => binding.plan(out, 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false),
-      (e) => e instanceof TypeError && /out must be a Float64Array/.test(e.message),
+      (e) => e instanceof TypeError && /out must be an attached Float64Array/.test(e.message),
     )
   })
 

@@ -264,25 +264,26 @@ impl Call {
         let mut data: *mut c_void = ptr::null_mut();
         let mut buffer = ptr::null_mut();
         let mut offset = 0;
-        let out = self.argv[0];
-        let mut is_typed_array = false;
-        // SAFETY: `env` and `out` are valid while the call runs.
-        self.check(unsafe { sys::napi_is_typedarray(self.env, out, &mut is_typed_array) })?;
-        if !is_typed_array {
-            return Err(self.type_error(0, &format!("a Float64Array of {SLOT_COUNT} elements")));
-        }
-        // SAFETY: as above; every out-pointer is valid.
-        self.check(unsafe {
-            sys::napi_get_typedarray_info(self.env, out, &mut kind, &mut length, &mut data, &mut buffer, &mut offset)
-        })?;
-        if kind != sys::TypedarrayType::float64_array || length < SLOT_COUNT {
-            return Err(self.type_error(0, &format!("a Float64Array of {SLOT_COUNT} elements")));
-        }
-        let mut detached = false;
-        // SAFETY: `buffer` is the array's ArrayBuffer, valid while the call runs.
-        self.check(unsafe { sys::napi_is_detached_arraybuffer(self.env, buffer, &mut detached) })?;
-        if detached || data.is_null() {
-            return Err(self.type_error(0, "a Float64Array whose buffer is not detached"));
+        // SAFETY: `env` and the argument are valid while the call runs; every out-pointer is
+        // valid. A value that is not a typed array fails with a status and no exception.
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.env,
+                self.argv[0],
+                &mut kind,
+                &mut length,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            )
+        };
+        // A detached array reports length 0, so the length check refuses it too.
+        if status != sys::Status::napi_ok
+            || kind != sys::TypedarrayType::float64_array
+            || length < SLOT_COUNT
+            || data.is_null()
+        {
+            return Err(self.type_error(0, &format!("an attached Float64Array of {SLOT_COUNT} elements")));
         }
         // SAFETY: the array is a live, attached Float64Array of at least SLOT_COUNT
         // elements, so `data` points at SLOT_COUNT writable, aligned doubles. No JS runs

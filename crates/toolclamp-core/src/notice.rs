@@ -85,16 +85,37 @@ impl Notice<'_> {
             Notice::Custom(_) => true,
         }
     }
+
+    /// Whether the caller's notice may change length with the cut, so that the planner
+    /// searches for the longest cut that fits with its own notice (see the [`crate::plan`]
+    /// module docs): a function may, a template does when it names a count of the dropped
+    /// text, an offset or a line number. The default notice is left out: it is planned
+    /// exactly without that search.
+    pub fn depends_on_cut(&self) -> bool {
+        match self {
+            Notice::Default => false,
+            Notice::Template(t) => template_names_any(t, &CUT_PLACEHOLDERS),
+            Notice::Custom(_) => true,
+        }
+    }
 }
 
 /// The placeholders that need line numbers.
 const LINE_PLACEHOLDERS: [&str; 2] = ["fromLine", "toLine"];
 
+/// The placeholders whose value depends on where the text is cut.
+const CUT_PLACEHOLDERS: [&str; 8] =
+    ["omitted", "omittedChars", "omittedBytes", "omittedLines", "headEnd", "tailStart", "fromLine", "toLine"];
+
 fn template_uses_lines(template: &str) -> bool {
+    template_names_any(template, &LINE_PLACEHOLDERS)
+}
+
+fn template_names_any(template: &str, names: &[&str]) -> bool {
     let mut uses = false;
-    // A bad template renders nothing, so whether it uses lines does not matter.
+    // A bad template renders nothing, so whether it names them does not matter.
     let _ = walk_template(template, &mut |piece| {
-        uses |= matches!(piece, Piece::Placeholder(name) if LINE_PLACEHOLDERS.contains(&name));
+        uses |= matches!(piece, Piece::Placeholder(name) if names.contains(&name));
     });
     uses
 }
@@ -348,5 +369,18 @@ mod tests {
         assert!(!Notice::Default.uses_lines());
         let mut f = |_: &NoticeFacts| String::new();
         assert!(Notice::Custom(&mut f).uses_lines());
+    }
+
+    #[test]
+    fn templates_depend_on_the_cut_when_they_name_what_it_changes() {
+        for t in ["{omitted}", "{omittedBytes} of {totalBytes}", "<{headEnd}|{tailStart}>", "{toLine}"] {
+            assert!(Notice::Template(t).depends_on_cut(), "{t}");
+        }
+        for t in ["", "[cut]", "{where}: {totalChars} chars, {totalLines} lines", "{{headEnd}}", "{omitted"] {
+            assert!(!Notice::Template(t).depends_on_cut(), "{t}");
+        }
+        assert!(!Notice::Default.depends_on_cut());
+        let mut f = |_: &NoticeFacts| String::new();
+        assert!(Notice::Custom(&mut f).depends_on_cut());
     }
 }

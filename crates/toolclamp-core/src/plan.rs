@@ -149,6 +149,10 @@ pub fn plan<S: Source + ?Sized>(
     // The caller's notice first, then ever shorter ones; the last (none) always fits.
     let rungs = 1 + FALLBACK_NOTICES.len();
     let custom_notice = !matches!(notice, Notice::Default);
+    // A notice whose length follows the cut gets the search for the longest cut that fits
+    // with its own notice; a function (JS, maybe) is called a bounded number of times.
+    let search = notice.depends_on_cut();
+    let max_calls = if matches!(notice, Notice::Custom(_)) { MAX_FUNCTION_CALLS } else { usize::MAX };
     for rung in 0..rungs {
         let needs_all_dims = rung == 0 && custom_notice;
         // Fallback notices are fixed text: only the caller's own notice reads line numbers.
@@ -163,11 +167,36 @@ pub fn plan<S: Source + ?Sized>(
                 Notice::Custom(f) => Ok(f(facts)),
             }
         };
-        if let Some(found) = planner.settle(&mut render, needs_all_dims || exact_measures, lines)? {
+        let mut notices = Renderer { render: &mut render, calls: 0, max_calls };
+        let exact = needs_all_dims || exact_measures;
+        if let Some(found) = planner.settle(&mut notices, exact, lines, rung == 0 && search)? {
             return Ok(Some(found));
         }
     }
     unreachable!("the empty notice always fits")
+}
+
+/// The most calls of a caller's notice function in one plan (the search past the first
+/// fitting cut stops there; a function that behaves like a template needs far fewer).
+pub const MAX_FUNCTION_CALLS: usize = 64;
+
+/// Renders the notice of one rung, counting the calls.
+struct Renderer<'r> {
+    render: &'r mut dyn FnMut(&NoticeFacts) -> Result<String, TemplateError>,
+    calls: usize,
+    max_calls: usize,
+}
+
+impl Renderer<'_> {
+    fn render(&mut self, facts: &NoticeFacts) -> Result<String, TemplateError> {
+        self.calls += 1;
+        (self.render)(facts)
+    }
+
+    /// No call left for the search.
+    fn spent(&self) -> bool {
+        self.calls >= self.max_calls
+    }
 }
 
 struct Planner<'s, S: Source + ?Sized> {
@@ -211,6 +240,24 @@ fn fits(m: Measure, budget: Measure) -> bool {
     m.chars <= budget.chars && m.bytes <= budget.bytes && m.lines <= budget.lines
 }
 
+/// The per-count minimum of two cuts' facts: along a Head or Tail search every count moves
+/// one way, so these are at most the facts of any cut between the two.
+fn lower_facts(a: &NoticeFacts, b: &NoticeFacts) -> NoticeFacts {
+    let m = |x: Measure, y: Measure| Measure {
+        chars: x.chars.min(y.chars),
+        bytes: x.bytes.min(y.bytes),
+        lines: x.lines.min(y.lines),
+    };
+    NoticeFacts {
+        omitted: m(a.omitted, b.omitted),
+        head_end: a.head_end.min(b.head_end),
+        tail_start: a.tail_start.min(b.tail_start),
+        from_line: a.from_line.min(b.from_line),
+        to_line: a.to_line.min(b.to_line),
+        ..*a
+    }
+}
+
 fn scale(m: Measure, ratio: f64) -> Measure {
     // `min`: near u64::MAX the float product rounds up, and a limit must not become unlimited.
     let one = |x: u64| if x == UNLIMITED { UNLIMITED } else { ((x as f64 * ratio).floor() as u64).min(x) };
@@ -220,14 +267,18 @@ fn scale(m: Measure, ratio: f64) -> Measure {
 impl<S: Source + ?Sized> Planner<'_, S> {
     /// Finds a cut whose notice, rendered from the cut's own counts, fits the room reserved
     /// for it. Starts from an estimate and re-cuts while the notice's length changes. With
-    /// `lines` the facts carry line numbers, taken from the exact counts of each cut.
+    /// `lines` the facts carry line numbers, taken from the exact counts of each cut. With
+    /// `search` (a notice whose length depends on the cut) it then looks past that cut for
+    /// the longest one that fits with its own notice (see the module docs).
     fn settle(
         &self,
-        render: &mut dyn FnMut(&NoticeFacts) -> Result<String, TemplateError>,
+        notices: &mut Renderer<'_>,
         exact: bool,
         lines: bool,
+        search: bool,
     ) -> Result<Option<Plan>, TemplateError> {
-        let exact = exact || lines;
+        let exact = exact || lines || search;
+        let mut render = |facts: &NoticeFacts| notices.render(facts);
         let mut text = render(&self.estimated_facts(lines))?;
         let mut best: Option<(Cut, String)> = None;
         let mut tried_empty_cut = false;
@@ -269,7 +320,157 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             }
             text = next;
         }
+        if search {
+            best = match self.strategy {
+                Strategy::Head | Strategy::Tail => self.longest_honest(best, notices, lines)?,
+                Strategy::HeadTail { .. } => self.grow_honest(best, notices, lines)?,
+            };
+        }
         Ok(best.map(|(cut, glue_notice)| self.finish(cut, glue_notice)))
+    }
+
+    /// Head or Tail: the longest part that fits with the notice rendered from its own
+    /// facts, given `found` (one that does, from [`Planner::settle`], or none).
+    ///
+    /// No part that fits keeps more than `upper`, the longest part with no notice at all.
+    /// Between `found` (or nothing kept) and `upper` every fact moves one way as the part
+    /// grows, so the notice of each of those parts is at least as long as the notice of
+    /// their lower facts, the per-count minimum of the two ends' facts. The longest part
+    /// with room for that notice bounds every part that fits; from there the search walks
+    /// down one safe cut at a time and keeps the first that fits with its own notice. The
+    /// walk is as long as the notice's length varies over the few units in between (a digit
+    /// or two per count), so a handful of renders.
+    fn longest_honest(
+        &self,
+        found: Option<(Cut, String)>,
+        notices: &mut Renderer<'_>,
+        lines: bool,
+    ) -> Result<Option<(Cut, String)>, TemplateError> {
+        let n = self.src.len();
+        let nothing = Cut { head_end: 0, head: Span::ZERO, tail_start: n, tail: Span::ZERO };
+        let low = found.as_ref().map_or(nothing, |(cut, _)| *cut);
+        let upper = self.longest_for("", &low).expect("no notice always fits");
+        if notices.spent() || self.kept(&upper) <= self.kept(&low) {
+            return Ok(found);
+        }
+        let lower = lower_facts(&self.facts(&low, lines), &self.facts(&upper, lines));
+        let shortest = notices.render(&lower)?;
+        let Some(mut cut) = self.longest_for(&shortest, &low) else {
+            return Ok(found);
+        };
+        if self.kept(&cut) > self.kept(&upper) {
+            cut = upper;
+        }
+        loop {
+            if found.is_some() && self.kept(&cut) <= self.kept(&low) {
+                return Ok(found);
+            }
+            if notices.spent() {
+                return Ok(found);
+            }
+            let notice = notices.render(&self.facts(&cut, lines))?;
+            if fits(self.output(&cut, &self.glue(&cut, &notice)), self.budget) {
+                return Ok(Some((cut, notice)));
+            }
+            if self.kept(&cut) == 0 {
+                return Ok(found);
+            }
+            cut = self.keep_less(cut);
+        }
+    }
+
+    /// HeadTail: grows either side of `found` by one safe cut while the grown cut fits with
+    /// its own notice, so that neither side can grow by one more.
+    fn grow_honest(
+        &self,
+        found: Option<(Cut, String)>,
+        notices: &mut Renderer<'_>,
+        lines: bool,
+    ) -> Result<Option<(Cut, String)>, TemplateError> {
+        let Some((mut cut, mut notice)) = found else {
+            return Ok(None);
+        };
+        loop {
+            let mut grew = false;
+            for head in [true, false] {
+                let step = if head { self.head_step(&cut) } else { self.tail_step(&cut) };
+                let Some(grown) = step else { continue };
+                if notices.spent() {
+                    return Ok(Some((cut, notice)));
+                }
+                let next = notices.render(&self.facts(&grown, lines))?;
+                if fits(self.output(&grown, &self.glue(&grown, &next)), self.budget) {
+                    (cut, notice, grew) = (grown, next, true);
+                }
+            }
+            if !grew {
+                return Ok(Some((cut, notice)));
+            }
+        }
+    }
+
+    /// How much of the text a Head or Tail cut keeps, in positions.
+    fn kept(&self, cut: &Cut) -> usize {
+        cut.head_end + (self.src.len() - cut.tail_start)
+    }
+
+    /// A Head or Tail cut one safe cut shorter (`cut` keeps something).
+    fn keep_less(&self, cut: Cut) -> Cut {
+        match self.strategy {
+            Strategy::Tail => {
+                let (tail_start, tail) = self.step_forward(cut.tail_start, cut.tail);
+                Cut { tail_start, tail, ..cut }
+            }
+            _ => {
+                let (head_end, head) = self.step_back(cut.head_end, cut.head);
+                Cut { head_end, head, ..cut }
+            }
+        }
+    }
+
+    /// The head grown to the next safe cut, if it does not reach the tail.
+    fn head_step(&self, cut: &Cut) -> Option<Cut> {
+        if cut.head_end >= cut.tail_start {
+            return None;
+        }
+        let mut e = cut.head_end + 1;
+        while !self.src.is_safe_cut(e) {
+            e += 1;
+        }
+        Some(Cut { head_end: e, head: cut.head + self.src.span(cut.head_end, e), ..*cut })
+    }
+
+    /// The tail grown to the previous safe cut, if it does not reach the head.
+    fn tail_step(&self, cut: &Cut) -> Option<Cut> {
+        if cut.tail_start <= cut.head_end {
+            return None;
+        }
+        let mut s = cut.tail_start - 1;
+        while !self.src.is_safe_cut(s) {
+            s -= 1;
+        }
+        Some(Cut { tail_start: s, tail: cut.tail + self.src.span(s, cut.tail_start), ..*cut })
+    }
+
+    /// Head or Tail: the longest part with room for `notice`, counted exactly (from
+    /// `known`, a cut counted exactly); `None` when the notice alone does not fit.
+    fn longest_for(&self, notice: &str, known: &Cut) -> Option<Cut> {
+        let room = remaining(self.budget, measure_str(notice))?;
+        let cut = self.cut(room, joints(notice));
+        let src = self.src;
+        let (head, tail) = match self.strategy {
+            Strategy::Tail => {
+                let (a, b) = (known.tail_start, cut.tail_start);
+                let tail = if b <= a { known.tail + src.span(b, a) } else { known.tail - src.span(a, b) };
+                (Span::ZERO, tail)
+            }
+            _ => {
+                let (a, b) = (known.head_end, cut.head_end);
+                let head = if b >= a { known.head + src.span(a, b) } else { known.head - src.span(b, a) };
+                (head, Span::ZERO)
+            }
+        };
+        Some(Cut { head, tail, ..cut })
     }
 
     fn estimated_facts(&self, lines: bool) -> NoticeFacts {
@@ -525,18 +726,42 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     }
 
     fn finish(&self, cut: Cut, notice: String) -> Plan {
+        let glue = self.glue(&cut, &notice);
+        let output = self.output(&cut, &glue);
+        let omitted = self.omitted(&cut);
+        Plan {
+            head_end: cut.head_end,
+            tail_start: cut.tail_start,
+            glue,
+            truncated_by: self.truncated_by,
+            total: self.total,
+            output,
+            omitted,
+        }
+    }
+
+    /// The notice with the line breaks that put it on a line of its own.
+    fn glue(&self, cut: &Cut, notice: &str) -> String {
         let src = self.src;
         let n = src.len();
-        let j = joints(&notice);
+        let j = joints(notice);
         let mut glue = String::with_capacity(notice.len() + 2);
         if cut.head_end > 0 && !src.is_newline(cut.head_end - 1) && j.before == 1 {
             glue.push('\n');
         }
-        glue.push_str(&notice);
+        glue.push_str(notice);
         if cut.tail_start < n && j.after == 1 {
             glue.push('\n');
         }
-        let g = measure_str(&glue);
+        glue
+    }
+
+    /// The measure of `text[..head_end] + glue + text[tail_start..]`, exact in the
+    /// dimensions `cut` counts.
+    fn output(&self, cut: &Cut, glue: &str) -> Measure {
+        let src = self.src;
+        let n = src.len();
+        let g = measure_str(glue);
         let glue_newlines = glue.bytes().filter(|&b| b == b'\n').count() as u64;
         let newlines = cut.head.newlines + glue_newlines + cut.tail.newlines;
         let chars = cut.head.chars + g.chars + cut.tail.chars;
@@ -548,20 +773,10 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             cut.head_end > 0 && src.is_newline(cut.head_end - 1)
         };
         let seam = if glue.is_empty() { self.seam_saving(cut.head_end, cut.tail_start) } else { 0 };
-        let output = Measure {
+        Measure {
             chars,
             bytes: (cut.head.bytes + g.bytes + cut.tail.bytes).saturating_sub(seam),
             lines: lines_of(newlines, chars as usize, last_is_newline),
-        };
-        let omitted = self.omitted(&cut);
-        Plan {
-            head_end: cut.head_end,
-            tail_start: cut.tail_start,
-            glue,
-            truncated_by: self.truncated_by,
-            total: self.total,
-            output,
-            omitted,
         }
     }
 }

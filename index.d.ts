@@ -14,7 +14,12 @@
  *   used when a limit is too small for the full one);
  * - never cuts inside a surrogate pair or between `\r` and `\n`;
  * - never throws on a string, whatever it holds; throws `TypeError`/`RangeError` naming the
- *   option and the value for invalid limits or options, and for unknown option keys.
+ *   option and the value for invalid limits or options, and for unknown option keys (with
+ *   "did you mean" for a key that differs from a known one only in case, `_` or `-`);
+ * - reads each option once, so a getter cannot change a call's budgets, and calls made from
+ *   inside a call (a notice function, `onSpill`, a getter) never change its result;
+ * - keeps a caller's notice exactly as written (lone surrogates included);
+ * - returns results that never keep a much longer input alive in memory.
  */
 
 /** A budget dimension. */
@@ -542,9 +547,11 @@ export interface FormatExecOutputResult {
  * ```
  *
  * A missing final newline is added before a closing tag; an empty stream is
- * `<stderr>(empty)</stderr>`; the status line names only what the result gives (exit code,
- * signal, duration), and is left out when it gives none. Each budget applies to its stream's
- * text, notice included; the tags and status line come on top.
+ * `<stderr>(empty)</stderr>` (so is a `Uint8Array` whose buffer was detached: it holds no
+ * bytes); the status line names only what the result gives (exit code, signal, duration),
+ * and is left out when it gives none. Each budget applies to its stream's text, notice
+ * included; the tags and status line come on top. A stream whose clamped text would be longer
+ * than a JS string can hold (`Infinity` limits on more than ~512 Mi chars) is a `RangeError`.
  *
  * @example
  * const child = spawnSync('npm', ['test']) // stdout and stderr are Buffers

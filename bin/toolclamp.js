@@ -5,6 +5,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 
 const { parseSize } = require('../lib/size.js')
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/defaults.js')
 
 const USAGE = `Usage: toolclamp [options] [file]
 
@@ -43,7 +44,7 @@ Examples:
   toolclamp --max-bytes 4KiB --strategy head-tail --head-ratio 0.3 build.log
 `
 
-const DEFAULT_LIMITS = { maxBytes: 50 * 1024, maxLines: 2000 }
+const DEFAULT_LIMITS = { maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES }
 
 const SIZE_FLAGS = {
   '--max-chars': 'maxChars',

@@ -5,12 +5,9 @@
 // caller's object exactly once, into locals, so a getter that calls toolclamp (or returns
 // something else the second time) cannot change a call's budgets.
 
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('./defaults.js')
 const { describe, isArray } = require('./format.js')
 const native = require('./native.js')
-
-/** The hard clamp of seed 004: what one tool result may put in a model's context. */
-const DEFAULT_MAX_BYTES = 51200
-const DEFAULT_MAX_LINES = 2000
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
 

@@ -30,7 +30,8 @@ const EXPORTS = {
 }
 
 const isWide = (text) => /[^\x00-\xff]/.test(text)
-const newOut = () => new Float64Array(LAYOUT.slotCount)
+// The result buffer: an ArrayBuffer of one double per slot, read through a Float64Array.
+const newOut = () => new ArrayBuffer(LAYOUT.slotCount * 8)
 
 describe('LAYOUT', () => {
   test('is frozen and names every slot once', () => {
@@ -70,8 +71,10 @@ describe('argument checks', () => {
       [() => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false), 'plan: strategy must be a number'],
       [() => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false), 'plan: maxChars must be a number'],
       [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false), 'plan: notice must be undefined, a string or a function'],
-      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached Float64Array of ${LAYOUT.slotCount} elements`],
-      [() => binding.plan(new Float64Array(3), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached Float64Array of ${LAYOUT.slotCount} elements`],
+      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(new Float64Array(LAYOUT.slotCount), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(new SharedArrayBuffer(LAYOUT.slotCount * 8), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(new ArrayBuffer(24), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
       [() => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined), 'planBuffer: bytes must be a Uint8Array or Buffer'],
       [() => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined), 'planBuffer: bytes must be a Uint8Array or Buffer'],
       [() => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planList: texts must be an array of strings'],
@@ -107,10 +110,10 @@ describe('argument checks', () => {
 
   test('a detached result array is refused, not written', () => {
     const out = newOut()
-    structuredClone(out.buffer, { transfer: [out.buffer] })
+    structuredClone(out, { transfer: [out] })
     assert.throws(
       () => binding.plan(out, 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false),
-      (e) => e instanceof TypeError && /out must be an attached Float64Array/.test(e.message),
+      (e) => e instanceof TypeError && /out must be an attached ArrayBuffer/.test(e.message),
     )
   })
 
@@ -130,7 +133,7 @@ const anyValue = fc.oneof(
   fc.integer({ min: -5, max: 500 }),
   fc.string({ maxLength: 20 }),
   fc.constantFrom([], {}, [1, 2], ['a', 'b'], () => 'x', Symbol('s'), 10n),
-  fc.constantFrom(new Float64Array(2), new Uint8Array(3), Buffer.from('abc'), new Float32Array(40)),
+  fc.constantFrom(new Float64Array(2), new Uint8Array(3), Buffer.from('abc'), new Float32Array(40), new ArrayBuffer(8)),
 )
 const PIECES = ['a', 'Z', '\n', '\r\n', '\r', 'é', '日', '😀', '\uD800', '\uDC00', ' ']
 const textArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((p) => p.join(''))
@@ -161,7 +164,8 @@ function validArgs(name) {
 }
 
 /** The text the answer of `name(...args)` gives, with the limits it must fit. */
-function answerOf(name, args, returned, out) {
+function answerOf(name, args, returned, buffer) {
+  const out = new Float64Array(buffer)
   const verdict = out[S.verdict]
   if (name === 'plan' || name === 'planList' || name === 'planBuffer') {
     const text = name === 'plan' ? args[1] : name === 'planList' ? args[1].join('') : Buffer.from(args[1]).toString('utf8')
@@ -222,7 +226,7 @@ describe('fail closed', () => {
           const mutated = args.slice()
           mutated[i] = value
           const out = i === 0 ? value : mutated[0]
-          if (out instanceof Float64Array && out.length >= LAYOUT.slotCount) out[S.verdict] = 0
+          if (out instanceof ArrayBuffer && out.byteLength >= LAYOUT.slotCount * 8) new Float64Array(out)[S.verdict] = 0
           let returned
           try {
             returned = binding[name](...mutated)

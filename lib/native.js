@@ -21,7 +21,10 @@ const VERDICTS = LAYOUT.verdicts
 const STRATEGIES = LAYOUT.strategies
 const STRATEGY_CODES = new Map(STRATEGIES.map((name, code) => [name, code]))
 
-const out = new Float64Array(LAYOUT.slotCount)
+// The binding writes into the ArrayBuffer (cheaper to reach from Node-API than the typed
+// array); this module reads it through `out`.
+const slotBuffer = new ArrayBuffer(LAYOUT.slotCount * Float64Array.BYTES_PER_ELEMENT)
+const out = new Float64Array(slotBuffer)
 
 // A string with a char above U+00FF must be copied as UTF-16; otherwise Latin-1 is exact
 // and cheaper. V8 answers this at once for one-byte strings.
@@ -161,7 +164,7 @@ function planText(text, strategy, limits, headRatio, notice, exact) {
   if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOWS_MIN_LENGTH) {
     // Only chars bind: the core names the few hundred units such a plan reads, so a long
     // string is never copied whole.
-    binding.charsWindows(out, n, code, maxChars, headRatio)
+    binding.charsWindows(slotBuffer, n, code, maxChars, headRatio)
     expect(VERDICTS.windows, 'charsWindows')
     const from0 = out[SLOTS.window0From]
     const from1 = out[SLOTS.window1From]
@@ -171,9 +174,9 @@ function planText(text, strategy, limits, headRatio, notice, exact) {
     const w2 = text.slice(from2, out[SLOTS.window2To])
     const wide = isWide(w0) || isWide(w1) || isWide(w2)
     out[VERDICT] = 0
-    return readPlan(binding.planWindows(out, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
+    return readPlan(binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
   }
-  const glue = binding.plan(out, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
+  const glue = binding.plan(slotBuffer, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
   return readPlan(glue, 'plan')
 }
 
@@ -186,7 +189,7 @@ function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exac
   for (let k = 0; k < texts.length && !wide; k++) wide = isWide(texts[k])
   const { maxChars, maxBytes, maxLines } = limits
   out[VERDICT] = 0
-  const glue = binding.planList(out, texts, wide, totalLength, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
+  const glue = binding.planList(slotBuffer, texts, wide, totalLength, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
   return readPlan(glue, 'planList')
 }
 
@@ -200,7 +203,7 @@ function planBytes(bytes, strategy, limits, headRatio, notice) {
   if (byteLengthOf.call(bytes) === 0) return { ...planText('', strategy, limits, headRatio, notice, true), text: '' }
   const { maxChars, maxBytes, maxLines } = limits
   out[VERDICT] = 0
-  const text = binding.planBuffer(out, bytes, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice))
+  const text = binding.planBuffer(slotBuffer, bytes, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice))
   const verdict = out[VERDICT]
   if (typeof text !== 'string' || (verdict !== VERDICTS.cut && verdict !== VERDICTS.fits)) throw noAnswer('planBuffer')
   const plan = planFromOut(verdict === VERDICTS.cut, null)
@@ -215,7 +218,7 @@ function planBytes(bytes, strategy, limits, headRatio, notice) {
  */
 function planToolOutput(text, maxChars, maxLines, headRatio, notice) {
   out[VERDICT] = 0
-  const pieces = binding.planToolOutput(out, text, isWide(text), maxChars, maxLines, headRatio, bindingNotice(notice))
+  const pieces = binding.planToolOutput(slotBuffer, text, isWide(text), maxChars, maxLines, headRatio, bindingNotice(notice))
   const plan = readPlan(pieces, 'planToolOutput')
   plan.headLines = out[SLOTS.headLines]
   plan.tailLines = out[SLOTS.tailLines]
@@ -232,7 +235,7 @@ function planToolOutput(text, maxChars, maxLines, headRatio, notice) {
 /** Chars, bytes and lines of `text`. */
 function measureText(text) {
   out[VERDICT] = 0
-  binding.measure(out, text, isWide(text))
+  binding.measure(slotBuffer, text, isWide(text))
   expect(VERDICTS.measured, 'measure')
   return measureAt(SLOTS.totalChars)
 }
@@ -262,9 +265,9 @@ function readPage(banner, name) {
 function pageOf(text, line, column, maxBytes, maxLines) {
   out[VERDICT] = 0
   if (typeof text === 'string') {
-    return readPage(binding.planPage(out, text, isWide(text), line, column, maxBytes, maxLines), 'planPage')
+    return readPage(binding.planPage(slotBuffer, text, isWide(text), line, column, maxBytes, maxLines), 'planPage')
   }
-  return readPage(binding.planPageBuffer(out, text, line, column, maxBytes, maxLines), 'planPageBuffer')
+  return readPage(binding.planPageBuffer(slotBuffer, text, line, column, maxBytes, maxLines), 'planPageBuffer')
 }
 
 module.exports = {

@@ -13,7 +13,7 @@ use std::ptr;
 use napi::sys;
 use toolclamp_core::{Limits, Strategy, UNLIMITED};
 
-use crate::layout::{Results, SLOT_COUNT, STRATEGIES};
+use crate::layout::{strategy_of, Results, SLOT_COUNT, STRATEGIES};
 
 /// A JS exception to throw, or one already pending.
 pub enum Thrown {
@@ -65,10 +65,11 @@ pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_i
     }
     // SAFETY: `register` passes a `&'static Export` as every function's data.
     let export: &'static Export = unsafe { &*data.cast::<Export>() };
-    let name = export.name.to_string_lossy();
+    let name = || export.name.to_string_lossy();
     let answer = if argc != export.params.len() {
         Err(Thrown::Type(format!(
-            "toolclamp binding: {name}({}) takes {} arguments, got {argc}",
+            "toolclamp binding: {}({}) takes {} arguments, got {argc}",
+            name(),
             export.params.join(", "),
             export.params.len()
         )))
@@ -82,13 +83,13 @@ pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_i
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(Thrown::Error(format!("toolclamp internal error in {name}: {what}")))
+            Err(Thrown::Error(format!("toolclamp internal error in {}: {what}", name())))
         })
     };
     match answer {
         Ok(value) if !value.is_null() => value,
         Ok(_) => {
-            let error = Thrown::Error(format!("toolclamp internal error: {name} produced no value"));
+            let error = Thrown::Error(format!("toolclamp internal error: {} produced no value", name()));
             // SAFETY: `env` is this callback's.
             unsafe { throw(env, &error) };
             ptr::null_mut()
@@ -248,46 +249,29 @@ impl Call {
         if !(0.0..=1.0).contains(&head_ratio) {
             return Err(self.range_error(ratio, "a number from 0 to 1", head_ratio));
         }
-        match STRATEGIES.get(c as usize).filter(|_| c.fract() == 0.0 && c >= 0.0) {
-            Some(&"head") => Ok(Strategy::Head),
-            Some(&"tail") => Ok(Strategy::Tail),
-            Some(&"headTail") => Ok(Strategy::HeadTail { head_ratio }),
+        let code_is_whole = c >= 0.0 && c.fract() == 0.0;
+        match strategy_of(c as usize, head_ratio) {
+            Some(strategy) if code_is_whole => Ok(strategy),
             _ => Err(self.range_error(code, &format!("a strategy code from 0 to {}", STRATEGIES.len() - 1), c)),
         }
     }
 
-    /// Writes `results` to the result array (argument 0), checked when written: JS may
-    /// have run since the call began.
+    /// Writes `results` to the result buffer (argument 0, the `ArrayBuffer` of the caller's
+    /// `Float64Array`), checked when written: JS may have run since the call began.
     pub fn answer(&self, results: &Results) -> Result<(), Thrown> {
-        let mut kind = 0;
-        let mut length = 0;
         let mut data: *mut c_void = ptr::null_mut();
-        let mut buffer = ptr::null_mut();
-        let mut offset = 0;
-        // SAFETY: `env` and the argument are valid while the call runs; every out-pointer is
-        // valid. A value that is not a typed array fails with a status and no exception.
-        let status = unsafe {
-            sys::napi_get_typedarray_info(
-                self.env,
-                self.argv[0],
-                &mut kind,
-                &mut length,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            )
-        };
-        // A detached array reports length 0, so the length check refuses it too.
-        if status != sys::Status::napi_ok
-            || kind != sys::TypedarrayType::float64_array
-            || length < SLOT_COUNT
-            || data.is_null()
-        {
-            return Err(self.type_error(0, &format!("an attached Float64Array of {SLOT_COUNT} elements")));
+        let mut length = 0;
+        // SAFETY: `env` and the argument are valid while the call runs; the out-pointers are
+        // valid. Anything but an ArrayBuffer (a SharedArrayBuffer too) fails with a status
+        // and no exception; a detached one reports length 0.
+        let status = unsafe { sys::napi_get_arraybuffer_info(self.env, self.argv[0], &mut data, &mut length) };
+        let size = SLOT_COUNT * std::mem::size_of::<f64>();
+        if status != sys::Status::napi_ok || length < size || data.is_null() || data.align_offset(8) != 0 {
+            return Err(self.type_error(0, &format!("an attached ArrayBuffer of {size} bytes")));
         }
-        // SAFETY: the array is a live, attached Float64Array of at least SLOT_COUNT
-        // elements, so `data` points at SLOT_COUNT writable, aligned doubles. No JS runs
-        // during the copy, and no Rust reference to that memory exists.
+        // SAFETY: the buffer is a live, attached ArrayBuffer of at least SLOT_COUNT doubles
+        // whose memory is 8-aligned (checked), so `data` points at SLOT_COUNT writable
+        // doubles. No JS runs during the copy, and no Rust reference to that memory exists.
         unsafe { ptr::copy_nonoverlapping(results.values().as_ptr(), data.cast::<f64>(), SLOT_COUNT) };
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! The functions `lib/native.js` calls. Each takes the result array first, writes every
+//! The functions `lib/native.js` calls. Each takes the result buffer first, writes every
 //! slot of its answer there (see [`crate::layout`]), and returns at most one string: a
 //! glue, a banner, or a clamped text. The signatures, in the order JS passes arguments,
 //! are the `params` of [`EXPORTS`].

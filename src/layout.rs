@@ -2,7 +2,7 @@
 //! codes, and the names behind the numeric codes that cross the boundary. `register`
 //! exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from there.
 
-use toolclamp_core::{Dims, Measure, Position};
+use toolclamp_core::{Dims, Measure, Position, Strategy};
 
 macro_rules! slots {
     ($($slot:ident => $name:literal,)*) => {
@@ -83,6 +83,16 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
 /// Strategy names by code: the code JS passes is the index.
 pub const STRATEGIES: &[&str] = &["head", "tail", "headTail"];
 
+/// The strategy of a code (an index into [`STRATEGIES`]); `head_ratio` serves `headTail`.
+pub fn strategy_of(code: usize, head_ratio: f64) -> Option<Strategy> {
+    match code {
+        0 => Some(Strategy::Head),
+        1 => Some(Strategy::Tail),
+        2 => Some(Strategy::HeadTail { head_ratio }),
+        _ => None,
+    }
+}
+
 /// Where a notice sits, by the code a notice function receives.
 pub const POSITIONS: &[Position] = &[Position::Start, Position::End, Position::Middle];
 
@@ -160,6 +170,19 @@ mod tests {
             assert!(SLOT_NAMES[i + 1].ends_with("Bytes"));
             assert!(SLOT_NAMES[i + 2].ends_with("Lines"));
         }
+    }
+
+    #[test]
+    fn strategy_codes_follow_the_names() {
+        let names =
+            STRATEGIES.iter().map(|name| match strategy_of(STRATEGIES.iter().position(|n| n == name).unwrap(), 0.5) {
+                Some(Strategy::Head) => "head",
+                Some(Strategy::Tail) => "tail",
+                Some(Strategy::HeadTail { .. }) => "headTail",
+                None => "none",
+            });
+        assert!(names.eq(STRATEGIES.iter().copied()));
+        assert_eq!(strategy_of(STRATEGIES.len(), 0.5), None);
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! napi-rs 3.16 sets up a borrow scope on every call with arguments (~150–300 ns), which
 //! is more than the whole clamp of a small string. One callback ([`call::dispatch`])
 //! serves every export and checks its arguments; each export copies what it reads, plans
-//! with the core, writes every number of its answer into the `Float64Array` its caller
-//! passes first, and returns at most one string. `lib/native.js` is the only JS that calls
+//! with the core, writes every number of its answer into the `ArrayBuffer` of doubles its
+//! caller passes first, and returns at most one string. `lib/native.js` is the only JS that calls
 //! these functions, and it copies each answer into plain values at once.
 //!
 //! There is no state across calls but scratch buffers: a second copy of the JS module, a

@@ -27,6 +27,7 @@ const filters = args.filter((a) => !a.startsWith('--'))
 // Cases
 
 const SEED_LIMITS = { maxBytes: 51200, maxLines: 2000 }
+const BYTES_ONLY = { maxBytes: 51200 }
 const TAIL_OPTIONS = { ...SEED_LIMITS, strategy: 'tail' }
 const HEAD_TAIL_OPTIONS = { ...SEED_LIMITS, strategy: 'headTail', headRatio: 0.3 }
 const RATIO_03 = { headRatio: 0.3 }
@@ -80,6 +81,15 @@ const CASES = [
     impls: {
       toolclamp: (t) => toolclamp.stringTruncateHeadTail(t, 16000, RATIO_03),
       best: (t) => js.bestTruncateHeadTail(t, 16000, RATIO_03),
+    },
+    targets: notSlower,
+  },
+  {
+    id: 'tail-bytes-only',
+    title: '`stringTruncateTail(text, { maxBytes: 51200 })` (bytes only)',
+    impls: {
+      toolclamp: (t) => toolclamp.stringTruncateTail(t, BYTES_ONLY),
+      best: (t) => js.bestTruncateTail(t, BYTES_ONLY),
     },
     targets: notSlower,
   },

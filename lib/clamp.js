@@ -108,8 +108,11 @@ const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice',
 
 function truncateText(text, options) {
   checkText(text)
-  const { strategy, headRatio, notice, spill, ...limitOptions } = readOptionsObject(options, TRUNCATE_TEXT_OPTIONS)
-  const limits = readLimits(limitOptions)
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill } = readOptionsObject(
+    options,
+    TRUNCATE_TEXT_OPTIONS,
+  )
+  const limits = readLimits({ maxChars, maxBytes, maxLines })
   const name = readStrategy(strategy)
   const ratio = readHeadRatio(headRatio)
   const spillTo = spills.readSpill(spill, 'text')
@@ -235,9 +238,17 @@ function withBlockText(block, text) {
  * mapped back onto the blocks. Returns the same array when nothing was cut.
  */
 function clampBlocks(blocks, limits) {
+  // Most results fit: proven from the lengths alone, before anything is collected.
+  let length = 0
+  for (let i = 0; i < blocks.length; i++) {
+    const text = blockText(blocks[i])
+    if (text !== undefined) length += text.length
+  }
+  if (fitsByLength(length, limits)) return blocks
+  // Planned on what this second read returns (a getter may answer differently each time).
   const texts = []
   const positions = []
-  let length = 0
+  length = 0
   for (let i = 0; i < blocks.length; i++) {
     const text = blockText(blocks[i])
     if (text !== undefined) {
@@ -246,7 +257,6 @@ function clampBlocks(blocks, limits) {
       length += text.length
     }
   }
-  // Most results fit: proven from the lengths alone.
   if (texts.length === 0 || fitsByLength(length, limits)) return blocks
   let headEnd
   let tailStart

@@ -152,10 +152,18 @@ impl Call {
 
     /// `Ok` for `napi_ok`; otherwise the pending exception, or an `Error` with the status and
     /// Node-API's own message for it.
+    #[inline(always)]
     pub fn check(&self, status: sys::napi_status) -> Result<(), Thrown> {
         if status == sys::Status::napi_ok {
-            return Ok(());
+            Ok(())
+        } else {
+            Err(self.failure(status))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn failure(&self, status: sys::napi_status) -> Thrown {
         let mut info: *const sys::napi_extended_error_info = ptr::null();
         // SAFETY: `env` is valid while the call runs. Read before any other Node-API call,
         // which would reset the last error.
@@ -169,9 +177,9 @@ impl Call {
         // SAFETY: `env` is valid while the call runs.
         unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
         if pending {
-            return Err(Thrown::Pending);
+            return Thrown::Pending;
         }
-        Err(Thrown::Error(format!("toolclamp binding: {}: Node-API failed: {message} (status {status})", self.name())))
+        Thrown::Error(format!("toolclamp binding: {}: Node-API failed: {message} (status {status})", self.name()))
     }
 
     /// Checks a status from reading argument `i`: `expected_status` means the argument has
@@ -218,19 +226,13 @@ impl Call {
         if x == f64::INFINITY {
             return Ok(UNLIMITED);
         }
-        if !(x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER) {
-            return Err(self.range_error(i, "a non-negative integer or Infinity", x));
-        }
-        Ok(x as u64)
+        whole(x).ok_or_else(|| self.range_error(i, "a non-negative integer or Infinity", x))
     }
 
     /// A position or length: a non-negative safe integer.
     pub fn index(&self, i: usize) -> Result<usize, Thrown> {
         let x = self.number(i)?;
-        if !(x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER) {
-            return Err(self.range_error(i, "a non-negative integer", x));
-        }
-        Ok(x as usize)
+        whole(x).map(|n| n as usize).ok_or_else(|| self.range_error(i, "a non-negative integer", x))
     }
 
     /// Three budgets from consecutive arguments: chars, bytes, lines.
@@ -249,9 +251,8 @@ impl Call {
         if !(0.0..=1.0).contains(&head_ratio) {
             return Err(self.range_error(ratio, "a number from 0 to 1", head_ratio));
         }
-        let code_is_whole = c >= 0.0 && c.fract() == 0.0;
-        match strategy_of(c as usize, head_ratio) {
-            Some(strategy) if code_is_whole => Ok(strategy),
+        match whole(c).and_then(|code| strategy_of(code as usize, head_ratio)) {
+            Some(strategy) => Ok(strategy),
             _ => Err(self.range_error(code, &format!("a strategy code from 0 to {}", STRATEGIES.len() - 1), c)),
         }
     }
@@ -293,3 +294,11 @@ impl Call {
 
 /// `Number.MAX_SAFE_INTEGER`: above it, doubles no longer count one by one.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// `x` as a count: a whole number from 0 to `MAX_SAFE_INTEGER` (`-0` is 0), else `None`.
+#[inline]
+fn whole(x: f64) -> Option<u64> {
+    // The cast saturates (NaN becomes 0), so the round trip holds only for whole numbers in range.
+    let n = x as u64;
+    (n as f64 == x && x <= MAX_SAFE_INTEGER).then_some(n)
+}

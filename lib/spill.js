@@ -57,21 +57,19 @@ function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
     throw new TypeError(`spill must be an object with a dir, got ${describe(spill)}`)
   }
   checkKeys(spill, allowed)
-  if (typeof spill.dir !== 'string' || spill.dir === '') {
-    throw new TypeError(`spill.dir must be a non-empty string, got ${describe(spill.dir)}`)
+  // Each read once: a getter must not pass the checks with one value and name the file with another.
+  const { dir, name, onSpill } = spill
+  if (typeof dir !== 'string' || dir === '') {
+    throw new TypeError(`spill.dir must be a non-empty string, got ${describe(dir)}`)
   }
-  if (spill.dir.includes('\0')) throw new TypeError('spill.dir must not contain a NUL character')
-  if (spill.name !== undefined && typeof spill.name !== 'string') {
-    throw new TypeError(`spill.name must be a string, got ${describe(spill.name)}`)
+  if (dir.includes('\0')) throw new TypeError('spill.dir must not contain a NUL character')
+  if (name !== undefined && typeof name !== 'string') {
+    throw new TypeError(`spill.name must be a string, got ${describe(name)}`)
   }
-  if (spill.onSpill !== undefined && typeof spill.onSpill !== 'function') {
-    throw new TypeError(`spill.onSpill must be a function, got ${describe(spill.onSpill)}`)
+  if (onSpill !== undefined && typeof onSpill !== 'function') {
+    throw new TypeError(`spill.onSpill must be a function, got ${describe(onSpill)}`)
   }
-  return {
-    dir: path.resolve(spill.dir),
-    name: spill.name === undefined ? fallbackName : spill.name,
-    onSpill: spill.onSpill,
-  }
+  return { dir: path.resolve(dir), name: name === undefined ? fallbackName : name, onSpill }
 }
 
 /** The path a spill of this call will have, if one is written. Touches no file. */

@@ -432,14 +432,15 @@ function wrapExecute(execute, limits) {
 }
 
 function wrapToolWithHardOutputTruncate(tool, limits) {
-  if (typeof tool !== 'object' || tool === null || typeof tool.execute !== 'function') {
+  const execute = typeof tool === 'object' && tool !== null ? tool.execute : undefined
+  if (typeof execute !== 'function') {
     throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}`)
   }
-  const toolName = typeof tool.name === 'string' && tool.name !== '' ? tool.name : 'tool-result'
+  const name = tool.name
+  const toolName = typeof name === 'string' && name !== '' ? name : 'tool-result'
   const payload = readPayloadLimits(typeof limits === 'function' ? limits(tool) : limits, PAYLOAD_DEFAULTS, toolName)
   const errors = errorLimitsWithin(payload)
   const updates = withoutSpill(payload)
-  const execute = tool.execute
   // Every other property, descriptor and the prototype stay as they are (a frozen tool too).
   const wrapped = withProperty(tool, 'execute', function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
     // Called on the copy, run on the original: methods using private fields need it.

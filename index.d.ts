@@ -71,9 +71,14 @@ export interface NoticeFacts {
  *   `{omittedChars}`, `{omittedBytes}`, `{omittedLines}`, `{totalChars}`, `{totalBytes}`,
  *   `{totalLines}` (counts with thousands separators), `{headEnd}`, `{tailStart}`,
  *   `{fromLine}`, `{toLine}` (plain offsets and line numbers); with `spill`, `{spillPath}`; `{{` and `}}` are literal braces; an unknown placeholder throws a `TypeError`;
- * - a function of the facts returning the notice.
+ * - a function of the facts returning the notice. It may be called several times per clamp (at
+ *   most 64), with the facts of cuts other than the one returned; the notice in the result is
+ *   always the one it returned for the result's own cut.
  *
  * When the limits leave no room for it, `[... truncated ...]`, then `[...]`, then nothing is used.
+ * The kept text is the longest whose own notice fits (for `head` and `tail`; for `headTail`,
+ * neither end can grow by one more character), for the default notice, every template, and any
+ * function whose notice never gets shorter as the counts it reads grow.
  */
 export type Notice = string | ((facts: NoticeFacts) => string)
 

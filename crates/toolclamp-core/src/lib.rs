@@ -12,7 +12,8 @@
 //!   text does not end with `\n`;
 //! * a cut never separates a surrogate pair or `\r\n`;
 //! * the result is `text[..head_end] + glue + text[tail_start..]` and fits every limit;
-//! * the kept parts are as long as the limits allow, given the notice.
+//! * the kept parts are as long as the limits allow with the notice each cut would carry
+//!   (exactly so for `Head` and `Tail`; the contract is in the [`mod@plan`] module docs).
 //!
 //! [`plan_tool_output`] lays out the head/tail view of a tool's output with line
 //! indicators, from one such plan.

@@ -87,7 +87,7 @@ impl Notice<'_> {
     }
 
     /// Whether the caller's notice may change length with the cut, so that the planner
-    /// searches for the longest cut that fits with its own notice (see the [`crate::plan`]
+    /// searches for the longest cut that fits with its own notice (see the [`mod@crate::plan`]
     /// module docs): a function may, a template does when it names a count of the dropped
     /// text, an offset or a line number. The default notice is left out: it is planned
     /// exactly without that search.
@@ -208,7 +208,11 @@ pub fn omitted_phrase(facts: &NoticeFacts) -> String {
 }
 
 fn push_omitted_phrase(out: &mut String, facts: &NoticeFacts) {
-    let parts = [(Dims::LINES, facts.omitted.lines, "line"), (Dims::CHARS, facts.omitted.chars, "char"), (Dims::BYTES, facts.omitted.bytes, "byte")];
+    let parts = [
+        (Dims::LINES, facts.omitted.lines, "line"),
+        (Dims::CHARS, facts.omitted.chars, "char"),
+        (Dims::BYTES, facts.omitted.bytes, "byte"),
+    ];
     let mut first = true;
     for (dim, n, unit) in parts {
         if facts.truncated_by.contains(dim) {

@@ -18,6 +18,52 @@
 //! Then an unterminated last line of `H` continues the first line of `T` (it costs no line
 //! of its own), and a lone high surrogate ending `H` pairs with a lone low one starting `T`
 //! (the pair is 4 bytes, not 6). `cut_head` and `cut_tail` price that seam when `run_on`.
+//!
+//! # How much is kept: the maximality contract
+//!
+//! A *candidate* is a pair of safe cuts. Its *own notice* is the notice rendered from the
+//! candidate's own [`NoticeFacts`] (what it drops, its offsets, its first and last dropped
+//! line), and the candidate *fits* when its result, with its own notice in the glue, is
+//! within every limit. Notices are tried in order: the caller's, then each of
+//! [`FALLBACK_NOTICES`], the last being none (nothing kept and no notice always fits). The
+//! notice in a plan is always the one of its rung rendered for the plan's own cut.
+//!
+//! * **`Head` and `Tail`: exact.** The plan uses the caller's notice if any candidate fits
+//!   with its own notice, else the first fallback any candidate fits with, and it keeps
+//!   the longest part among the candidates that fit with their own notice of that rung.
+//!   That is what a brute force over every cut finds (`reference_plan` in the core's
+//!   tests, `referenceClamp` in the JS tests), to the unit: no slack for notices that
+//!   change length with the cut. A part that would fit only with a shorter part's notice
+//!   does not count (a head of 10 that fits with `<9|100>` but not with its own
+//!   `<10|100>`), and a part that fits with its own notice counts even where the notices
+//!   of shorter parts are longer (`{fromLine}`: a head of 17 ending inside line 9 fits
+//!   with "9" where the head of 18 needs "10").
+//! * **`HeadTail`: one step.** The room is split by `head_ratio`; then neither side can
+//!   grow to its next safe cut and still fit: with the grown candidate's own notice when
+//!   the plan uses a template or function notice that depends on the cut
+//!   ([`Notice::depends_on_cut`]), and with the notice the plan uses otherwise (the
+//!   default notice, a fixed template, a fallback).
+//!
+//! This holds for the default notice, every template, and a notice function that behaves
+//! like one: when a count it reads (`omitted`, `head_end`, `tail_start`, `from_line`,
+//! `to_line`) grows, its output never gets shorter in chars, bytes or lines, and whether
+//! it is empty or ends with `\n` does not change. (Templates do: a number never loses
+//! digits as it grows, and `{omitted}`'s "1 line" is never compared with "0 lines": a
+//! candidate that fits omits at least one unit of every limit it exceeds.) A function
+//! that does not behave so still gets an honest notice and a result within every limit;
+//! how much is kept is then what the search finds within [`MAX_FUNCTION_CALLS`] calls.
+//!
+//! How: `Planner::settle` renders the notice from an estimate and re-cuts while its
+//! length changes. The default notice's estimate undercounts every omitted amount it
+//! names, so the cuts come from above and the first that fits is the longest: no further
+//! render. A notice that depends on the cut then gets a search past that cut. Head and
+//! Tail: every fact moves one way as the part grows, so the notice rendered from the
+//! per-count minimum of two cuts' facts is at most the notice of any cut between them;
+//! the longest part with room for it bounds every part that fits, and a walk down from
+//! there, a safe cut at a time, stops at the first that fits with its own notice (a few
+//! renders: the notice's length varies by a digit or two per count over that stretch).
+//! HeadTail: each side grows a safe cut at a time while the grown cut fits with its own
+//! notice.
 
 use crate::measure::{lines_of, measure_str, Measure, Span};
 use crate::notice::{
@@ -428,28 +474,23 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         }
     }
 
-    /// The head grown to the next safe cut, if it does not reach the tail.
+    /// The head grown to the next safe cut, if that still drops something (keeping the
+    /// whole text never fits: it exceeds a limit).
     fn head_step(&self, cut: &Cut) -> Option<Cut> {
-        if cut.head_end >= cut.tail_start {
-            return None;
-        }
         let mut e = cut.head_end + 1;
-        while !self.src.is_safe_cut(e) {
+        while e < cut.tail_start && !self.src.is_safe_cut(e) {
             e += 1;
         }
-        Some(Cut { head_end: e, head: cut.head + self.src.span(cut.head_end, e), ..*cut })
+        (e < cut.tail_start).then(|| Cut { head_end: e, head: cut.head + self.src.span(cut.head_end, e), ..*cut })
     }
 
-    /// The tail grown to the previous safe cut, if it does not reach the head.
+    /// The tail grown to the previous safe cut, if that still drops something.
     fn tail_step(&self, cut: &Cut) -> Option<Cut> {
-        if cut.tail_start <= cut.head_end {
-            return None;
-        }
-        let mut s = cut.tail_start - 1;
-        while !self.src.is_safe_cut(s) {
+        let mut s = cut.tail_start.checked_sub(1)?;
+        while s > cut.head_end && !self.src.is_safe_cut(s) {
             s -= 1;
         }
-        Some(Cut { tail_start: s, tail: cut.tail + self.src.span(s, cut.tail_start), ..*cut })
+        (s > cut.head_end).then(|| Cut { tail_start: s, tail: cut.tail + self.src.span(s, cut.tail_start), ..*cut })
     }
 
     /// Head or Tail: the longest part with room for `notice`, counted exactly (from

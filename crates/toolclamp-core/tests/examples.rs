@@ -551,3 +551,48 @@ fn a_template_shortest_when_nothing_is_kept_is_used_rather_than_a_fallback() {
         .expect("the text exceeds the limits");
     assert_eq!(result(&text, &p), "<0|100>");
 }
+
+#[test]
+fn a_head_naming_its_offset_keeps_the_longest_cut_whose_own_notice_fits() {
+    // Rendered from the estimate ({headEnd} = 100) the notice is 9 chars and the head 8;
+    // "<8|100>" frees 2, but a head of 10 needs "<10|100>" and does not fit. The head of 9
+    // in between fits with its own "<9|100>": 9 + 1 + 7 = 17 <= 18.
+    let text = "x".repeat(100);
+    let kind = NoticeKind::Template("<{headEnd}|{tailStart}>");
+    for exact in [false, true] {
+        let p = check(&utf16(&text), &chars(18), HEAD, &kind, exact, Maximality::Exact).unwrap();
+        assert_eq!((p.head_end, p.glue.as_str()), (9, "\n<9|100>"));
+    }
+}
+
+#[test]
+fn a_head_naming_its_first_dropped_line_keeps_the_longest_cut_whose_own_notice_fits() {
+    // truncateText('a\n'.repeat(10), { maxChars: 19, notice: '{fromLine}' }): a head of 16
+    // ("9", 17 chars) leaves room for 18, whose notice "10" does not fit; 17 (an open
+    // line: 17 + "\n" + "9" = 19) does.
+    let text = utf16(&"a\n".repeat(10));
+    let kind = NoticeKind::Template("{fromLine}");
+    let p = check(&text, &chars(19), HEAD, &kind, false, Maximality::Exact).unwrap();
+    assert_eq!((p.head_end, p.glue.as_str(), p.output.chars), (17, "\n9", 19));
+    // Through the core API as the binding calls it.
+    let mut notice = Notice::Template("{fromLine}");
+    let p = plan(&Units::new(&text[..]), &chars(19), HEAD, &mut notice, false).unwrap().unwrap();
+    assert_eq!(p.head_end, 17);
+}
+
+#[test]
+fn a_notice_function_is_called_a_bounded_number_of_times() {
+    // Any length at all, any cut: the search past the first fitting cut stops.
+    let text = utf16(&"ab\ncd😀\r\n".repeat(500));
+    for strategy in ALL {
+        for c in [0, 10, 100, 1000, 3000] {
+            let mut calls = 0;
+            let mut f = |facts: &NoticeFacts| {
+                calls += 1;
+                "#".repeat((facts.head_end * 7 + facts.tail_start * 3) % 97)
+            };
+            plan(&Units::new(&text[..]), &chars(c), strategy, &mut Notice::Custom(&mut f), false).unwrap();
+            assert!(calls <= toolclamp_core::plan::MAX_FUNCTION_CALLS, "{calls} calls: {strategy:?} {c}");
+        }
+    }
+}

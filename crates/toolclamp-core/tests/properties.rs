@@ -7,7 +7,11 @@ mod reference;
 use common::*;
 use proptest::prelude::*;
 use reference::*;
-use toolclamp_core::{chars_windows, measure, plan, Limits, Measure, Notice, Plan, Source, Span, Units, Windows, UNLIMITED};
+use toolclamp_core::notice::render_template;
+use toolclamp_core::plan::MAX_FUNCTION_CALLS;
+use toolclamp_core::{
+    chars_windows, measure, plan, Limits, Measure, Notice, NoticeFacts, Plan, Source, Span, Units, Windows, UNLIMITED,
+};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
 
@@ -118,17 +122,15 @@ const TEMPLATES: &[&str] = &[
 proptest! {
     #![proptest_config(proptest_config(REGRESSIONS, 3000))]
 
-    /// Templates keep the hard clamp and, given the notice they settled on, maximality.
-    /// Except a notice naming the cut offsets: it grows as the head grows, so "the same
-    /// notice and one more unit" would be a notice that lies about where the cut is.
+    /// Templates keep every invariant, and the maximality contract of the `plan` module
+    /// docs: Head and Tail keep exactly what the brute-force reference keeps (the longest
+    /// part that fits with its own notice), HeadTail cannot grow by one safe step with the
+    /// notice the grown cut would carry. Offset-naming templates included.
     #[test]
     fn template_notices_keep_every_invariant(
         (t, limits, strategy, exact) in case(30), which in 0..TEMPLATES.len(),
     ) {
-        let template = TEMPLATES[which];
-        let names_offsets = template.contains("{headEnd}") || template.contains("{tailStart}");
-        let maximality = if names_offsets { Maximality::Skip } else { Maximality::OneStep };
-        check(&t, &limits, strategy, &NoticeKind::Template(template), exact, maximality);
+        check(&t, &limits, strategy, &NoticeKind::Template(TEMPLATES[which]), exact, Maximality::Exact);
     }
 
     /// A closure whose notice length swings with every cut can never push the result past a
@@ -136,6 +138,62 @@ proptest! {
     #[test]
     fn erratic_custom_notices_never_exceed_limits((t, limits, strategy, exact) in case(30)) {
         check(&t, &limits, strategy, &NoticeKind::Erratic, exact, Maximality::Skip);
+    }
+}
+
+/// Templates whose length follows the cut: line numbers and offsets grow as the head
+/// grows, the omitted counts shrink, and several mix both.
+const CUT_TEMPLATES: &[&str] = &[
+    "{fromLine}",
+    "{toLine}",
+    "<{headEnd}|{tailStart}>",
+    "{omitted}",
+    "lines {fromLine}-{toLine}\n",
+    "{headEnd} {omittedChars}",
+    "[{omitted}: lines {fromLine}..{toLine}, at {headEnd}..{tailStart}]",
+    "{tailStart}/{toLine}/{omittedBytes}/{omittedLines}",
+];
+
+/// Texts of many short lines, so line numbers and offsets cross 9 -> 10 and 99 -> 100.
+fn lined_text() -> impl Strategy<Value = Vec<u16>> {
+    let line = prop_oneof![
+        6 => prop::collection::vec(b'a' as u16..=b'c' as u16, 0..3).prop_map(|mut l| { l.push(NL); l }),
+        1 => Just(utf16("é\r\n")),
+        1 => Just(utf16("😀")),
+        1 => Just(vec![b'x' as u16; 12]),
+    ];
+    prop::collection::vec(line, 0..70).prop_map(|l| l.concat())
+}
+
+fn lined_case() -> impl Strategy<Value = (Vec<u16>, Limits, Cut, bool)> {
+    prop_oneof![1 => text(40), 2 => lined_text()].prop_flat_map(|t| {
+        let m = naive_measure(&t);
+        (Just(t), limits_for(m), strategy(), any::<bool>())
+    })
+}
+
+proptest! {
+    #![proptest_config(proptest_config(REGRESSIONS, 4000))]
+
+    /// The longest head (Head) or tail (Tail) whose own notice fits, against the brute
+    /// force over every cut; HeadTail: neither side can grow by one safe step with the
+    /// notice the grown cut would carry.
+    ///
+    /// A function that renders the same template plans the same, within its call budget.
+    #[test]
+    fn notices_that_follow_the_cut_get_the_longest_part_that_fits_with_them(
+        (t, limits, strategy, exact) in lined_case(), which in 0..CUT_TEMPLATES.len(),
+    ) {
+        let template = CUT_TEMPLATES[which];
+        let p = check(&t, &limits, strategy, &NoticeKind::Template(template), exact, Maximality::Exact);
+        let mut calls = 0;
+        let mut f = |facts: &NoticeFacts| {
+            calls += 1;
+            render_template(template, facts).unwrap()
+        };
+        let q = plan(&Units::new(&t), &limits, strategy, &mut Notice::Custom(&mut f), exact).unwrap();
+        prop_assert_eq!(p, q);
+        prop_assert!(calls <= MAX_FUNCTION_CALLS, "{} calls", calls);
     }
 }
 

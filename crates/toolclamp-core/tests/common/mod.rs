@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use crate::reference::*;
-use toolclamp_core::{plan, Dims, Limits, Notice, Plan, Strategy, Units, UNLIMITED};
+use toolclamp_core::notice::{default_notice, render_template};
+use toolclamp_core::{plan, Dims, Limits, Notice, Plan, Position, Strategy, Units, UNLIMITED};
 
 pub const FALLBACKS: [&str; 3] = ["[... truncated ...]", "[...]", ""];
 
@@ -38,6 +39,64 @@ pub fn erratic_notice(omitted_chars: u64) -> String {
     }
 }
 
+pub fn position_of(strategy: Strategy) -> Position {
+    match strategy {
+        Strategy::Head => Position::End,
+        Strategy::Tail => Position::Start,
+        Strategy::HeadTail { .. } => Position::Middle,
+    }
+}
+
+/// The caller's notice for the cut `units[..head_end]`, `units[tail_start..]`, rendered
+/// from the facts of that very cut as the reference counts them.
+pub fn honest_notice(
+    units: &[u16],
+    limits: &Limits,
+    strategy: Strategy,
+    kind: &NoticeKind,
+    head_end: usize,
+    tail_start: usize,
+) -> String {
+    let facts = naive_facts(units, limits, position_of(strategy), head_end, tail_start);
+    match kind {
+        NoticeKind::Default => default_notice(&facts),
+        NoticeKind::Template(t) => render_template(t, &facts).unwrap(),
+        NoticeKind::Erratic => erratic_notice(facts.omitted.chars),
+    }
+}
+
+/// The brute-force plan for Head and Tail, as `(head_end, tail_start, notice)`: the longest
+/// kept part whose result fits with the caller's notice rendered for that very cut; when
+/// no cut fits with it, the longest with the first fallback that some cut fits with.
+pub fn reference_plan(units: &[u16], limits: &Limits, strategy: Strategy, kind: &NoticeKind) -> (usize, usize, String) {
+    let n = units.len();
+    let cut_at = |k: usize| match strategy {
+        Strategy::Head => (k, n),
+        Strategy::Tail => (0, n - k),
+        Strategy::HeadTail { .. } => panic!("HeadTail has no single longest part"),
+    };
+    // Kept parts from the shortest up, while the part alone fits (the result holds it).
+    let candidates: Vec<(usize, usize)> = (0..=n)
+        .map(cut_at)
+        .filter(|&(e, s)| is_safe_cut(units, e) && is_safe_cut(units, s))
+        .take_while(|&(e, s)| fits(naive_measure(&assemble(units, e, "", s)), limits))
+        .collect();
+    for rung in 0..=FALLBACKS.len() {
+        let notice_for = |e: usize, s: usize| match rung {
+            0 => honest_notice(units, limits, strategy, kind, e, s),
+            _ => FALLBACKS[rung - 1].to_string(),
+        };
+        let longest = candidates.iter().rev().find_map(|&(e, s)| {
+            let notice = notice_for(e, s);
+            fits(naive_measure(&assemble(units, e, &notice, s)), limits).then_some((e, s, notice))
+        });
+        if let Some(found) = longest {
+            return found;
+        }
+    }
+    unreachable!("nothing kept and no notice fits every limit")
+}
+
 pub fn run_plan(units: &[u16], limits: &Limits, strategy: Strategy, kind: &NoticeKind, exact: bool) -> Option<Plan> {
     match kind {
         NoticeKind::Default => plan(&Units::new(units), limits, strategy, &mut Notice::Default, exact).unwrap(),
@@ -49,8 +108,11 @@ pub fn run_plan(units: &[u16], limits: &Limits, strategy: Strategy, kind: &Notic
     }
 }
 
-/// How far the kept text must reach. `Exact` is the brute-force differential check (small
-/// texts only); `OneStep` checks that neither kept side can grow by one safe step.
+/// How far the kept text must reach (the contract in the `plan` module docs). `Exact` is
+/// the brute-force differential check for Head and Tail ([`reference_plan`], small texts
+/// only) and the one-step rule for HeadTail; `OneStep` checks the one-step rule for every
+/// strategy: neither kept side can grow by one safe step and still fit, with the notice
+/// the grown cut would carry (see [`check`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Maximality {
     Exact,
@@ -137,35 +199,60 @@ pub fn check(
             NoticeKind::Template(_) | NoticeKind::Erratic => {}
         }
     }
+    let honest = |e: usize, s: usize| honest_notice(units, limits, strategy, kind, e, s);
+    let glue_of = |notice: &str| glue(head, notice, tail);
+    let callers = glue_of(&honest(p.head_end, p.tail_start)) == utf16(&p.glue);
+    assert!(
+        callers || FALLBACKS.iter().any(|f| glue_of(f) == utf16(&p.glue)),
+        "the glue is neither the caller's notice for this cut nor a fallback: {p:?}"
+    );
 
     match maximality {
         Maximality::Skip => {}
-        Maximality::Exact if strategy == Strategy::Head => {
-            assert_eq!(p.head_end, longest_head(units, &notice, limits), "head not maximal: {p:?}");
+        Maximality::Exact if matches!(strategy, Strategy::Head | Strategy::Tail) => {
+            let (e, s, notice) = reference_plan(units, limits, strategy, kind);
+            let expected = String::from_utf16(&glue(&units[..e], &notice, &units[s..])).unwrap();
+            assert_eq!(
+                (p.head_end, p.tail_start, p.glue.as_str()),
+                (e, s, expected.as_str()),
+                "not the longest part that fits with its own notice (the reference's is {notice:?}): {p:?}"
+            );
         }
-        Maximality::Exact if strategy == Strategy::Tail => {
-            assert_eq!(p.tail_start, longest_tail(units, &notice, limits), "tail not maximal: {p:?}");
+        Maximality::Exact | Maximality::OneStep => {
+            // A grown cut carries the caller's notice rendered for it when the plan uses
+            // the caller's notice; the default notice and the fallbacks are held fixed.
+            let follows_the_cut = callers && !matches!(kind, NoticeKind::Default);
+            let grown_notice = |e: usize, s: usize| if follows_the_cut { honest(e, s) } else { notice.clone() };
+            check_one_step(units, &p, strategy, limits, &grown_notice);
         }
-        Maximality::Exact | Maximality::OneStep => check_one_step(units, &p, strategy, &notice, limits),
     }
     Some(p)
 }
 
-/// Neither kept side can grow to the next safe cut without breaking a limit.
-pub fn check_one_step(units: &[u16], p: &Plan, strategy: Strategy, notice: &str, limits: &Limits) {
+/// Neither kept side can grow to the next safe cut without breaking a limit, with
+/// `notice_for(head_end, tail_start)` as the grown cut's notice.
+pub fn check_one_step(
+    units: &[u16],
+    p: &Plan,
+    strategy: Strategy,
+    limits: &Limits,
+    notice_for: &dyn Fn(usize, usize) -> String,
+) {
     // Tail keeps no head and Head no tail; HeadTail may grow either side up to the other.
     if strategy != Strategy::Tail && p.head_end < p.tail_start {
         let e = next_safe(units, p.head_end);
         if e <= p.tail_start {
-            let grown = naive_measure(&assemble(units, e, notice, p.tail_start));
-            assert!(!fits(grown, limits), "head could grow to {e} ({grown:?} fits {limits:?}): {p:?}");
+            let notice = notice_for(e, p.tail_start);
+            let grown = naive_measure(&assemble(units, e, &notice, p.tail_start));
+            assert!(!fits(grown, limits), "head could grow to {e} with {notice:?} ({grown:?} fits {limits:?}): {p:?}");
         }
     }
     if strategy != Strategy::Head && p.head_end < p.tail_start {
         let s = prev_safe(units, p.tail_start);
         if s >= p.head_end {
-            let grown = naive_measure(&assemble(units, p.head_end, notice, s));
-            assert!(!fits(grown, limits), "tail could grow to {s} ({grown:?} fits {limits:?}): {p:?}");
+            let notice = notice_for(p.head_end, s);
+            let grown = naive_measure(&assemble(units, p.head_end, &notice, s));
+            assert!(!fits(grown, limits), "tail could grow to {s} with {notice:?} ({grown:?} fits {limits:?}): {p:?}");
         }
     }
 }

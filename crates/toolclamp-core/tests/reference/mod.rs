@@ -2,7 +2,7 @@
 //! here is quadratic or worse on purpose: it trades speed for being easy to check by eye.
 #![allow(dead_code)]
 
-use toolclamp_core::{Limits, Measure, Plan};
+use toolclamp_core::{Dims, Limits, Measure, NoticeFacts, Plan, Position};
 
 pub const NL: u16 = b'\n' as u16;
 pub const CR: u16 = b'\r' as u16;
@@ -157,6 +157,42 @@ pub fn naive_omitted(text: &[u16], head_end: usize, tail_start: usize) -> Measur
         chars: (tail_start - head_end) as u64,
         bytes: naive_bytes(&text[head_end..tail_start]),
         lines: naive_lines(text) - shown.len() as u64,
+    }
+}
+
+/// The facts a notice is told about the cut `text[..head_end]`, `text[tail_start..]`,
+/// counted the slow way. `from_line` and `to_line` are the lines (1-based) holding the
+/// first and the last dropped unit.
+pub fn naive_facts(
+    text: &[u16],
+    limits: &Limits,
+    position: Position,
+    head_end: usize,
+    tail_start: usize,
+) -> NoticeFacts {
+    let total = naive_measure(text);
+    let mut truncated_by = Dims::default();
+    for (exceeded, dim) in [
+        (total.chars > limits.max_chars, Dims::CHARS),
+        (total.bytes > limits.max_bytes, Dims::BYTES),
+        (total.lines > limits.max_lines, Dims::LINES),
+    ] {
+        if exceeded {
+            truncated_by.insert(dim);
+        }
+    }
+    let line_of = |i: usize| 1 + text[..i].iter().filter(|&&c| c == NL).count() as u64;
+    let from_line = line_of(head_end);
+    let to_line = if tail_start > head_end { line_of(tail_start - 1) } else { from_line };
+    NoticeFacts {
+        position,
+        truncated_by,
+        omitted: naive_omitted(text, head_end, tail_start),
+        total,
+        head_end,
+        tail_start,
+        from_line,
+        to_line,
     }
 }
 

@@ -13,12 +13,16 @@
 const binding = require('../binding.js')
 const { describe } = require('./format.js')
 
-const { LAYOUT } = binding
-const SLOTS = LAYOUT.slots
+// Copies of the layout: objects made by Node-API are slow to read (dictionary mode),
+// plain copies read as fast as constants.
+const LAYOUT = { ...binding.LAYOUT }
+const SLOTS = { ...LAYOUT.slots }
 const VERDICT = SLOTS.verdict
-const VERDICTS = LAYOUT.verdicts
+const VERDICTS = { ...LAYOUT.verdicts }
+const DIMS = [...LAYOUT.dims]
+const POSITIONS = [...LAYOUT.positions]
 /** Strategy names; a name's index is its code. */
-const STRATEGIES = LAYOUT.strategies
+const STRATEGIES = Object.freeze([...LAYOUT.strategies])
 const STRATEGY_CODES = new Map(STRATEGIES.map((name, code) => [name, code]))
 
 // The binding writes into the ArrayBuffer (cheaper to reach from Node-API than the typed
@@ -75,7 +79,7 @@ function codeOf(strategy) {
 /** The names of the dimensions in a `truncatedBy` mask. */
 function dimNames(mask) {
   const names = []
-  for (let bit = 0; bit < LAYOUT.dims.length; bit++) if (mask & (1 << bit)) names.push(LAYOUT.dims[bit])
+  for (let bit = 0; bit < DIMS.length; bit++) if (mask & (1 << bit)) names.push(DIMS[bit])
   return names
 }
 
@@ -102,7 +106,7 @@ function bindingNotice(notice) {
   if (typeof notice !== 'function') return notice
   return (where, mask, omittedChars, omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart, fromLine, toLine) => {
     const text = notice({
-      where: LAYOUT.positions[where],
+      where: POSITIONS[where],
       truncatedBy: dimNames(mask),
       omittedChars,
       omittedBytes,

@@ -1,7 +1,7 @@
 'use strict'
 
 // The only module that touches the native binding. Every call passes this module's own
-// result array, and every answer is copied out of it into a plain object before this
+// result buffer, and every answer is copied out of it into a plain object before this
 // module returns, so nothing a caller's code does afterwards (a notice function, an
 // onSpill callback, a getter, a second copy of this package) can change a result. The
 // binding says what it answered in the verdict slot, which is cleared before each call:

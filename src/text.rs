@@ -22,8 +22,10 @@ use napi::sys;
 use crate::call::{Answer, Call, Thrown};
 use crate::layout::MAX_STRING_LENGTH;
 
-/// Scratch capacity kept between calls.
-const RETAINED_BYTES: usize = 1 << 20;
+/// Scratch capacity kept between calls: enough for a 16 MiB text, so repeated clamps of
+/// large outputs do not allocate and fault in a fresh copy each time (that costs more than
+/// the copy itself); a larger buffer is freed, so one huge input leaves no copy behind.
+const RETAINED_BYTES: usize = 32 << 20;
 
 thread_local! {
     pub static LATIN1: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };

@@ -272,7 +272,7 @@ pub fn limits(chars: Option<u64>, bytes: Option<u64>, lines: Option<u64>) -> Lim
 
 use proptest::prelude::{prop, prop_oneof, Just, ProptestConfig};
 use proptest::strategy::Strategy as _;
-use proptest::test_runner::FileFailurePersistence;
+use proptest::test_runner::{FileFailurePersistence, RngSeed};
 
 /// `cases` per property (times `$SOAK`, for long runs); failures are saved in
 /// `regressions` for replay.
@@ -281,7 +281,19 @@ pub fn proptest_config(regressions: &'static str, cases: u32) -> ProptestConfig 
     ProptestConfig {
         cases: cases * soak,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions))),
+        rng_seed: rng_seed(),
         ..ProptestConfig::default()
+    }
+}
+
+/// The seed of every property run: `PROPTEST_RNG_SEED`, else a fixed one, so a run is
+/// repeatable and CI cannot fail by chance; `PROPTEST_RNG_SEED=random` draws one (proptest
+/// saves any failure in the regressions file).
+fn rng_seed() -> RngSeed {
+    match std::env::var("PROPTEST_RNG_SEED").as_deref() {
+        Ok("random") => RngSeed::Random,
+        Ok(seed) => RngSeed::Fixed(seed.parse().expect("PROPTEST_RNG_SEED must be a number or \"random\"")),
+        Err(_) => RngSeed::Fixed(20261123),
     }
 }
 

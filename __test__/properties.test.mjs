@@ -319,6 +319,21 @@ describe('properties', () => {
     )
   })
 
+  /**
+   * Asserts no one-step-longer head or tail would fit, each with the notice `noticeAt` gives
+   * for its cut (`(headEnd, tailStart) => notice`).
+   */
+  function assertNoRoomLeft(c, r, noticeAt) {
+    const fitsWith = (headEnd, tailStart) =>
+      fits(layout('headTail', c.text, headEnd, tailStart, noticeAt(headEnd, tailStart)), c.limits)
+    let longerHead = r.headEnd + 1
+    while (!isSafeCut(c.text, longerHead)) longerHead++
+    if (longerHead <= r.tailStart) assert.ok(!fitsWith(longerHead, r.tailStart), `head could end at ${longerHead}`)
+    let longerTail = r.tailStart - 1
+    while (!isSafeCut(c.text, longerTail)) longerTail--
+    if (longerTail >= r.headEnd) assert.ok(!fitsWith(r.headEnd, longerTail), `tail could start at ${longerTail}`)
+  }
+
   // Neither kept part can grow by one safe step and still fit: with the notice the grown cut would
   // carry when the caller's notice (template or function) is used, else with the notice used.
   test('headTail: neither kept part can grow by one safe step with the notice it would carry', () => {
@@ -331,14 +346,7 @@ describe('properties', () => {
         const follows = c.notice !== undefined && notice === rendered
         const noticeAt = (headEnd, tailStart) =>
           follows ? renderNotice(c.notice, noticeFacts(c.text, c.limits, 'headTail', headEnd, tailStart)) : notice
-        const fitsWith = (headEnd, tailStart) =>
-          fits(layout('headTail', c.text, headEnd, tailStart, noticeAt(headEnd, tailStart)), c.limits)
-        let longerHead = r.headEnd + 1
-        while (!isSafeCut(c.text, longerHead)) longerHead++
-        if (longerHead <= r.tailStart) assert.ok(!fitsWith(longerHead, r.tailStart), `head could end at ${longerHead}`)
-        let longerTail = r.tailStart - 1
-        while (!isSafeCut(c.text, longerTail)) longerTail--
-        if (longerTail >= r.headEnd) assert.ok(!fitsWith(r.headEnd, longerTail), `tail could start at ${longerTail}`)
+        assertNoRoomLeft(c, r, noticeAt)
       }),
     )
   })
@@ -352,17 +360,6 @@ describe('properties', () => {
     assert.equal(offsets.text, `${'x'.repeat(9)}\n<9|100>`)
   })
 
-  /** Asserts no one-step-longer head or tail would fit with the same notice. */
-  function assertNoRoomLeft(c, r, notice) {
-    const fitsWith = (headEnd, tailStart) => fits(layout('headTail', c.text, headEnd, tailStart, notice), c.limits)
-    let longerHead = r.headEnd + 1
-    while (!isSafeCut(c.text, longerHead)) longerHead++
-    if (longerHead <= r.tailStart) assert.ok(!fitsWith(longerHead, r.tailStart), `head could end at ${longerHead}`)
-    let longerTail = r.tailStart - 1
-    while (!isSafeCut(c.text, longerTail)) longerTail--
-    if (longerTail >= r.headEnd) assert.ok(!fitsWith(r.headEnd, longerTail), `tail could start at ${longerTail}`)
-  }
-
   // Only notices that cannot grow as more text is kept: with those, a longer part that fits
   // with the same notice would also fit with its own, so the library left room unused.
   test('headTail: neither kept part can grow by one more safe step with the notice used', () => {
@@ -373,7 +370,7 @@ describe('properties', () => {
         const { notice } = noticeUsed(c, r)
         assert.notEqual(notice, undefined, 'the glue is a known notice')
         // The no-notice case has its own test below.
-        if (notice !== '') assertNoRoomLeft(c, r, notice)
+        if (notice !== '') assertNoRoomLeft(c, r, () => notice)
       }),
     )
   })
@@ -385,7 +382,7 @@ describe('properties', () => {
         const r = clamp(c)
         if (!r.truncated) return
         assert.equal(r.text, keptHead(c, r) + keptTail(c, r))
-        assertNoRoomLeft(c, r, '')
+        assertNoRoomLeft(c, r, () => '')
       }),
     )
   })

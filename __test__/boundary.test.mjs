@@ -148,6 +148,34 @@ describe('re-entrant callbacks and getters', () => {
     assert.ok(tc.stringTruncateHeadTail('x'.repeat(100), 20, { get notice() { tc.measureText('e'); return '<>' } }).length <= 20)
   })
 
+  test('a Proxy for options whose traps call toolclamp changes nothing', () => {
+    const options = new Proxy(
+      { maxBytes: 10, strategy: 'tail' },
+      {
+        get(target, key) {
+          tc.truncateText('p'.repeat(400), { maxChars: 1000 })
+          return target[key]
+        },
+        ownKeys(target) {
+          tc.measureText('o'.repeat(40))
+          return Reflect.ownKeys(target)
+        },
+      },
+    )
+    const r = tc.truncateText('x'.repeat(100), options)
+    assert.equal(r.truncated, true)
+    assert.equal(r.strategy, 'tail')
+    assert.ok(Buffer.byteLength(r.text) <= 10)
+    const blocks = new Proxy([{ type: 'text', text: 'y'.repeat(500) }], {
+      get(target, key) {
+        tc.hardTruncateToolPayload([{ type: 'text', text: 'z'.repeat(70000) }])
+        return target[key]
+      },
+    })
+    const out = tc.hardTruncateToolPayload(blocks, { maxChars: 50 })
+    assert.ok(out[0].text.length <= 50)
+  })
+
   test('getters read once: a value that changes on the second read is not used', () => {
     let reads = 0
     const options = {

@@ -44,6 +44,7 @@ describe('LAYOUT', () => {
   })
 
   test('the binding exports exactly the functions lib/native.js calls', () => {
+    assert.equal(binding.SLOT_COUNT, LAYOUT.slotCount)
     const functions = Object.keys(binding).filter((k) => typeof binding[k] === 'function')
     assert.deepEqual(functions.sort(), Object.keys(EXPORTS).sort())
   })

@@ -28,7 +28,12 @@ use napi::sys;
 use napi_derive::napi;
 
 use crate::call::dispatch;
-use crate::layout::{DIMS, MAX_STRING_LENGTH, POSITIONS, SLOT_COUNT, SLOT_NAMES, STRATEGIES, VERDICTS};
+use crate::layout::{DIMS, MAX_STRING_LENGTH, POSITIONS, SLOT_NAMES, STRATEGIES, VERDICTS};
+
+/// How many doubles the result buffer holds (also `LAYOUT.slotCount`). It is a `#[napi]`
+/// item because `napi build` writes the JS loader (`binding.js`) only for a crate with one.
+#[napi]
+pub const SLOT_COUNT: u32 = layout::SLOT_COUNT as u32;
 
 #[napi(module_exports)]
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
@@ -130,7 +135,7 @@ impl Js {
         let dims: Vec<&str> = DIMS.iter().map(|(name, _)| *name).collect();
         self.object(&[
             ("slots", self.object(&slots)?),
-            ("slotCount", self.number(SLOT_COUNT as f64)?),
+            ("slotCount", self.number(layout::SLOT_COUNT as f64)?),
             ("verdicts", self.object(&verdicts)?),
             ("strategies", self.strings(STRATEGIES)?),
             ("positions", self.strings(&positions)?),

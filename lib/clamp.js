@@ -117,9 +117,17 @@ function truncateText(text, options) {
   const ratio = readHeadRatio(headRatio)
   const spillTo = spills.readSpill(spill, 'text')
   if (spillTo === undefined) return truncateWith(text, limits, name, ratio, readNotice(notice))
-  // With a spill file the notice may name it ({spillPath}); clampAndSpill checks it.
-  return spills.clampAndSpill(spillTo, '', notice, SPILL_NOTICE, undefined, text, (planned) =>
-    truncateWith(text, limits, name, ratio, planned),
+  return truncateSpilling(text, limits, name, ratio, notice, spillTo)
+}
+
+/**
+ * `truncateWith` that saves the full text to a spill file in `spill.dir` when it cuts. The
+ * notice is the caller's as given: it may name the file (`{spillPath}`), and
+ * clampAndSpill checks it.
+ */
+function truncateSpilling(text, limits, strategy, headRatio, notice, spill) {
+  return spills.clampAndSpill(spill, '', notice, SPILL_NOTICE, undefined, text, (planned) =>
+    truncateWith(text, limits, strategy, headRatio, planned),
   )
 }
 
@@ -185,13 +193,8 @@ function errorLimitsWithin(payload) {
 
 function clampWith(text, limits) {
   if (limits.spill === undefined) return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice)
-  // Saves the full text to a spill file when it cuts.
   if (fitsByLength(text.length, limits)) return text
-  const { strategy, headRatio } = limits
-  const info = spills.clampAndSpill(limits.spill, '', limits.notice, SPILL_NOTICE, undefined, text, (notice) =>
-    truncateWith(text, limits, strategy, headRatio, notice),
-  )
-  return info.text
+  return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill).text
 }
 
 /**
@@ -269,10 +272,7 @@ function clampBlocks(blocks, limits) {
       if (!plan.cut) return blocks
       ;({ headEnd, tailStart, glue } = plan)
     } else {
-      const { strategy, headRatio } = limits
-      const info = spills.clampAndSpill(limits.spill, '', limits.notice, SPILL_NOTICE, undefined, joined, (notice) =>
-        truncateWith(joined, limits, strategy, headRatio, notice),
-      )
+      const info = truncateSpilling(joined, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill)
       if (!info.truncated) return blocks
       ;({ headEnd, tailStart } = info)
       glue = info.text.slice(headEnd, info.text.length - (joined.length - tailStart))

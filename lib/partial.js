@@ -64,7 +64,8 @@ function readPartial(text, options) {
   const maxLines = readCount('maxLines', given.maxLines, DEFAULT_MAX_LINES, 1)
   const offset = readPosition('offset', given.offset, 1, 1)
   const column = readPosition('column', given.column, 0, 0)
-  const onOverflow = given.onOverflow === undefined ? 'partial' : given.onOverflow
+  const { onOverflow: overflow } = given
+  const onOverflow = overflow === undefined ? 'partial' : overflow
   if (onOverflow !== 'partial' && onOverflow !== 'error') {
     throw new TypeError(`onOverflow must be "partial" or "error", got ${describe(onOverflow)}`)
   }

@@ -146,6 +146,15 @@ impl Call {
         Thrown::Type(format!("toolclamp binding: {}: {} must be {expected}", self.name(), self.param(i)))
     }
 
+    /// A reader's bare `Thrown::Type` (the value had the wrong type) as the `TypeError` that
+    /// names argument `i`; any other failure as it is.
+    pub fn naming(&self, thrown: Thrown, i: usize, expected: &str) -> Thrown {
+        match thrown {
+            Thrown::Type(_) => self.type_error(i, expected),
+            other => other,
+        }
+    }
+
     pub fn range_error(&self, i: usize, expected: &str, got: impl std::fmt::Display) -> Thrown {
         Thrown::Range(format!("toolclamp binding: {}: {} must be {expected}, got {got}", self.name(), self.param(i)))
     }

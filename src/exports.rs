@@ -57,17 +57,10 @@ pub static EXPORTS: &[Export] = &[
 
 /// `checkTemplate(template)`: throws the `TypeError` a plan with this template would.
 fn check_template(call: &Call) -> Answer {
-    let template = call.notice_text(call.arg(0)).map_err(|e| string_expected(call, e, 0))?;
+    let template = call.notice_text(call.arg(0)).map_err(|e| call.naming(e, 0, "a string"))?;
     toolclamp_core::notice::check_template(&template.text)
         .map_err(|e| Thrown::Type(format!("notice template: {e}")))?;
     call.undefined()
-}
-
-fn string_expected(call: &Call, e: Thrown, i: usize) -> Thrown {
-    match e {
-        Thrown::Type(_) => call.type_error(i, "a string"),
-        other => other,
-    }
 }
 
 /// A notice argument: `undefined` (the default), a template string, or a function JS
@@ -312,10 +305,7 @@ fn read_list<'b, U: StringUnit>(call: &Call, total: usize, buf: &'b mut Vec<U>) 
         let mut item = std::ptr::null_mut();
         // SAFETY: as above; `i` is below the array's length.
         call.check(unsafe { sys::napi_get_element(env, list, i, &mut item) })?;
-        let units = call.units_of(item, &mut item_units).map_err(|e| match e {
-            Thrown::Type(_) => call.type_error(1, "an array of strings"),
-            other => other,
-        })?;
+        let units = call.units_of(item, &mut item_units).map_err(|e| call.naming(e, 1, "an array of strings"))?;
         if buf.len() + units.len() > total {
             return Err(call.range_error(3, "the sum of the strings' lengths", total));
         }

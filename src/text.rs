@@ -111,10 +111,7 @@ impl Call {
     /// Copies the string argument `i` into `buf`: as Latin-1 (`u8`, for a string the caller
     /// knows holds no char above U+00FF) or as UTF-16 (`u16`).
     pub fn string_arg<'b, U: StringUnit>(&self, i: usize, buf: &'b mut Vec<U>) -> Result<&'b [U], Thrown> {
-        self.units_of(self.arg(i), buf).map_err(|e| match e {
-            Thrown::Type(_) => self.type_error(i, "a string"),
-            other => other,
-        })
+        self.units_of(self.arg(i), buf).map_err(|e| self.naming(e, i, "a string"))
     }
 
     /// Copies the string `v` into `buf`. A value that is not a string is a `Thrown::Type`

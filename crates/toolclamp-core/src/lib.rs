@@ -21,6 +21,7 @@
 //! [`page()`] serves the other way of reading a long text: one bounded page at a time, from
 //! a line and column, with the handle that continues it.
 
+pub mod json;
 pub mod measure;
 pub mod notice;
 pub mod page;
@@ -29,6 +30,7 @@ pub mod source;
 pub mod tool_output;
 pub mod utf8;
 
+pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
 pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};

@@ -61,6 +61,9 @@ impl std::ops::Sub for Span {
 pub trait Unit: Copy + Eq + Send + Sync + 'static {
     fn code(self) -> u16;
 
+    /// The unit of an ASCII byte.
+    fn from_ascii(b: u8) -> Self;
+
     /// Counts of `units`, where `prev` is the unit just before them (for surrogate pairing).
     fn span(units: &[Self], prev: Option<Self>) -> Span;
 
@@ -99,6 +102,11 @@ impl Unit for u8 {
     }
 
     #[inline]
+    fn from_ascii(b: u8) -> u8 {
+        b
+    }
+
+    #[inline]
     fn is_high_surrogate(self) -> bool {
         false
     }
@@ -119,6 +127,11 @@ impl Unit for u16 {
     #[inline]
     fn code(self) -> u16 {
         self
+    }
+
+    #[inline]
+    fn from_ascii(b: u8) -> u16 {
+        b as u16
     }
 
     fn span(units: &[u16], prev: Option<u16>) -> Span {

@@ -8,6 +8,7 @@ const exec = require('./lib/exec.js')
 const partial = require('./lib/partial.js')
 const toolOutput = require('./lib/tool-output.js')
 const spill = require('./lib/spill.js')
+const json = require('./lib/json.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -16,6 +17,9 @@ module.exports = {
   stringTruncateHeadTail: clamp.stringTruncateHeadTail,
   truncateText: clamp.truncateText,
   measureText: clamp.measureText,
+  // JSON values (lib/json.js)
+  clampJson: json.clampJson,
+  clampJsonText: json.clampJsonText,
   // Tool results (lib/clamp.js)
   hardTruncateToolPayload: clamp.hardTruncateToolPayload,
   hardTruncateToolError: clamp.hardTruncateToolError,

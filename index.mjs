@@ -7,6 +7,8 @@ export const {
   stringTruncateHeadTail,
   truncateText,
   measureText,
+  clampJson,
+  clampJsonText,
   hardTruncateToolPayload,
   hardTruncateToolError,
   wrapOnUpdate,

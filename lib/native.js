@@ -244,6 +244,33 @@ function measureText(text) {
   return measureAt(SLOTS.totalChars)
 }
 
+/**
+ * Clamps a JSON text (as `JSON.stringify(value, null, gap)` wrote it) under `limits`:
+ * `{ cut, answer, total, output }`, where `answer` is null when it fits, else the JSON text
+ * `[value, [[kind, path, kept, total], ...]]` the core wrote (lib/json.js parses it).
+ */
+function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
+  out[VERDICT] = 0
+  const { maxChars, maxBytes, maxLines } = limits
+  const answer = binding.clampJson(
+    slotBuffer,
+    text,
+    isWide(text),
+    codeOf(strategy),
+    maxChars,
+    maxBytes,
+    maxLines,
+    headRatio,
+    inlineMarkers,
+    gap,
+  )
+  const cut = out[VERDICT] === VERDICTS.cut
+  if (!(cut ? typeof answer === 'string' : out[VERDICT] === VERDICTS.fits && answer === null)) {
+    throw noAnswer('clampJson')
+  }
+  return { cut, answer, total: measureAt(SLOTS.totalChars), output: measureAt(SLOTS.outputChars) }
+}
+
 function readPage(banner, name) {
   if (out[VERDICT] !== VERDICTS.page || (banner !== null && typeof banner !== 'string')) throw noAnswer(name)
   return {
@@ -286,5 +313,6 @@ module.exports = {
   planBytes,
   planToolOutput,
   measureText,
+  planJson,
   pageOf,
 }

@@ -11,6 +11,14 @@ const native = require('./native.js')
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
 
+/**
+ * Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line: this proves a text of
+ * `length` units fits `limits` without reading it.
+ */
+function fitsByLength(length, limits) {
+  return length <= limits.maxChars && length * 3 <= limits.maxBytes && length <= limits.maxLines
+}
+
 /** A non-array object; false for a revoked proxy, which no option can be read from. */
 function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !isArray(value)
@@ -137,6 +145,7 @@ module.exports = {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
   LIMIT_KEYS,
+  fitsByLength,
   isPlainObject,
   nearMiss,
   unknownOption,

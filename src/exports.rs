@@ -7,8 +7,9 @@ use std::borrow::Cow;
 
 use napi::sys;
 use toolclamp_core::{
-    chars_windows, decode_lossy, lossy_position, measure, page, partial_banner, plan, plan_tool_output, Limits, Notice,
-    NoticeFacts, Page, PageRequest, Plan, Source, Strategy, TemplateError, Units, Utf8, Windows,
+    answer_text, chars_windows, clamp_json, decode_lossy, lossy_position, measure, page, partial_banner, plan,
+    plan_tool_output, JsonError, JsonRequest, Limits, Markers, Notice, NoticeFacts, Page, PageRequest, Plan, Source,
+    Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, Thrown};
@@ -48,6 +49,12 @@ pub static EXPORTS: &[Export] = &[
         body: plan_tool_output_string,
     },
     Export { name: c"planPage", params: &["out", "text", "wide", "line", "column", "maxBytes", "maxLines"], body: plan_page },
+    Export {
+        name: c"clampJson",
+        params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "inlineMarkers",
+                  "gap"],
+        body: clamp_json_string,
+    },
     Export {
         name: c"planPageBuffer",
         params: &["out", "bytes", "line", "column", "maxBytes", "maxLines"],
@@ -549,4 +556,44 @@ fn plan_page_buffer(call: &Call) -> Answer {
         // Positions in the decoded text map back to the invalid bytes.
         Cow::Owned(text) => answer_page(call, &Utf8::new(&text), &req, |i| lossy_position(data, i)),
     }
+}
+
+/// `clampJson(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio,
+/// inlineMarkers, gap)` → `null` when the JSON text fits as `JSON.stringify(value, null,
+/// gap)` renders it, else one JSON text `[value, [[kind, path, kept, total], ...]]` (see
+/// [`answer_text`]). The total and output measures are in their slots either way.
+fn clamp_json_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let strategy = call.strategy(3, 7)?;
+    let limits = call.limits(4)?;
+    let markers = if call.boolean(8)? { Markers::Inline } else { Markers::None };
+    // A gap is at most ten chars (JSON.stringify's rule); lone surrogates weigh what their
+    // stand-ins do.
+    let gap = call.notice_text(call.arg(9)).map_err(|e| call.naming(e, 9, "a string"))?;
+    let request = JsonRequest { limits, strategy, markers, gap: &gap.text };
+    if wide {
+        with_scratch(&UTF16, |buf| answer_json(call, call.string_arg::<u16>(1, buf)?, &request))
+    } else {
+        with_scratch(&LATIN1, |buf| answer_json(call, call.string_arg::<u8>(1, buf)?, &request))
+    }
+}
+
+fn answer_json<U: StringUnit + toolclamp_core::Unit>(call: &Call, units: &[U], request: &JsonRequest<'_>) -> Answer {
+    let clamped = clamp_json(units, request).map_err(|e| match e {
+        JsonError::Invalid { .. } => Thrown::Type(format!("text: {e}")),
+        JsonError::TooSmall { .. } => Thrown::Range(format!("limits: {e}")),
+    })?;
+    let Some(clamped) = clamped else {
+        let mut r = Results::new(Verdict::Fits);
+        let total = toolclamp_core::measure(units);
+        r.set_measure(Slot::TotalChars, total).set_measure(Slot::OutputChars, total);
+        call.answer(&r)?;
+        return call.null();
+    };
+    let answer = answer_text(&clamped);
+    let text = U::string_from(call, &answer)?;
+    let mut r = Results::new(Verdict::Cut);
+    r.set_measure(Slot::TotalChars, clamped.total).set_measure(Slot::OutputChars, clamped.output);
+    call.answer(&r)?;
+    Ok(text)
 }

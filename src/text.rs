@@ -79,6 +79,9 @@ pub trait StringUnit: Copy + Default {
         size: usize,
         copied: *mut usize,
     ) -> sys::napi_status;
+
+    /// A JS string of these units.
+    fn string_from(call: &Call, units: &[Self]) -> Answer;
 }
 
 impl StringUnit for u8 {
@@ -92,6 +95,10 @@ impl StringUnit for u8 {
         // SAFETY: per the trait's contract.
         unsafe { sys::napi_get_value_string_latin1(env, value, buf.cast::<c_char>(), size, copied) }
     }
+
+    fn string_from(call: &Call, units: &[u8]) -> Answer {
+        call.string_from_latin1(units)
+    }
 }
 
 impl StringUnit for u16 {
@@ -104,6 +111,10 @@ impl StringUnit for u16 {
     ) -> sys::napi_status {
         // SAFETY: per the trait's contract.
         unsafe { sys::napi_get_value_string_utf16(env, value, buf, size, copied) }
+    }
+
+    fn string_from(call: &Call, units: &[u16]) -> Answer {
+        call.string_from_utf16(units)
     }
 }
 
@@ -212,6 +223,16 @@ impl Call {
             unsafe { sys::napi_create_string_utf8(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v) }
         };
         self.check(status)?;
+        Ok(v)
+    }
+
+    pub fn string_from_latin1(&self, units: &[u8]) -> Answer {
+        self.check_length(units.len())?;
+        let mut v = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs; `units` is a live slice.
+        self.check(unsafe {
+            sys::napi_create_string_latin1(self.env(), units.as_ptr().cast(), units.len() as isize, &mut v)
+        })?;
         Ok(v)
     }
 

@@ -41,7 +41,7 @@
 
 use crate::measure::{Measure, Span, Unit};
 use crate::notice::push_count;
-use crate::plan::{Limits, Strategy};
+use crate::plan::{Limits, Strategy, UNLIMITED};
 
 /// Containers nested deeper than this are kept whole or emptied, never cut inside (the
 /// planner recurses once per level).
@@ -125,33 +125,56 @@ pub fn clamp_json<U: Unit>(units: &[U], request: &JsonRequest<'_>) -> Result<Opt
     }
     let cost = |room: u64| as_measure(clamp.value(0, room, &mut NoSink));
     // The largest room whose result fits. Results grow with the room in every dimension
-    // (near enough: the search keeps the best room that fits, not the last one tried).
-    // A result never exceeds its room in bytes, and has no more chars than bytes.
-    let mut best = None;
+    // (near enough: the search keeps the best room that fits, not the last one tried). A
+    // result never exceeds its room in bytes and has no more chars than bytes, so a room of
+    // the byte or char limit fits those two; room a result leaves unused in them (whole
+    // items and members that did not fit their share) is then added back while it fits.
     let start = limits.max_bytes.min(limits.max_chars).min(total.bytes);
-    let (mut lo, mut hi) = if fits(cost(start)) {
-        best = Some(start);
-        (start, total.bytes)
-    } else {
-        (0, start)
+    let slack = |m: Measure| {
+        let room = |limit: u64, used: u64| if limit == UNLIMITED { u64::MAX } else { limit.saturating_sub(used) };
+        room(limits.max_bytes, m.bytes).min(room(limits.max_chars, m.chars))
     };
-    if best.is_none() {
+    let (mut lo, mut hi);
+    let at_start = cost(start);
+    if fits(at_start) {
+        lo = start;
+        hi = total.bytes;
+        let mut spare = slack(at_start);
+        for _ in 0..16 {
+            if spare == 0 || spare == u64::MAX {
+                break;
+            }
+            let next = lo.saturating_add(spare).min(total.bytes);
+            if next == lo {
+                break;
+            }
+            let m = cost(next);
+            if !fits(m) {
+                hi = next;
+                break;
+            }
+            lo = next;
+            spare = slack(m);
+        }
+        if spare == 0 || hi == total.bytes && spare != u64::MAX {
+            hi = lo + 1;
+        }
+    } else {
         if !fits(cost(0)) {
             return Err(JsonError::TooSmall { smallest: cost(0) });
         }
-        best = Some(0);
+        (lo, hi) = (0, start);
     }
-    // Invariant: `lo` fits; rooms from `hi` on were not found to fit.
+    // Invariant: `lo` fits; `hi` does not, or is past what is worth trying.
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(cost(mid)) {
-            best = Some(mid);
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    let room = best.expect("room 0 fits");
+    let room = lo;
     let mut render = Render { text: Vec::new(), elided: Vec::new(), path: Vec::new() };
     let output = as_measure(clamp.value(0, room, &mut Rendering { render: &mut render, units }));
     debug_assert!(fits(output));
@@ -212,27 +235,60 @@ enum Kind {
 }
 
 /// A value in the arena. Its children follow it: the first at `id + 1`, each next one at
-/// the previous one's `next`.
+/// the previous one's `next`. Positions are `u32` (a JS string holds under 2^30 units;
+/// [`parse`] refuses longer input) to keep the arena small: it is most of the memory a
+/// clamp touches.
 #[derive(Clone, Debug)]
 struct Node {
     kind: Kind,
     depth: u32,
     /// The value's token or brackets, `start..end` in the input.
-    start: usize,
-    end: usize,
+    start: u32,
+    end: u32,
     /// An object member's key token (with its quotes); empty otherwise.
-    key_start: usize,
-    key_end: usize,
+    key_start: u32,
+    key_end: u32,
     /// The index after this node's subtree.
-    next: usize,
+    next: u32,
     /// Children.
-    count: usize,
+    count: u32,
     /// The value as rendered at its depth.
     full: Span,
-    /// Bytes of the smallest form that keeps the value's shape (see the module docs).
-    min_bytes: u64,
+    /// Strings: UTF-8 bytes of the decoded value. Others: bytes of the smallest form that
+    /// keeps the value's shape (see the module docs).
+    extra: u64,
+}
+
+impl Node {
+    fn span(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    fn key(&self) -> std::ops::Range<usize> {
+        self.key_start as usize..self.key_end as usize
+    }
+
+    fn next(&self) -> usize {
+        self.next as usize
+    }
+
+    fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Bytes of the smallest form that keeps the value's shape.
+    fn min_bytes(&self) -> u64 {
+        if self.kind == Kind::String {
+            2
+        } else {
+            self.extra
+        }
+    }
+
     /// Strings: UTF-8 bytes of the decoded value.
-    value_bytes: u64,
+    fn value_bytes(&self) -> u64 {
+        self.extra
+    }
 }
 
 /// The gap and the indentation it costs.
@@ -299,11 +355,16 @@ fn push_ascii<U: Unit>(out: &mut Vec<U>, s: &str) {
 /// A container still open while parsing, and the sums over its members so far.
 struct Open {
     id: usize,
+    /// Bytes of the container's own key, if it is an object member.
+    key_bytes: u64,
     members: Span,
     min_members: u64,
 }
 
 fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>, JsonError> {
+    if units.len() >= u32::MAX as usize {
+        return Err(JsonError::Invalid { at: u32::MAX as usize });
+    }
     let code = |i: usize| units.get(i).map_or(0, |u| u.code());
     let skip_ws = |mut i: usize| {
         while matches!(code(i), 0x20 | 0x09 | 0x0A | 0x0D) && i < units.len() {
@@ -311,40 +372,42 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
         }
         i
     };
-    let mut nodes: Vec<Node> = Vec::new();
+    // About one node per 16 units in record-like JSON; pages never touched cost nothing.
+    let mut nodes: Vec<Node> = Vec::with_capacity(units.len() / 16 + 1);
     let mut stack: Vec<Open> = Vec::new();
     let mut i = skip_ws(0);
-    let mut key = (0, 0);
+    // The key of the next value (start, end, its bytes), when in an object.
+    let mut key = Key::NONE;
     loop {
         // A value starts at `i`.
-        let depth = stack.len() as u32;
         let id = nodes.len();
         let mut node = Node {
             kind: Kind::Scalar,
-            depth,
-            start: i,
-            end: i,
-            key_start: key.0,
-            key_end: key.1,
+            depth: stack.len() as u32,
+            start: i as u32,
+            end: i as u32,
+            key_start: key.start,
+            key_end: key.end,
             next: 0,
             count: 0,
             full: Span::ZERO,
-            min_bytes: 0,
-            value_bytes: 0,
+            extra: 0,
         };
+        let key_bytes = key.bytes;
         let c = code(i);
-        let mut done = id;
+        let mut done = (id, key_bytes);
         if c == b'{' as u16 || c == b'[' as u16 {
             node.kind = if c == b'{' as u16 { Kind::Object } else { Kind::Array };
             nodes.push(node);
-            stack.push(Open { id, members: Span::ZERO, min_members: 0 });
+            stack.push(Open { id, key_bytes, members: Span::ZERO, min_members: 0 });
             i = skip_ws(i + 1);
             let close = if c == b'{' as u16 { b'}' } else { b']' } as u16;
             if code(i) == close && i < units.len() {
                 i += 1;
-                close_container(&mut nodes, stack.pop().expect("just pushed"), i, gap, markers);
+                let open = stack.pop().expect("just pushed");
+                close_container(&mut nodes, open, i, gap, markers);
             } else {
-                key = (0, 0);
+                key = Key::NONE;
                 if c == b'{' as u16 {
                     key = parse_key(units, &mut i)?;
                     i = skip_ws(i);
@@ -352,23 +415,23 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
                 continue;
             }
         } else {
-            let end = if c == QUOTE && i < units.len() {
-                let (end, value_bytes) = scan_string(units, i)?;
+            if c == QUOTE && i < units.len() {
+                let scanned = scan_string(units, i)?;
                 node.kind = Kind::String;
-                node.value_bytes = value_bytes;
-                node.min_bytes = 2;
-                end
+                node.extra = scanned.decoded;
+                node.end = scanned.end as u32;
+                node.full = Span { chars: (scanned.end - i) as u64, bytes: scanned.written, newlines: 0 };
+                i = scanned.end;
             } else {
-                scan_scalar(units, i)?
-            };
-            node.end = end;
-            node.next = id + 1;
-            node.full = U::span(&units[i..end], None);
-            if node.kind == Kind::Scalar {
-                node.min_bytes = node.full.bytes;
+                let end = scan_scalar(units, i)?;
+                node.end = end as u32;
+                // Numbers and literals are ASCII.
+                node.full = ascii((end - i) as u64);
+                node.extra = node.full.bytes;
+                i = end;
             }
+            node.next = id as u32 + 1;
             nodes.push(node);
-            i = end;
         }
         // After a value: close containers, or find the next member.
         loop {
@@ -379,11 +442,13 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
                 }
                 return Ok(nodes);
             };
-            let child = &nodes[done];
+            let (child_id, child_key_bytes) = done;
+            let child = &nodes[child_id];
             let mut member = child.full;
-            let mut min_member = child.min_bytes;
+            let mut min_member = child.min_bytes();
             if child.key_end > child.key_start {
-                let key_span = U::span(&units[child.key_start..child.key_end], None);
+                let key_span =
+                    Span { chars: (child.key_end - child.key_start) as u64, bytes: child_key_bytes, newlines: 0 };
                 member = member + key_span + gap.colon();
                 min_member += key_span.bytes + gap.colon().bytes;
             }
@@ -401,7 +466,7 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
                     key = parse_key(units, &mut i)?;
                     i = skip_ws(i);
                 } else {
-                    key = (0, 0);
+                    key = Key::NONE;
                 }
                 break;
             }
@@ -410,39 +475,52 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
                 return Err(JsonError::Invalid { at: i });
             }
             i += 1;
-            close_container(&mut nodes, stack.pop().expect("open"), i, gap, markers);
-            done = parent;
+            let open = stack.pop().expect("open");
+            done = (parent, open.key_bytes);
+            close_container(&mut nodes, open, i, gap, markers);
         }
     }
+}
+
+/// An object member's key token while parsing.
+#[derive(Clone, Copy)]
+struct Key {
+    start: u32,
+    end: u32,
+    bytes: u64,
+}
+
+impl Key {
+    const NONE: Key = Key { start: 0, end: 0, bytes: 0 };
 }
 
 /// Finishes a container's node once its closing bracket ends at `end`.
 fn close_container(nodes: &mut [Node], open: Open, end: usize, gap: &Gap, markers: Markers) {
     let next = nodes.len();
     let node = &mut nodes[open.id];
-    node.end = end;
-    node.next = next;
+    node.end = end as u32;
+    node.next = next as u32;
     if node.count == 0 {
         node.full = ascii(2);
-        node.min_bytes = 2;
+        node.extra = 2;
         return;
     }
     let frame = gap.frame(node.depth);
     node.full = frame + open.members;
-    node.min_bytes = match (node.kind, markers) {
+    node.extra = match (node.kind, markers) {
         (Kind::Object, Markers::None) => frame.bytes + open.min_members,
         _ => 2,
     };
 }
 
 /// Reads `"key" :` at `*i` (after whitespace); leaves `*i` after the colon.
-fn parse_key<U: Unit>(units: &[U], i: &mut usize) -> Result<(usize, usize), JsonError> {
+fn parse_key<U: Unit>(units: &[U], i: &mut usize) -> Result<Key, JsonError> {
     if units.get(*i).map(|u| u.code()) != Some(QUOTE) {
         return Err(JsonError::Invalid { at: *i });
     }
     let start = *i;
-    let (end, _) = scan_string(units, start)?;
-    let mut j = end;
+    let scanned = scan_string(units, start)?;
+    let mut j = scanned.end;
     while j < units.len() && matches!(units[j].code(), 0x20 | 0x09 | 0x0A | 0x0D) {
         j += 1;
     }
@@ -450,7 +528,7 @@ fn parse_key<U: Unit>(units: &[U], i: &mut usize) -> Result<(usize, usize), Json
         return Err(JsonError::Invalid { at: j });
     }
     *i = j + 1;
-    Ok((start, end))
+    Ok(Key { start: start as u32, end: scanned.end as u32, bytes: scanned.written })
 }
 
 fn hex(c: u16) -> Option<u16> {
@@ -468,66 +546,97 @@ fn escaped_unit<U: Unit>(units: &[U], i: usize) -> Option<u16> {
     digits.iter().try_fold(0u16, |acc, d| Some(acc * 16 + hex(d.code())?))
 }
 
-/// Scans the string token starting at `start` (a quote): its end, and the UTF-8 bytes of
-/// its decoded value. Rejects control characters and lone surrogates written raw (as
-/// `JSON.stringify` never writes them).
-fn scan_string<U: Unit>(units: &[U], start: usize) -> Result<(usize, u64), JsonError> {
+/// A scanned string token.
+struct Scanned {
+    /// After the closing quote.
+    end: usize,
+    /// UTF-8 bytes of the decoded value.
+    decoded: u64,
+    /// UTF-8 bytes of the token as written, quotes included.
+    written: u64,
+}
+
+/// Scans the string token starting at `start` (a quote). Rejects control characters and
+/// lone surrogates written raw (as `JSON.stringify` never writes them).
+fn scan_string<U: Unit>(units: &[U], start: usize) -> Result<Scanned, JsonError> {
     let mut i = start + 1;
-    let mut bytes = 0u64;
+    let mut decoded = 0u64;
+    let mut written = 2u64;
     let mut pending_high = false;
     loop {
+        // A run of plain units, counted in bulk.
+        let (len, plain_bytes, odd) = U::plain_run(&units[i..]);
+        let run_end = i + len;
+        if run_end > i {
+            let run = &units[i..run_end];
+            let bytes = if odd { check_run(run, i)? } else { plain_bytes };
+            decoded += bytes;
+            written += bytes;
+            pending_high = false;
+            i = run_end;
+        }
         let Some(&u) = units.get(i) else {
             return Err(JsonError::Invalid { at: i });
         };
-        let c = u.code();
-        if c == QUOTE {
-            return Ok((i + 1, bytes));
+        if u.code() == QUOTE {
+            return Ok(Scanned { end: i + 1, decoded, written });
         }
-        if c == BACKSLASH {
-            let e = units.get(i + 1).map_or(0, |u| u.code());
-            match e {
-                0x22 | 0x5C | 0x2F | 0x62 | 0x66 | 0x6E | 0x72 | 0x74 => {
-                    bytes += 1;
-                    pending_high = false;
-                    i += 2;
-                }
-                0x75 => {
-                    let Some(x) = escaped_unit(units, i) else {
-                        return Err(JsonError::Invalid { at: i });
-                    };
-                    bytes += if x < 0x80 {
-                        1
-                    } else if x < 0x800 {
-                        2
-                    } else if x & 0xFC00 == 0xDC00 && pending_high {
-                        1
-                    } else {
-                        3
-                    };
-                    pending_high = x & 0xFC00 == 0xD800;
-                    i += 6;
-                }
-                _ => return Err(JsonError::Invalid { at: i }),
+        // A backslash.
+        let e = units.get(i + 1).map_or(0, |u| u.code());
+        match e {
+            0x22 | 0x5C | 0x2F | 0x62 | 0x66 | 0x6E | 0x72 | 0x74 => {
+                decoded += 1;
+                written += 2;
+                pending_high = false;
+                i += 2;
             }
-            continue;
+            0x75 => {
+                let Some(x) = escaped_unit(units, i) else {
+                    return Err(JsonError::Invalid { at: i });
+                };
+                decoded += if x < 0x80 {
+                    1
+                } else if x < 0x800 {
+                    2
+                } else if x & 0xFC00 == 0xDC00 && pending_high {
+                    1
+                } else {
+                    3
+                };
+                written += 6;
+                pending_high = x & 0xFC00 == 0xD800;
+                i += 6;
+            }
+            _ => return Err(JsonError::Invalid { at: i }),
         }
-        if c < 0x20 {
-            return Err(JsonError::Invalid { at: i });
+    }
+}
+
+/// UTF-8 bytes of a run with no quote or backslash, checked unit by unit: no control
+/// characters, no lone surrogates. `at` is the run's position, for errors.
+fn check_run<U: Unit>(run: &[U], at: usize) -> Result<u64, JsonError> {
+    let mut bytes = 0;
+    let mut k = 0;
+    while k < run.len() {
+        let u = run[k];
+        if u.code() < 0x20 {
+            return Err(JsonError::Invalid { at: at + k });
         }
         if u.is_high_surrogate() {
-            if !units.get(i + 1).is_some_and(|n| n.is_low_surrogate()) {
-                return Err(JsonError::Invalid { at: i });
+            if !run.get(k + 1).is_some_and(|n| n.is_low_surrogate()) {
+                return Err(JsonError::Invalid { at: at + k });
             }
             bytes += 4;
-            i += 2;
-        } else if u.is_low_surrogate() {
-            return Err(JsonError::Invalid { at: i });
-        } else {
-            bytes += u.weight(None);
-            i += 1;
+            k += 2;
+            continue;
         }
-        pending_high = false;
+        if u.is_low_surrogate() {
+            return Err(JsonError::Invalid { at: at + k });
+        }
+        bytes += u.weight(None);
+        k += 1;
     }
+    Ok(bytes)
 }
 
 /// Scans a number or literal at `i`; returns its end.
@@ -714,17 +823,17 @@ fn json_string(s: &str) -> String {
 
 impl<'a, U: Unit> Clamp<'a, U> {
     fn children(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
-        let n = self.nodes[id].count;
+        let n = self.nodes[id].count();
         let mut next = id + 1;
         (0..n).map(move |_| {
             let c = next;
-            next = self.nodes[c].next;
+            next = self.nodes[c].next();
             c
         })
     }
 
     fn token(&self, node: &Node) -> &'a [U] {
-        &self.units[node.start..node.end]
+        &self.units[node.span()]
     }
 
     /// Renders (or prices) node `id` within `room` bytes; returns its exact cost. A node
@@ -762,9 +871,9 @@ impl<'a, U: Unit> Clamp<'a, U> {
     // -- strings -------------------------------------------------------------------------
 
     fn string<S: Sink<U>>(&self, node: &Node, room: u64, sink: &mut S) -> Span {
-        let content = &self.units[node.start + 1..node.end - 1];
+        let content = &self.units[node.start as usize + 1..node.end as usize - 1];
         let avail = room.saturating_sub(2);
-        let total = node.value_bytes;
+        let total = node.value_bytes();
         let cut = |budget: u64| -> (usize, usize) {
             let ratio = match (self.strategy, self.markers) {
                 (Strategy::Head, _) => 1.0,
@@ -821,16 +930,31 @@ impl<'a, U: Unit> Clamp<'a, U> {
     fn array<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
         let node = &self.nodes[id];
         let depth = node.depth;
-        let n = node.count;
-        let items: Vec<usize> = self.children(id).collect();
+        let n = node.count();
         let per = self.gap.per_member(depth);
         let frame = self.gap.frame(depth);
+        let avail = room.saturating_sub(frame.bytes);
+        // `Head` reads no further than one item past the room (an array of a million items
+        // is walked once per room tried); the other strategies need the last items too.
+        let items: Vec<usize> = if self.strategy == Strategy::Head {
+            let mut used = 0;
+            let mut prefix = Vec::new();
+            for c in self.children(id) {
+                prefix.push(c);
+                used += per.bytes + self.nodes[c].full.bytes;
+                if used > avail {
+                    break;
+                }
+            }
+            prefix
+        } else {
+            self.children(id).collect()
+        };
         let inline = self.markers == Markers::Inline;
         let marker = |dropped: usize| -> Option<String> {
             (inline && dropped > 0).then(|| json_string(&count_text(dropped as u64, "more items")))
         };
         let marker_bytes = |dropped: usize| marker(dropped).map_or(0, |m| per.bytes + m.len() as u64);
-        let avail = room.saturating_sub(frame.bytes);
         let cost = |i: usize| per.bytes + self.nodes[items[i]].full.bytes;
         // Whole items from the front (`head`) and the back (`tail`).
         let (mut head, mut tail, mut used) = (0usize, 0usize, 0u64);
@@ -866,7 +990,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
         if dropped > 0 && head + tail == 0 {
             let at = if self.strategy == Strategy::Tail { n - 1 - tail } else { head };
             let left = avail.saturating_sub(used + per.bytes + marker_bytes(dropped - 1));
-            if avail >= used + per.bytes + marker_bytes(dropped - 1) && left >= self.nodes[items[at]].min_bytes {
+            if avail >= used + per.bytes + marker_bytes(dropped - 1) && left >= self.nodes[items[at]].min_bytes() {
                 partial = Some((at, left));
             }
         }
@@ -936,7 +1060,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
     fn object<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
         let node = &self.nodes[id];
         let depth = node.depth;
-        let n = node.count;
+        let n = node.count();
         let members: Vec<usize> = self.children(id).collect();
         let per = self.gap.per_member(depth);
         let frame = self.gap.frame(depth);
@@ -944,7 +1068,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let inline = self.markers == Markers::Inline;
         let key_span = |m: usize| {
             let c = &self.nodes[m];
-            U::span(&self.units[c.key_start..c.key_end], None)
+            U::span(&self.units[c.key()], None)
         };
         let overhead = |m: usize| per + key_span(m) + colon;
         let marker_key = self.marker_key(&members);
@@ -959,7 +1083,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let mut kept = 0;
         let mut fixed = 0u64;
         for (k, &m) in members.iter().enumerate() {
-            let next = fixed + overhead(m).bytes + self.nodes[m].min_bytes;
+            let next = fixed + overhead(m).bytes + self.nodes[m].min_bytes();
             if next + marker_cost(n - k - 1).bytes > avail {
                 break;
             }
@@ -980,7 +1104,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let values_room = avail - members[..kept].iter().map(|&m| overhead(m).bytes).sum::<u64>() - mark_cost.bytes;
         let share = |level: u64, m: usize| {
             let c = &self.nodes[m];
-            level.clamp(c.min_bytes, c.full.bytes.max(c.min_bytes))
+            level.clamp(c.min_bytes(), c.full.bytes.max(c.min_bytes()))
         };
         let total_at = |level: u64| members[..kept].iter().map(|&m| share(level, m)).sum::<u64>();
         let (mut lo, mut hi) = (0u64, members[..kept].iter().map(|&m| self.nodes[m].full.bytes).max().unwrap_or(0));
@@ -1001,10 +1125,10 @@ impl<'a, U: Unit> Clamp<'a, U> {
                 sink.ascii(",");
             }
             let c = &self.nodes[m];
-            sink.units(&self.units[c.key_start..c.key_end]);
+            sink.units(&self.units[c.key()]);
             sink.ascii(":");
             let given = share(level, m) + spare;
-            sink.enter(Step::Key { start: c.key_start, end: c.key_end });
+            sink.enter(Step::Key { start: c.key_start as usize, end: c.key_end as usize });
             let used = self.value(m, given, sink);
             sink.leave();
             spare = given.saturating_sub(used.bytes);
@@ -1034,7 +1158,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
             let key = format!("\"{}\"", "\\u2026".repeat(dots));
             let taken = members.iter().any(|&m| {
                 let c = &self.nodes[m];
-                let units = &self.units[c.key_start..c.key_end];
+                let units = &self.units[c.key()];
                 units.len() == dots + 2 && units[1..dots + 1].iter().all(|u| u.code() == 0x2026)
             });
             if !taken {
@@ -1081,6 +1205,35 @@ fn atom_len<U: Unit>(c: &[U], i: usize) -> usize {
     1
 }
 
+/// The atom at `i`: its length in units, and its UTF-8 bytes as written and as decoded.
+#[inline]
+fn atom<U: Unit>(c: &[U], i: usize) -> (usize, u64, u64) {
+    let u = c[i];
+    let code = u.code();
+    if code < 0x80 {
+        if code != BACKSLASH {
+            return (1, 1, 1);
+        }
+        let n = atom_len(c, i);
+        let decoded = match n {
+            12 => 4,
+            6 => match escaped_unit(c, i).unwrap_or(0) {
+                x if x < 0x80 => 1,
+                x if x < 0x800 => 2,
+                _ => 3,
+            },
+            4 => 2,
+            _ => 1,
+        };
+        return (n, n as u64, decoded);
+    }
+    if u.is_high_surrogate() && c.get(i + 1).is_some_and(|n| n.is_low_surrogate()) {
+        return (2, 4, 4);
+    }
+    let w = u.weight(None);
+    (1, w, w)
+}
+
 /// Bytes of a run of whole atoms as written (escapes are ASCII).
 fn escaped_bytes<U: Unit>(c: &[U]) -> u64 {
     U::span(c, None).bytes
@@ -1091,21 +1244,8 @@ fn decoded_bytes<U: Unit>(c: &[U]) -> u64 {
     let mut i = 0;
     let mut bytes = 0;
     while i < c.len() {
-        let n = atom_len(c, i);
-        bytes += if c[i].code() == BACKSLASH {
-            match n {
-                12 => 4,
-                6 => match escaped_unit(c, i).unwrap_or(0) {
-                    x if x < 0x80 => 1,
-                    x if x < 0x800 => 2,
-                    _ => 3,
-                },
-                4 => 2,
-                _ => 1,
-            }
-        } else {
-            U::span(&c[i..i + n], None).bytes
-        };
+        let (n, _, decoded) = atom(c, i);
+        bytes += decoded;
         i += n;
     }
     bytes
@@ -1116,12 +1256,11 @@ fn fit_head<U: Unit>(c: &[U], budget: u64) -> usize {
     let mut i = 0;
     let mut used = 0;
     while i < c.len() {
-        let n = atom_len(c, i);
-        let w = U::span(&c[i..i + n], None).bytes;
-        if used + w > budget {
+        let (n, written, _) = atom(c, i);
+        if used + written > budget {
             break;
         }
-        used += w;
+        used += written;
         i += n;
     }
     i

@@ -64,6 +64,11 @@ pub trait Unit: Copy + Eq + Send + Sync + 'static {
     /// The unit of an ASCII byte.
     fn from_ascii(b: u8) -> Self;
 
+    /// The leading run of a JSON string's text with no `"` and no `\\`: its length, its
+    /// UTF-8 bytes (exact when the third value is false), and whether it holds a control
+    /// character (below U+0020) or a surrogate (then the caller counts it unit by unit).
+    fn plain_run(units: &[Self]) -> (usize, u64, bool);
+
     /// Counts of `units`, where `prev` is the unit just before them (for surrogate pairing).
     fn span(units: &[Self], prev: Option<Self>) -> Span;
 
@@ -121,6 +126,20 @@ impl Unit for u8 {
         let len = units.len() as u64;
         Span { chars: len, bytes: len + high, newlines }
     }
+
+    fn plain_run(units: &[u8]) -> (usize, u64, bool) {
+        // One pass: JSON strings are mostly short, where setting up a search costs more.
+        let mut high = 0u64;
+        let mut control = false;
+        for (k, &b) in units.iter().enumerate() {
+            if b == b'"' || b == b'\\' {
+                return (k, k as u64 + high, control);
+            }
+            high += (b >> 7) as u64;
+            control |= b < 0x20;
+        }
+        (units.len(), units.len() as u64 + high, control)
+    }
 }
 
 impl Unit for u16 {
@@ -137,6 +156,19 @@ impl Unit for u16 {
     fn span(units: &[u16], prev: Option<u16>) -> Span {
         let (newlines, base_bytes, paired_lows) = count_utf16(units, prev);
         Span { chars: units.len() as u64, bytes: base_bytes - 2 * paired_lows, newlines }
+    }
+
+    fn plain_run(units: &[u16]) -> (usize, u64, bool) {
+        let mut bytes = 0u64;
+        let mut odd = false;
+        for (k, &u) in units.iter().enumerate() {
+            if u == b'"' as u16 || u == b'\\' as u16 {
+                return (k, bytes, odd);
+            }
+            bytes += 1 + (u >= 0x80) as u64 + (u >= 0x800) as u64;
+            odd |= u < 0x20 || u & 0xF800 == 0xD800;
+        }
+        (units.len(), bytes, odd)
     }
 }
 

@@ -81,15 +81,15 @@ const DEFAULT_JSON_OPTIONS = Object.freeze({
 // ---------------------------------------------------------------------------------------
 
 /**
- * `JSON.stringify(value, null, gap)` for any value, and the value it renders. When
+ * `JSON.stringify(value)` for any value, and the value it renders. When
  * JSON.stringify throws (a cycle, a BigInt, a throwing getter or toJSON, a revoked Proxy,
  * nesting too deep), the value is walked again into plain data in which each of those is a
  * marker string, and that data is rendered instead. `text` is undefined for what
  * JSON.stringify gives undefined (undefined, a function, a symbol).
  */
-function stringifyAny(value, gap) {
+function stringifyAny(value) {
   try {
-    return { text: JSON.stringify(value, null, gap), value }
+    return { text: JSON.stringify(value), value }
   } catch {
     let plain
     try {
@@ -97,7 +97,7 @@ function stringifyAny(value, gap) {
     } catch (error) {
       plain = `[Unserializable: ${messageOf(error)}]`
     }
-    return { text: JSON.stringify(plain, null, gap), value: plain }
+    return { text: JSON.stringify(plain), value: plain }
   }
 }
 
@@ -197,10 +197,11 @@ function fitsResult(value, totalBytes) {
  * indentation the consumer renders with ('' for compact).
  */
 function clampJsonWith(value, limits, markers, gap = '') {
-  // `rendered` is `value` unless JSON.stringify threw on it (then plain data with markers).
-  const { text, value: rendered } = stringifyAny(value, gap)
+  // Compact: the core prices the gap (which need not be JSON whitespace). `rendered` is
+  // `value` unless JSON.stringify threw on it (then plain data with markers).
+  const { text, value: rendered } = stringifyAny(value)
   if (text === undefined) return fitsResult(value, 0)
-  if (fitsByLength(text.length, limits)) return fitsResult(rendered, Buffer.byteLength(text))
+  if (gap === '' && fitsByLength(text.length, limits)) return fitsResult(rendered, Buffer.byteLength(text))
   const strategy = JSON_STRATEGIES.includes(limits.strategy) ? limits.strategy : 'head'
   const plan = native.planJson(text, strategy, limits, limits.headRatio, markers === 'inline', gap)
   if (!plan.cut) return fitsResult(rendered, plan.total.bytes)

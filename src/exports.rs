@@ -559,8 +559,8 @@ fn plan_page_buffer(call: &Call) -> Answer {
 }
 
 /// `clampJson(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio,
-/// inlineMarkers, gap)` → `null` when the JSON text fits as `JSON.stringify(value, null,
-/// gap)` renders it, else one JSON text `[value, [[kind, path, kept, total], ...]]` (see
+/// inlineMarkers, gap)`, where `text` is `JSON.stringify(value)` → `null` when the value
+/// fits as `JSON.stringify(value, null, gap)` renders it, else one JSON text `[value, [[kind, path, kept, total], ...]]` (see
 /// [`answer_text`]). The total and output measures are in their slots either way.
 fn clamp_json_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
@@ -579,13 +579,12 @@ fn clamp_json_string(call: &Call) -> Answer {
 }
 
 fn answer_json<U: StringUnit + toolclamp_core::Unit>(call: &Call, units: &[U], request: &JsonRequest<'_>) -> Answer {
-    let clamped = clamp_json(units, request).map_err(|e| match e {
+    let (total, clamped) = clamp_json(units, request).map_err(|e| match e {
         JsonError::Invalid { .. } => Thrown::Type(format!("text: {e}")),
         JsonError::TooSmall { .. } => Thrown::Range(format!("limits: {e}")),
     })?;
     let Some(clamped) = clamped else {
         let mut r = Results::new(Verdict::Fits);
-        let total = toolclamp_core::measure(units);
         r.set_measure(Slot::TotalChars, total).set_measure(Slot::OutputChars, total);
         call.answer(&r)?;
         return call.null();

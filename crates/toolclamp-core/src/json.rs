@@ -1,7 +1,7 @@
 //! JSON-aware clamping: fit a JSON value into char, byte and line budgets and keep it
 //! valid JSON of the same shape.
 //!
-//! The input is the text `JSON.stringify` writes (whitespace between tokens is allowed),
+//! The input is the text `JSON.stringify(value)` writes (whitespace between tokens is allowed),
 //! as the code units of a JS string (`u8` Latin-1 or `u16` UTF-16). The budgets apply to the
 //! value as `JSON.stringify(value, null, gap)` renders it: compact with an empty gap, else
 //! one member per line, indented by `gap` per level. The clamped value comes back as compact
@@ -112,8 +112,12 @@ impl std::fmt::Display for JsonError {
     }
 }
 
-/// Clamps the JSON text `units`. `Ok(None)`: it fits as it is.
-pub fn clamp_json<U: Unit>(units: &[U], request: &JsonRequest<'_>) -> Result<Option<JsonClamp<U>>, JsonError> {
+/// Clamps the JSON text `units`: the value's measure as rendered with the gap, and the
+/// clamped value, or `None` when it fits as it is.
+pub fn clamp_json<U: Unit>(
+    units: &[U],
+    request: &JsonRequest<'_>,
+) -> Result<(Measure, Option<JsonClamp<U>>), JsonError> {
     let gap = Gap::new(request.gap);
     let nodes = parse(units, &gap, request.markers)?;
     let clamp = Clamp { units, nodes: &nodes, gap, markers: request.markers, strategy: request.strategy };
@@ -121,7 +125,7 @@ pub fn clamp_json<U: Unit>(units: &[U], request: &JsonRequest<'_>) -> Result<Opt
     let limits = request.limits;
     let fits = |m: Measure| m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines;
     if fits(total) {
-        return Ok(None);
+        return Ok((total, None));
     }
     let cost = |room: u64| as_measure(clamp.value(0, room, &mut NoSink));
     // The largest room whose result fits. Results grow with the room in every dimension
@@ -178,7 +182,7 @@ pub fn clamp_json<U: Unit>(units: &[U], request: &JsonRequest<'_>) -> Result<Opt
     let mut render = Render { text: Vec::new(), elided: Vec::new(), path: Vec::new() };
     let output = as_measure(clamp.value(0, room, &mut Rendering { render: &mut render, units }));
     debug_assert!(fits(output));
-    Ok(Some(JsonClamp { text: render.text, elided: render.elided, total, output }))
+    Ok((total, Some(JsonClamp { text: render.text, elided: render.elided, total, output })))
 }
 
 /// The answer the binding returns, as one JSON text of code units:
@@ -1079,16 +1083,21 @@ impl<'a, U: Unit> Clamp<'a, U> {
             marker(dropped).map_or(Span::ZERO, |m| per + marker_key.1 + colon + ascii(m.len() as u64))
         };
         let avail = room.saturating_sub(frame.bytes);
-        // The longest prefix of members whose smallest forms fit.
-        let mut kept = 0;
-        let mut fixed = 0u64;
-        for (k, &m) in members.iter().enumerate() {
-            let next = fixed + overhead(m).bytes + self.nodes[m].min_bytes();
-            if next + marker_cost(n - k - 1).bytes > avail {
-                break;
+        // Every member in its smallest form, else the longest prefix that fits with the
+        // marker for the rest.
+        let smallest = |m: usize| overhead(m).bytes + self.nodes[m].min_bytes();
+        let all: u64 = members.iter().map(|&m| smallest(m)).sum();
+        let (mut kept, mut fixed) = (n, all);
+        if all > avail {
+            (kept, fixed) = (0, 0);
+            for (k, &m) in members.iter().enumerate() {
+                let next = fixed + smallest(m);
+                if next + marker_cost(n - k - 1).bytes > avail {
+                    break;
+                }
+                fixed = next;
+                kept += 1;
             }
-            fixed = next;
-            kept += 1;
         }
         let mark = marker(n - kept).filter(|_| fixed + marker_cost(n - kept).bytes <= avail);
         let mark_cost = if mark.is_some() { marker_cost(n - kept) } else { Span::ZERO };

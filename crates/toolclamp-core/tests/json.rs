@@ -71,7 +71,8 @@ fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError
     if text.chars().all(|c| (c as u32) < 0x100) {
         let units: Vec<u8> = text.chars().map(|c| c as u8).collect();
         let latin1 = |u: &[u8]| u.iter().map(|&b| b as char).collect::<String>();
-        let out = clamp_json(&units, req)?;
+        let (total, out) = clamp_json(&units, req)?;
+        assert_eq!(out.as_ref().map_or(total, |c| c.total), total);
         if let Some(c) = &out {
             // The binding's answer is one JSON text holding the value and the elisions.
             let answer: Value = serde_json::from_str(&latin1(&answer_text(c))).expect("answer parses");
@@ -81,7 +82,8 @@ fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError
     } else {
         let units: Vec<u16> = text.encode_utf16().collect();
         let utf16 = |u: &[u16]| String::from_utf16(u).expect("no lone surrogates");
-        let out = clamp_json(&units, req)?;
+        let (total, out) = clamp_json(&units, req)?;
+        assert_eq!(out.as_ref().map_or(total, |c| c.total), total);
         if let Some(c) = &out {
             let answer: Value = serde_json::from_str(&utf16(&answer_text(c))).expect("answer parses");
             assert_eq!(answer[1].as_array().unwrap().len(), c.elided.len());
@@ -307,13 +309,19 @@ fn arrays_keep_first_items_and_say_how_many_were_dropped() {
 
 #[test]
 fn dropped_keys_are_counted_under_a_marker_key_that_is_not_taken() {
-    let v = json(&format!(r#"{{"…":"{}","b":"{}","c":1,"d":2}}"#, "x".repeat(100), "y".repeat(100)));
+    let mut members = vec![format!(r#""…":"{}""#, "x".repeat(100))];
+    members.extend((1..10).map(|i| format!(r#""k{i}":"{}""#, "y".repeat(100))));
+    let v = json(&format!("{{{}}}", members.join(",")));
     let (out, elided) = run(&v, 40, Cut::Head, Markers::Inline);
-    assert_eq!(out, json(r#"{"…":"","……":"[... 3 more keys]"}"#));
-    assert_eq!(elided, vec![gone("text", r#"$["…"]"#, 0, 100), gone("keys", "$", 1, 4)]);
-    let (out, elided) = run(&v, 29, Cut::Head, Markers::Inline);
+    assert_eq!(out, json(r#"{"…":"","……":"[... 9 more keys]"}"#));
+    assert_eq!(elided, vec![gone("text", r#"$["…"]"#, 0, 100), gone("keys", "$", 1, 10)]);
+    // No room for the marker: an empty object, still listed.
+    let (out, elided) = run(&v, 30, Cut::Head, Markers::Inline);
     assert_eq!(out, json("{}"));
-    assert_eq!(elided, vec![gone("keys", "$", 0, 4)]);
+    assert_eq!(elided, vec![gone("keys", "$", 0, 10)]);
+    // Every key in its smallest form when they all fit, with no marker.
+    let (out, _) = run(&v, 82, Cut::Head, Markers::Inline);
+    assert_eq!(out.as_object().unwrap().len(), 10, "{out}");
 }
 
 #[test]
@@ -379,7 +387,7 @@ fn deep_nesting_does_not_recurse_without_bound() {
     let text = format!("{}\"{}\"{}", "[".repeat(depth), "x".repeat(100), "]".repeat(depth));
     let req = request(limits(depth as u64), Cut::Head, Markers::Inline, "");
     let units: Vec<u8> = text.bytes().collect();
-    let out = clamp_json(&units, &req).unwrap().unwrap();
+    let out = clamp_json(&units, &req).unwrap().1.unwrap();
     assert!(out.output.bytes <= depth as u64 && out.text.len() <= depth);
     // Levels below MAX_DEPTH are emptied rather than cut inside.
     assert!(out.text.starts_with(&[b'['; 64]));

@@ -207,6 +207,103 @@ export declare function truncateText(text: string, options: TruncateTextOptions)
 export declare function measureText(text: string): TextMeasure
 
 // ---------------------------------------------------------------------------------------
+// JSON values
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Options of `clampJson` and `clampJsonText`. Budgets apply to `JSON.stringify(value, null, space)`;
+ * defaults `{ maxBytes: 51200, maxLines: 2000 }` (chars unlimited), as for tool payloads.
+ */
+export interface ClampJsonOptions extends Limits {
+  /**
+   * Which array items and which part of long strings are kept: `'head'` (default) the first,
+   * `'tail'` the last, `'headTail'` both ends (`headRatio` of the room to the start).
+   */
+  strategy?: Strategy
+  /** With `'headTail'`: share of the room given to the start, from 0 to 1. Default 0.5. */
+  headRatio?: number
+  /**
+   * `'inline'` (default): the result says what was cut in band: a string item
+   * `"[... 1,234 more items]"` where array items were dropped, a key `"…"` with
+   * `"[... 12 more keys]"` where object keys were dropped, `[... 5,241,068 bytes truncated]`
+   * inside a cut string. `'none'`: schema-safe, only shorter arrays and shorter strings (a
+   * prefix; a suffix with `'tail'`), nothing added; every key is kept while the smallest forms
+   * of all values fit. Both report everything in `elided`.
+   */
+  markers?: 'inline' | 'none'
+  /** `JSON.stringify`'s `space`, as the consumer will render the value: an integer 0–10 or a string of at most 10 chars. Default: compact. */
+  space?: number | string
+}
+
+/** One thing `clampJson` shortened, at a JSONPath-like `path` (`$`, `$.items`, `$["a key"][3]`). */
+export type JsonElision =
+  /** An array keeps `kept` of its `total` items (an item shrunk to fit counts as kept). */
+  | { path: string; kept: number; total: number }
+  /** An object keeps `keptKeys` of its `totalKeys` keys. */
+  | { path: string; keptKeys: number; totalKeys: number }
+  /** A string keeps `keptBytes` of its `totalBytes` (UTF-8 of the string's value). */
+  | { path: string; keptBytes: number; totalBytes: number }
+
+export interface ClampJsonResult<T = unknown> {
+  /**
+   * The very same value when it fits; else a new JSON value of the same shape whose rendering
+   * fits every limit (typed as the input: with inline markers an array may also hold a marker
+   * string and an object a `"…"` key).
+   */
+  value: T
+  truncated: boolean
+  /** UTF-8 bytes of the value as rendered (with `space`). */
+  totalBytes: number
+  /** UTF-8 bytes of the result as rendered (with `space`). */
+  outputBytes: number
+  /** What was shortened, inner values before the container holding them. Empty when nothing was. */
+  elided: JsonElision[]
+}
+
+/**
+ * Fits any value `JSON.stringify` accepts into the budget as valid JSON of the same shape: every
+ * key of an object that is kept keeps its value's type, arrays keep whole items in order, long
+ * strings are cut between whole characters and escapes.
+ *
+ * Fair: an object's room is shared by water-filling, so a member smaller than an equal share is
+ * kept whole and one huge field cannot starve its siblings (a 5 MB `stdout` beside a 200-byte
+ * `stderr` keeps all of `stderr`). Arrays keep their first items whole (and last, with
+ * `'headTail'`); when no item fits whole, the first is shrunk.
+ *
+ * Never mutates its input and never throws on a value: a cycle becomes `"[Circular]"`, a BigInt
+ * its digits, a throwing getter or `toJSON` `"[Unreadable: message]"`; `toJSON`, `undefined`,
+ * functions and symbols are handled as `JSON.stringify` handles them. (Such a value is read a
+ * second time to find what threw.) Throws `RangeError` when no form of the value fits the limits
+ * (below 2 bytes, or a number longer than the budget).
+ *
+ * @example
+ * const { value, elided } = clampJson({ command, stdout, stderr, exitCode }, { maxBytes: 16_384 })
+ * // elided: [{ path: '$.stdout', keptBytes: 16_200, totalBytes: 5_242_880 }]
+ */
+export declare function clampJson<T>(value: T, options?: ClampJsonOptions): ClampJsonResult<T>
+
+export interface ClampJsonTextResult {
+  /** The text itself when within the limits; else the clamped value rendered with `space`. */
+  text: string
+  /** False when the text is not JSON: it was then clamped as text (`truncateText`, same limits and strategy). */
+  json: boolean
+  truncated: boolean
+  totalBytes: number
+  outputBytes: number
+  elided: JsonElision[]
+}
+
+/**
+ * `clampJson` for a JSON text: returned as it is when within the limits; otherwise parsed,
+ * clamped and rendered with `space`. A text that is not JSON is clamped as text (`json: false`).
+ * Never throws on a string.
+ *
+ * @example
+ * clampJsonText(await response.text(), { maxBytes: 8192, space: 2 }).text
+ */
+export declare function clampJsonText(text: string, options?: ClampJsonOptions): ClampJsonTextResult
+
+// ---------------------------------------------------------------------------------------
 // Tool results
 // ---------------------------------------------------------------------------------------
 

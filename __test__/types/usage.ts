@@ -108,3 +108,21 @@ export {
   head, tail, middle, noBudgetTyped, resultText, truncated, by, used, offsets, counts, dropped,
   chars, bytes, lines, wrongType, wrongWhere,
 }
+
+// JSON values
+import { clampJson, clampJsonText } from 'toolclamp'
+import type { ClampJsonOptions, ClampJsonResult, ClampJsonTextResult, JsonElision } from 'toolclamp'
+
+const jsonOptions: ClampJsonOptions = { maxBytes: 16_384, strategy: 'headTail', markers: 'none', space: 2 }
+const clampedRun: ClampJsonResult<{ stdout: string; code: number }> = clampJson({ stdout: 'x', code: 1 }, jsonOptions)
+const keptStdout: string = clampedRun.value.stdout
+const firstElision: JsonElision | undefined = clampedRun.elided[0]
+const elidedPath: string | undefined = firstElision?.path
+const jsonText: ClampJsonTextResult = clampJsonText('{"a":1}')
+const wasJson: boolean = jsonText.json
+// @ts-expect-error markers is 'inline' or 'none'
+clampJson({}, { markers: 'schema' })
+// @ts-expect-error clampJsonText takes a string
+clampJsonText({ a: 1 })
+
+export { keptStdout, elidedPath, wasJson }

@@ -27,6 +27,7 @@ const EXPORTS = {
   planToolOutput: ['out', 'text', 'wide', 'maxChars', 'maxLines', 'headRatio', 'notice'],
   planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
   planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
+  clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
 }
 
 const isWide = (text) => /[^\x00-\xff]/.test(text)
@@ -156,6 +157,12 @@ function validArgs(name) {
         .map(([text, s, c, b, l, r, n]) => [newOut(), Buffer.from(text), s, c, b, l, r, n])
     case 'measure':
       return textArb.map((text) => [newOut(), text, isWide(text)])
+    case 'clampJson':
+      return fc.tuple(fc.jsonValue({ maxDepth: 3 }), common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, fc.boolean(), fc.constantFrom('', '  ', '→'))
+        .map(([v, s, c, b, l, r, m, g]) => {
+          const text = JSON.stringify(v)
+          return [newOut(), text, isWide(text), s, c, b, l, r, m, g]
+        })
     case 'planPage':
       return fc.tuple(textArb, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 100 }), fc.integer({ min: 1, max: 5 }))
         .map(([text, line, col, b, l]) => [newOut(), text, isWide(text), line, col, b, l])
@@ -196,19 +203,36 @@ function answerOf(name, args, returned, buffer) {
     return
   }
   if (name === 'planPage') assert.equal(verdict, LAYOUT.verdicts.page)
+  if (name === 'clampJson') {
+    const [c, b, l] = args.slice(4, 7)
+    const gap = args[9]
+    const limits = { maxChars: c, maxBytes: b, maxLines: l }
+    const rendered = (v) => (gap === '' ? JSON.stringify(v) : JSON.stringify(v, null, gap))
+    if (verdict === LAYOUT.verdicts.fits) {
+      assert.equal(returned, null)
+      assert.ok(fits(rendered(JSON.parse(args[1])), limits), 'answered "fits" for a value that does not')
+      return
+    }
+    assert.equal(verdict, LAYOUT.verdicts.cut, `verdict ${verdict}`)
+    const [value, elided] = JSON.parse(returned)
+    assert.ok(Array.isArray(elided))
+    const out = rendered(value)
+    assert.ok(fits(out, limits), `${out} exceeds ${JSON.stringify(limits)}`)
+    assert.equal(new Float64Array(buffer)[S.outputBytes], Buffer.byteLength(out))
+  }
 }
 
 describe('fail closed', () => {
   test('valid calls answer, and every answer holds', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage']) {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson']) {
       fc.assert(
         fc.property(validArgs(name), (args) => {
           let returned
           try {
             returned = binding[name](...args)
           } catch (error) {
-            // Only a page outside the text may be refused.
-            assert.ok(name === 'planPage' && error instanceof RangeError, `${name}: ${error}`)
+            // Only a page outside the text, or limits no JSON value fits, may be refused.
+            assert.ok((name === 'planPage' || name === 'clampJson') && error instanceof RangeError, `${name}: ${error}`)
             return
           }
           answerOf(name, args, returned, args[0])
@@ -219,7 +243,7 @@ describe('fail closed', () => {
   })
 
   test('a call with any argument replaced by a random value throws or answers correctly', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage']) {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson']) {
       const arb = fc.tuple(validArgs(name), fc.nat(), anyValue)
       fc.assert(
         fc.property(arb, ([args, which, value]) => {
@@ -233,7 +257,7 @@ describe('fail closed', () => {
             returned = binding[name](...mutated)
           } catch (error) {
             assert.ok(error instanceof TypeError || error instanceof RangeError, `${name}: ${error}`)
-            assert.match(error.message, /^(toolclamp binding: |notice |offset |column )/)
+            assert.match(error.message, /^(toolclamp binding: |notice |offset |column |limits: |text: )/)
             return
           }
           // The replacement happened to be valid: the answer must hold for these arguments.
@@ -241,6 +265,7 @@ describe('fail closed', () => {
           if (name === 'planList' && (!Array.isArray(mutated[1]) || mutated[2] !== mutated[1].some(isWide))) return
           if (name === 'measure' && mutated[2] !== isWide(mutated[1])) return
           if (name === 'planPage' && mutated[2] !== isWide(mutated[1])) return
+          if (name === 'clampJson' && mutated[2] !== isWide(mutated[1])) return
           answerOf(name, mutated, returned, out)
         }),
         { numRuns: Math.ceil(RUNS / 5) },

@@ -180,21 +180,18 @@ describe('hardTruncateToolPayload: defaults and shapes', () => {
     assert.deepEqual(Reflect.ownKeys(clamped), Reflect.ownKeys(input))
   })
 
-  test('anything else is returned as is', () => {
-    const huge = 'x\n'.repeat(10000)
-    const others = [
-      42,
-      null,
-      undefined,
-      true,
-      10n,
-      { content: huge }, // content not an array
-      { text: huge },
-      { content: null },
-      Buffer.from(huge),
-      new Map([['content', [text(huge)]]]),
-    ]
-    for (const value of others) assert.equal(hardTruncateToolPayload(value), value)
+  test('scalars are returned as they are; any other object is JSON data, clamped', () => {
+    const huge = 'x\n'.repeat(40000)
+    for (const value of [42, null, undefined, true, 10n, new Map([['content', [text(huge)]]])]) {
+      assert.equal(hardTruncateToolPayload(value), value)
+    }
+    // Objects that carry data outside a `content` array: the JSON clamp, within the budget.
+    for (const value of [{ content: huge }, { text: huge }, { content: null, log: huge }, Buffer.from(huge)]) {
+      const clamped = hardTruncateToolPayload(value)
+      assert.notEqual(clamped, value)
+      assert.ok(Buffer.byteLength(JSON.stringify(clamped)) <= 51_200)
+      assert.deepEqual(Object.keys(clamped), Object.keys(JSON.parse(JSON.stringify(value))))
+    }
   })
 })
 
@@ -330,7 +327,7 @@ describe('hardTruncateToolPayload: blocks it does not read', () => {
     assert.equal(withImage[1], image)
   })
 
-  test('malformed blocks are left as they are, without throwing', () => {
+  test('malformed blocks are left as they are, without throwing; data among blocks is clamped on its own', () => {
     const huge = numberedLines(5000)
     const malformed = [
       null,
@@ -339,17 +336,22 @@ describe('hardTruncateToolPayload: blocks it does not read', () => {
       'a bare string',
       { type: 'text', text: 42 },
       { type: 'text' },
-      { text: huge }, // no type: not a text block, whatever it holds
       { type: 'resource', resource: null },
       { type: 'resource', resource: { uri: 'x', text: 5 } },
       { type: 'resource' },
-      [text(huge)],
     ]
-    const input = [text(huge), ...malformed, text(huge)]
+    // Not blocks toolclamp knows, but data: each clamped on its own (as text or JSON).
+    const data = [{ text: huge }, [text(huge)], huge]
+    const input = [text(huge), ...malformed, ...data, text(huge)]
     const clamped = hardTruncateToolPayload(input)
     assert.equal(clamped.length, input.length)
     for (let i = 1; i <= malformed.length; i++) assert.equal(clamped[i], input[i], `block ${i}`)
     assert.ok(fits(joinedText(clamped), DEFAULT_LIMITS))
+    for (let i = malformed.length + 1; i <= malformed.length + data.length; i++) {
+      assert.notEqual(clamped[i], input[i])
+      const rendered = typeof clamped[i] === 'string' ? clamped[i] : JSON.stringify(clamped[i])
+      assert.ok(fits(rendered, DEFAULT_LIMITS), `item ${i}`)
+    }
     // Only malformed blocks: nothing to clamp, the same array back.
     assert.equal(hardTruncateToolPayload(malformed), malformed)
   })

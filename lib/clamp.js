@@ -6,7 +6,8 @@
 
 const native = require('./native.js')
 const spills = require('./spill.js')
-const { describe, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
+const json = require('./json.js')
+const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
   checkKeys,
   DEFAULT_MAX_BYTES,
@@ -142,11 +143,19 @@ function measureText(text) {
 
 const PAYLOAD_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES })
 const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40 })
-const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill']
+const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'responseFormat']
+const RESPONSE_FORMATS = ['content', 'content_and_artifact']
 
 /** Limits with nothing given but the budgets. */
 function limitsRecord(budgets) {
-  return Object.freeze({ strategy: 'head', headRatio: 0.5, notice: undefined, ...budgets, spill: undefined })
+  return Object.freeze({
+    strategy: 'head',
+    headRatio: 0.5,
+    notice: undefined,
+    responseFormat: 'content',
+    ...budgets,
+    spill: undefined,
+  })
 }
 
 const DEFAULT_PAYLOAD_LIMITS = limitsRecord(PAYLOAD_DEFAULTS)
@@ -161,9 +170,13 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill } = limits
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, responseFormat } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
+  if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
+    throw new TypeError(`responseFormat must be "content" or "content_and_artifact", got ${describe(responseFormat)}`)
+  }
   return Object.freeze({
+    responseFormat: responseFormat ?? 'content',
     maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
     maxBytes: readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes),
     maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
@@ -206,7 +219,7 @@ function blockText(block) {
   try {
     if (typeof block !== 'object' || block === null) return undefined
     const type = block.type
-    if (type === 'text') {
+    if (type === 'text' || type === 'input_text' || type === 'output_text') {
       const text = block.text
       return typeof text === 'string' ? text : undefined
     }
@@ -228,7 +241,7 @@ function blockText(block) {
  */
 function withBlockText(block, text) {
   try {
-    if (block.type === 'text') return { ...block, text }
+    if (block.type !== 'resource') return { ...block, text }
     return { ...block, resource: { ...block.resource, text } }
   } catch {
     return { type: 'text', text }
@@ -329,20 +342,202 @@ function contentOf(result) {
   }
 }
 
-function clampPayload(result, limits) {
-  if (typeof result === 'string') return clampWith(result, limits)
-  if (isArray(result)) return clampBlocks(result, limits)
-  if (typeof result === 'object' && result !== null) {
-    const content = contentOf(result)
-    if (content === undefined) return result
-    const clamped = clampBlocks(content, limits)
-    return clamped === content ? result : withProperty(result, 'content', clamped)
+// Content-block types of the frameworks toolclamp serves: MCP, pi-ai, the AI SDK's
+// tool-result content parts, OpenAI's input/output parts, LangChain's standard blocks. An
+// array counts as content blocks when one of its items has such a type (and none is a
+// string); any other array is JSON data.
+const BLOCK_TYPES = new Set([
+  'text', 'image', 'audio', 'resource', 'resource_link', 'media', 'file', 'image-data', 'image-url', 'file-data',
+  'file-url', 'file-id', 'image-file-id', 'input_text', 'output_text', 'input_image', 'input_file', 'input_audio',
+  'refusal', 'image_url', 'reasoning',
+])
+// Block types whose text toolclamp reads (see blockText).
+const TEXT_TYPES = new Set(['text', 'input_text', 'output_text', 'resource'])
+// AI SDK ToolResultOutput: { type, value }.
+const TEXT_OUTPUTS = new Set(['text', 'error-text'])
+const JSON_OUTPUTS = new Set(['json', 'error-json'])
+// OpenAI Agents SDK / Responses API items carrying a tool's output.
+const OUTPUT_ITEMS = new Set(['function_call_result', 'function_call_output'])
+
+/** A property read that never throws (undefined when it cannot be read). */
+function read(object, key) {
+  try {
+    return object[key]
+  } catch {
+    return undefined
+  }
+}
+
+function typeOf(item) {
+  if (typeof item !== 'object' || item === null) return undefined
+  const type = read(item, 'type')
+  return typeof type === 'string' ? type : undefined
+}
+
+/**
+ * An array is a list of content blocks when an item has a block type (text, image, ...),
+ * or when it holds nothing a clamp could shorten (only null, numbers, booleans: malformed
+ * blocks). Any other array (strings, records) is JSON data.
+ */
+function isBlockList(array) {
+  let blocks = false
+  let data = false
+  for (let i = 0; i < array.length; i++) {
+    const item = read(array, i)
+    if (BLOCK_TYPES.has(typeOf(item))) blocks = true
+    else if (isData(item)) data = true
+  }
+  return blocks || !data
+}
+
+/** A value that is not a content block toolclamp knows but can carry text: a string, an object of another type. */
+function isData(item) {
+  if (typeof item === 'string') return true
+  if (typeof item !== 'object' || item === null) return false
+  return !BLOCK_TYPES.has(typeOf(item))
+}
+
+/**
+ * Content blocks: their text shares the budget (clampBlocks). An item among them that is
+ * no block toolclamp knows but carries data (a bare string, an object of another type or
+ * none) is clamped on its own, as text or JSON, so it cannot carry a huge payload past
+ * the clamp.
+ */
+function clampBlockList(blocks, limits) {
+  let result = clampBlocks(blocks, limits)
+  for (let i = 0; i < result.length; i++) {
+    const item = result[i]
+    if (item !== read(blocks, i) || !isData(item)) continue
+    const clamped = typeof item === 'string' ? clampWith(item, limits) : clampData(item, limits)
+    if (clamped !== item) {
+      if (result === blocks) result = blocks.slice()
+      result[i] = clamped
+    }
   }
   return result
 }
 
+/**
+ * JSON data: the JSON clamp with in-band markers. A value that fits comes back as it is,
+ * even one JSON.stringify throws on (a revoked proxy, a throwing getter): there is nothing
+ * to cut, and what the framework makes of it is unchanged.
+ */
+function clampData(value, limits) {
+  let clamped
+  try {
+    clamped = json.clampJsonWith(value, limits, 'inline')
+  } catch {
+    // No JSON form fits limits this small (a few bytes): the clamp of its text, as text.
+    return clampWith(json.stringifyAny(value).text ?? '', limits)
+  }
+  return clamped.truncated ? clamped.value : value
+}
+
+/** A copy of `object` with `changes` (key → value) when any differs, else `object`. */
+function withChanges(object, changes) {
+  let result = object
+  for (const [key, value] of changes) {
+    if (value !== read(object, key)) result = withProperty(result, key, value)
+  }
+  return result
+}
+
+/**
+ * MCP CallToolResult.structuredContent, clamped schema-safe (markers 'none') under the same
+ * budget as `content`: they are two renderings of one result, and a client sends one of
+ * them to the model. What was shortened is said in a text block appended to `content`.
+ */
+function clampStructured(result, content, limits) {
+  const structured = read(result, 'structuredContent')
+  const clampedContent = content === undefined ? undefined : clampBlockList(content, limits)
+  if (typeof structured !== 'object' || structured === null) {
+    return clampedContent === content ? result : withProperty(result, 'content', clampedContent)
+  }
+  let clamped
+  try {
+    clamped = json.clampJsonWith(structured, limits, 'none')
+  } catch {
+    // Limits of a few bytes hold no form of it: an empty object, said in the note.
+    clamped = { value: {}, truncated: true, totalBytes: NaN, outputBytes: 2, elided: [{ path: '$', keptKeys: 0, totalKeys: NaN }] }
+  }
+  if (!clamped.truncated && clampedContent === content) return result
+  let blocks = clampedContent
+  if (clamped.truncated) {
+    const said = clamped.elided.slice(0, 8).map(describeElision).join('; ')
+    const more = clamped.elided.length > 8 ? `; and ${clamped.elided.length - 8} more` : ''
+    const note = clampString(
+      `[structuredContent shortened to ${formatCount(clamped.outputBytes)} of ${formatCount(clamped.totalBytes)} bytes: ${said}${more}]`,
+      'head',
+      { maxChars: Infinity, maxBytes: Math.min(1024, limits.maxBytes), maxLines: Math.min(4, limits.maxLines) },
+      0,
+      undefined,
+    )
+    blocks = [...(clampedContent ?? []), { type: 'text', text: note }]
+  }
+  return withChanges(result, [
+    ['content', blocks],
+    ['structuredContent', clamped.value],
+  ])
+}
+
+function describeElision(e) {
+  if (e.kept !== undefined) return `${e.path}: ${formatCount(e.kept)} of ${formatCount(e.total)} items`
+  if (e.keptKeys !== undefined) return `${e.path}: ${formatCount(e.keptKeys)} of ${formatCount(e.totalKeys)} keys`
+  return `${e.path}: ${formatCount(e.keptBytes)} of ${formatCount(e.totalBytes)} bytes`
+}
+
+/** An object a tool returned: which of its shapes it has decides what is clamped. */
+function clampObject(result, limits) {
+  const content = contentOf(result)
+  if (content !== undefined || read(result, 'structuredContent') !== undefined) {
+    // MCP CallToolResult, pi AgentToolResult ({ content, details }: details never reach the model).
+    return clampStructured(result, content, limits)
+  }
+  const type = typeOf(result)
+  if (type !== undefined) {
+    const value = read(result, 'value')
+    // AI SDK ToolResultOutput.
+    if (TEXT_OUTPUTS.has(type) && typeof value === 'string') return withChanges(result, [['value', clampWith(value, limits)]])
+    if (JSON_OUTPUTS.has(type)) return withChanges(result, [['value', clampData(value, limits)]])
+    if (type === 'content' && Array.isArray(value)) return withChanges(result, [['value', clampBlockList(value, limits)]])
+    // OpenAI Agents: a function call's output item.
+    if (OUTPUT_ITEMS.has(type)) return withChanges(result, [['output', clampPayload(read(result, 'output'), limits)]])
+    // A single content block ({ type: 'text', text }).
+    if (TEXT_TYPES.has(type)) {
+      const clamped = clampBlockList([result], limits)
+      return clamped[0]
+    }
+    if (BLOCK_TYPES.has(type)) return result
+  }
+  return clampData(result, limits)
+}
+
+/** LangChain's content_and_artifact tuple: the content is clamped, the artifact left as it is. */
+function clampContentAndArtifact(result, limits) {
+  if (!isArray(result) || result.length !== 2) return clampPayload(result, limits)
+  const content = read(result, 0)
+  const clamped = clampPayload(content, limits)
+  return clamped === content ? result : [clamped, read(result, 1)]
+}
+
+function clampPayload(result, limits) {
+  if (typeof result === 'string') return clampWith(result, limits)
+  if (isArray(result)) return isBlockList(result) ? clampBlockList(result, limits) : clampData(result, limits)
+  if (typeof result === 'object' && result !== null) return clampObject(result, limits)
+  if (typeof result === 'bigint') return clampData(result, limits)
+  // Numbers, booleans, undefined, functions, symbols: nothing to cut.
+  return result
+}
+
+/** The clamp of a tool's final result, in the response format the limits name. */
+function clampResult(result, limits) {
+  return limits.responseFormat === 'content_and_artifact'
+    ? clampContentAndArtifact(result, limits)
+    : clampPayload(result, limits)
+}
+
 function hardTruncateToolPayload(result, limits) {
-  return clampPayload(result, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
+  return clampResult(result, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
 }
 
 /** An Error named like the original whose stack is only its clamped message. */
@@ -380,7 +575,7 @@ function wrapWith(onUpdate, limits) {
     throw new TypeError(`onUpdate must be a function or undefined, got ${describe(onUpdate)}`)
   }
   return function clampedOnUpdate(partial, ...rest) {
-    return onUpdate.call(this, clampPayload(partial, limits), ...rest)
+    return onUpdate.call(this, clampResult(partial, limits), ...rest)
   }
 }
 
@@ -394,7 +589,7 @@ function isThenable(value) {
 
 async function* clampEach(iterable, limits, errorLimits) {
   try {
-    for await (const value of iterable) yield clampPayload(value, limits)
+    for await (const value of iterable) yield clampResult(value, limits)
   } catch (error) {
     throw clampError(error, errorLimits)
   }
@@ -410,7 +605,7 @@ function callClamped(fn, thisArg, args, limits, errorLimits) {
   }
   if (isThenable(result)) {
     return result.then(
-      (value) => clampPayload(value, limits),
+      (value) => clampResult(value, limits),
       (error) => {
         throw clampError(error, errorLimits)
       },
@@ -419,7 +614,7 @@ function callClamped(fn, thisArg, args, limits, errorLimits) {
   if (result !== null && typeof result === 'object' && typeof result[Symbol.asyncIterator] === 'function') {
     return clampEach(result, limits, errorLimits)
   }
-  return clampPayload(result, limits)
+  return clampResult(result, limits)
 }
 
 function wrapExecute(execute, limits) {

@@ -159,14 +159,33 @@ describe('Vercel AI SDK: generateText', () => {
     assert.match(content[0].text, NOTICE)
   })
 
-  test('an object with a huge string field outside `content` is passed through as is', async () => {
-    // hardTruncateToolPayload reads only strings, block arrays and `content` arrays; anything
-    // else is returned untouched, so such tools need their own clamp or a `content` shape.
-    const result = { service: 'checkout', log: hugeLog }
-    assert.equal(hardTruncateToolPayload(result), result)
+  test('a 5 MB object result reaches the model as JSON within the budget, small fields whole', async () => {
+    const result = { service: 'checkout', log: hugeLog, exitCode: 1, stderr: 'Error: payment declined' }
     const part = await toolResultSentToModel(wrapExecute(async () => result))
     assert.equal(part.output.type, 'json')
-    assert.equal(part.output.value.log.length, hugeLog.length)
+    const value = part.output.value
+    assert.ok(Buffer.byteLength(JSON.stringify(value)) <= PAYLOAD_MAX_BYTES)
+    assert.equal(value.service, 'checkout')
+    assert.equal(value.exitCode, 1)
+    assert.equal(value.stderr, result.stderr)
+    assert.ok(hugeLog.startsWith(value.log.slice(0, value.log.indexOf('[... '))))
+    assert.match(value.log, /\[\.\.\. [\d,]+ bytes truncated\]$/)
+  })
+
+  test('an array of strings and a ToolResultOutput reach the model within the budget', async () => {
+    const lines = hugeLog.split('\n')
+    const part = await toolResultSentToModel(wrapExecute(async () => lines))
+    const sent = part.output.value
+    assert.ok(Buffer.byteLength(JSON.stringify(sent)) <= PAYLOAD_MAX_BYTES)
+    assert.deepEqual(sent.slice(0, 3), lines.slice(0, 3))
+    assert.match(sent.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
+    // toModelOutput shapes: { type: 'text' | 'json' | 'content', value }.
+    const text = hardTruncateToolPayload({ type: 'text', value: hugeLog })
+    assert.ok(Buffer.byteLength(text.value) <= PAYLOAD_MAX_BYTES)
+    const json = hardTruncateToolPayload({ type: 'json', value: { log: hugeLog } })
+    assert.ok(Buffer.byteLength(JSON.stringify(json.value)) <= PAYLOAD_MAX_BYTES)
+    const content = hardTruncateToolPayload({ type: 'content', value: [{ type: 'text', text: hugeLog }] })
+    assert.ok(Buffer.byteLength(content.value[0].text) <= PAYLOAD_MAX_BYTES)
   })
 
   test('a thrown error with a 1 MB message reaches the model clamped', async () => {

@@ -107,7 +107,7 @@ function createServer(clamp = (result) => result) {
 }
 
 /** A connected client that has listed the tools, so callTool validates structuredContent. */
-async function connectClient(t, server) {
+async function connectClient(t, server, toolWithSchema = 'run_build') {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   await server.connect(serverTransport)
   const client = new Client({ name: 'build-client', version: '1.0.0' })
@@ -115,7 +115,7 @@ async function connectClient(t, server) {
   t.after(() => client.close())
   // The client only validates structuredContent for tools whose outputSchema it has seen.
   const { tools } = await client.listTools()
-  assert.ok(tools.find((tool) => tool.name === 'run_build').outputSchema, 'run_build advertises its outputSchema')
+  assert.ok(tools.find((tool) => tool.name === toolWithSchema).outputSchema, `${toolWithSchema} advertises its outputSchema`)
   return client
 }
 
@@ -264,4 +264,41 @@ test('an isError result with huge text stays isError and is clamped', async (t) 
   assertHasTruncationNotice(clamped)
   assert.ok(clamped.content[0].text.startsWith('Error: at frame 000001'))
   assert.deepEqual(original, snapshot, 'the input was not mutated')
+})
+
+test('5 MB of structuredContent: clamped schema-safe on the server, validated by the real client, said in a text block', async (t) => {
+  const rowCount = 40_000
+  const rows = Array.from({ length: rowCount }, (_, id) => ({ id, path: `src/module-${id}.ts`, message: `unused import in module ${id}` }))
+  const report = { status: 'failed', total: rowCount, rows, log: makeLog('[lint]', 2 * 1024 * 1024) }
+  assert.ok(Buffer.byteLength(JSON.stringify(report)) > 5_000_000)
+  const server = new McpServer({ name: 'lint-server', version: '1.0.0' })
+  server.registerTool(
+    'lint',
+    {
+      description: 'Lints the workspace',
+      outputSchema: {
+        status: z.enum(['passed', 'failed']),
+        total: z.number().int(),
+        rows: z.array(z.object({ id: z.number().int(), path: z.string(), message: z.string() }).strict()),
+        log: z.string(),
+      },
+    },
+    async () => hardTruncateToolPayload({ content: [{ type: 'text', text: JSON.stringify(report) }], structuredContent: report }),
+  )
+  const client = await connectClient(t, server, 'lint')
+  // callTool validates structuredContent against the outputSchema and throws when it does not match.
+  const result = await client.callTool({ name: 'lint', arguments: {} })
+  const structured = result.structuredContent
+  assert.ok(Buffer.byteLength(JSON.stringify(structured)) <= DEFAULT_MAX_BYTES)
+  assert.equal(structured.status, 'failed')
+  assert.equal(structured.total, rowCount)
+  assert.deepEqual(structured.rows, rows.slice(0, structured.rows.length), 'the first rows, whole, and nothing added')
+  assert.ok(structured.rows.length > 10)
+  assert.ok(report.log.startsWith(structured.log))
+  // The content text blocks stay within the budget; the last one says what was shortened.
+  assertWithinDefaultLimits({ content: result.content.slice(0, -1) })
+  const note = result.content.at(-1).text
+  assert.match(note, /^\[structuredContent shortened to [\d,]+ of [\d,]+ bytes: /)
+  assert.match(note, new RegExp(`\\$\\.rows: [\\d,]+ of ${rowCount.toLocaleString('en-US')} items`))
+  assert.match(note, /\$\.log: [\d,]+ of [\d,]+ bytes/)
 })

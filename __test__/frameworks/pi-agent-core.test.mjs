@@ -289,3 +289,22 @@ test('control: without the wrapper the thrown error reaches the transcript whole
   const { bytes, lines } = measureTextBlocks(toolResult.content)
   assert.ok(bytes > ERROR_MAX_BYTES && lines > ERROR_MAX_LINES)
 })
+
+test('a 5 MB object as JSON text and details: the model gets at most the budget, details stay by reference', async () => {
+  const rows = Array.from({ length: 60_000 }, (_, id) => ({ id, path: `src/module-${id}.ts`, status: 'ok' }))
+  const details = { rows }
+  const tool = {
+    name: 'list_modules',
+    label: 'List modules',
+    description: 'Lists every module with its status.',
+    parameters: Type.Object({ buildId: Type.String() }),
+    async execute() {
+      return { content: [{ type: 'text', text: JSON.stringify(details) }], details }
+    },
+  }
+  assert.ok(Buffer.byteLength(JSON.stringify(details)) > 3_000_000)
+  const { toolResult, toolResultSeenByModel } = await runAgentWithTool(wrapToolWithHardOutputTruncate(tool), { buildId: '7421' })
+  assertWithinLimits(toolResultSeenByModel.content, PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES, 'model')
+  // details never reach the model (pi-ai's providers do not send them) and are left alone.
+  assert.equal(toolResult.details, details)
+})

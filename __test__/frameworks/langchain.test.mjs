@@ -1,0 +1,80 @@
+// hardTruncateToolPayload through LangChain 1.x: a createAgent run with a fake tool-calling
+// model; the tool's result reaches the model's next call as a ToolMessage, offline.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+
+import { createAgent, tool, FakeToolCallingModel } from 'langchain'
+import { z } from 'zod'
+
+import { wrapExecute } from '../../index.mjs'
+
+const BUDGET = 51_200
+
+/** A fake model that calls `toolName` once, then answers; it records every message list it is sent. */
+class RecordingModel extends FakeToolCallingModel {
+  constructor(toolName, calls = []) {
+    super({ toolCalls: [[{ name: toolName, args: {}, id: 'call-1' }], []] })
+    this.toolName = toolName
+    this.calls = calls
+  }
+
+  // The agent binds the tools to a copy: the copy records into the same list.
+  bindTools(tools) {
+    const bound = new RecordingModel(this.toolName, this.calls)
+    bound.tools = tools
+    return bound
+  }
+
+  async _generate(messages, options, runManager) {
+    this.calls.push(messages)
+    return super._generate(messages, options, runManager)
+  }
+}
+
+/** Runs one agent turn and returns the ToolMessage the model was sent on its second call. */
+async function toolMessageSentToModel(toolObject) {
+  const model = new RecordingModel(toolObject.name)
+  const agent = createAgent({ model, tools: [toolObject] })
+  await agent.invoke({ messages: [{ role: 'user', content: 'go' }] })
+  assert.equal(model.calls.length, 2)
+  const sent = model.calls[1].find((m) => m.getType?.() === 'tool' || m._getType?.() === 'tool')
+  assert.ok(sent, 'a ToolMessage reached the model')
+  return sent
+}
+
+const bytesOf = (content) => Buffer.byteLength(typeof content === 'string' ? content : JSON.stringify(content))
+
+test('a tool returning a 5 MB object: the ToolMessage the model gets is within the budget and parses', async () => {
+  const stdout = 'test passed ✓\n'.repeat(400_000)
+  const lint = tool(
+    wrapExecute(async () => ({ command: 'npm test', stdout, stderr: 'FAIL src/a.test.js', exitCode: 1 })),
+    { name: 'run_tests', description: 'Runs the tests', schema: z.object({}) },
+  )
+  const message = await toolMessageSentToModel(lint)
+  assert.ok(bytesOf(message.content) <= BUDGET, `${bytesOf(message.content)} bytes`)
+  const value = typeof message.content === 'string' ? JSON.parse(message.content) : message.content
+  assert.equal(value.stderr, 'FAIL src/a.test.js')
+  assert.equal(value.exitCode, 1)
+  assert.ok(stdout.startsWith(value.stdout.slice(0, 1000)))
+})
+
+test("responseFormat 'content_and_artifact': the content is clamped, the artifact left alone", async () => {
+  const text = 'match: src/module.ts:12 unused import\n'.repeat(200_000)
+  const artifact = { matches: 200_000, files: ['src/module.ts'] }
+  const search = tool(
+    wrapExecute(async () => [text, artifact], { responseFormat: 'content_and_artifact' }),
+    { name: 'search', description: 'Searches the code', schema: z.object({}), responseFormat: 'content_and_artifact' },
+  )
+  const message = await toolMessageSentToModel(search)
+  assert.equal(typeof message.content, 'string')
+  assert.ok(Buffer.byteLength(message.content) <= BUDGET)
+  assert.match(message.content, /truncated at the end/)
+  assert.equal(message.artifact, artifact)
+})
+
+test('without the wrapper the same tool sends the model all 5 MB (what the clamp prevents)', async () => {
+  const stdout = 'x'.repeat(5_000_000)
+  const raw = tool(async () => ({ stdout }), { name: 'raw', description: 'Unclamped', schema: z.object({}) })
+  const message = await toolMessageSentToModel(raw)
+  assert.ok(bytesOf(message.content) > 5_000_000)
+})

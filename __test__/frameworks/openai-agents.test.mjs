@@ -1,0 +1,79 @@
+// hardTruncateToolPayload through the OpenAI Agents SDK (@openai/agents-core): an Agent run
+// with a scripted Model that calls a tool once; the function_call_result item the model gets
+// in its next request must be within the budget. Offline: the Model is ours.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+
+import { Agent, run, tool, Usage, setTracingDisabled } from '@openai/agents-core'
+import { z } from 'zod'
+
+import { hardTruncateToolPayload, wrapExecute } from '../../index.mjs'
+
+setTracingDisabled(true)
+const BUDGET = 51_200
+
+/** A Model that calls `toolName` first, then answers; it records every request. */
+function scriptedModel(toolName) {
+  const requests = []
+  return {
+    requests,
+    async getResponse(request) {
+      requests.push(request)
+      const output =
+        requests.length === 1
+          ? [{ type: 'function_call', callId: 'call-1', name: toolName, arguments: '{}', status: 'completed' }]
+          : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }]
+      return { usage: new Usage(), output }
+    },
+    async *getStreamedResponse() {
+      throw new Error('this test does not stream')
+    },
+  }
+}
+
+/** Runs one turn and returns the function_call_result item of the model's second request. */
+async function toolResultSentToModel(execute) {
+  const model = scriptedModel('run_tests')
+  const runTests = tool({ name: 'run_tests', description: 'Runs the tests', parameters: z.object({}), execute })
+  const result = await run(new Agent({ name: 'dev', instructions: 'Fix the build.', model, tools: [runTests] }), 'go')
+  assert.equal(result.finalOutput, 'done')
+  assert.equal(model.requests.length, 2)
+  const item = model.requests[1].input.find((i) => i.type === 'function_call_result')
+  assert.ok(item, 'the tool result reached the model')
+  return item
+}
+
+test('a tool returning a 5 MB object: the model gets at most the budget, as JSON that parses', async () => {
+  const stdout = 'PASS src/module.test.ts ✓\n'.repeat(200_000)
+  const item = await toolResultSentToModel(wrapExecute(async () => ({ stdout, stderr: 'warning: slow test', exitCode: 0 })))
+  const text = item.output.text
+  assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
+  const value = JSON.parse(text)
+  assert.equal(value.stderr, 'warning: slow test')
+  assert.equal(value.exitCode, 0)
+  assert.ok(stdout.startsWith(value.stdout.slice(0, 1000)))
+})
+
+test('a tool returning a 5 MB string or a text output: within the budget', async () => {
+  const log = 'line of build output\n'.repeat(250_000)
+  for (const returned of [log, { type: 'text', text: log }]) {
+    const item = await toolResultSentToModel(wrapExecute(async () => returned))
+    // A string comes back as { type: 'text', text }, a text output as [{ type: 'input_text', text }].
+    const text = Array.isArray(item.output) ? item.output.map((part) => part.text).join('') : item.output.text
+    assert.ok(Buffer.byteLength(text) <= BUDGET)
+    assert.match(text, /truncated at the end/)
+  }
+})
+
+test('function_call_output / function_call_result items keep their shape with the output clamped', () => {
+  const output = 'x\n'.repeat(100_000)
+  const responsesItem = { type: 'function_call_output', call_id: 'call-7', output }
+  const clamped = hardTruncateToolPayload(responsesItem)
+  assert.equal(clamped.call_id, 'call-7')
+  assert.ok(Buffer.byteLength(clamped.output) <= BUDGET)
+  const agentsItem = { type: 'function_call_result', callId: 'c', name: 'n', status: 'completed', output: { type: 'text', text: output } }
+  const clampedItem = hardTruncateToolPayload(agentsItem)
+  assert.equal(clampedItem.output.type, 'text')
+  assert.ok(Buffer.byteLength(clampedItem.output.text) <= BUDGET)
+  assert.equal(hardTruncateToolPayload(clampedItem), clampedItem)
+})

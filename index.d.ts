@@ -571,9 +571,12 @@ export declare function formatPythonResult(result: PythonRunResult, options?: Py
 // ---------------------------------------------------------------------------------------
 
 /**
- * What `formatExecOutput` reads from a command's result. Other keys are ignored, so an execa
- * result can be passed as is (for `spawnSync`, pass `{ ...r, exitCode: r.status }`); a near miss
- * such as `exit_code` or `stdOut` throws.
+ * A command's result: ours, what `spawnSync` returns, `{ error, stdout, stderr }` from an
+ * `execFile` callback, the error a promisified `execFile` rejects with, or an execa result or
+ * error: each passes as is. The exit code is the first of `exitCode`, `status`, a numeric `code`
+ * (of the result, then of its `error`). When the command did not run or was stopped (ENOENT,
+ * EACCES, maxBuffer, a timeout, a kill, a cancel), one `error: ...` line after the streams says
+ * so. Other keys are ignored; a near miss of a read key such as `exit_code` or `stdOut` throws.
  */
 export interface ExecResult {
   /**
@@ -585,10 +588,22 @@ export interface ExecResult {
   stderr?: string | Uint8Array | null
   /** An integer; `null` or omitted when unknown (a process killed by a signal has none). */
   exitCode?: number | null
+  /** `spawnSync`'s exit code, used when `exitCode` is not given. */
+  status?: number | null
   /** The signal that ended the process, e.g. `'SIGTERM'`. */
   signal?: string | null
   /** Wall time in milliseconds, shown rounded with thousands separators. */
   durationMs?: number | null
+  /** A spawn or run error (`spawnSync`'s, an `execFile` callback's): shown as one line. */
+  error?: (Error & { code?: string | number; signal?: string | null; killed?: boolean }) | null
+  /** A numeric code is an exit code (an `execFile` error used as the result); a string one an error code. */
+  code?: string | number | null
+  killed?: boolean
+  /** execa: the command timed out, was canceled, was terminated by a signal, or hit maxBuffer. */
+  timedOut?: boolean
+  isCanceled?: boolean
+  isTerminated?: boolean
+  isMaxBuffer?: boolean
 }
 
 /** The facts a notice function gets for one stream. */
@@ -656,11 +671,8 @@ export interface FormatExecOutputResult {
  * than a JS string can hold (`Infinity` limits on more than ~512 Mi chars) is a `RangeError`.
  *
  * @example
- * const child = spawnSync('npm', ['test']) // stdout and stderr are Buffers
- * const { text, stdout } = formatExecOutput(
- *   { stdout: child.stdout, stderr: child.stderr, exitCode: child.status, signal: child.signal },
- *   { stdout: { maxBytes: 16 * 1024, maxLines: 400 } },
- * )
+ * const child = spawnSync('npm', ['test'], { maxBuffer: Infinity }) // stdout and stderr are Buffers
+ * const { text, stdout } = formatExecOutput(child, { stdout: { maxBytes: 16 * 1024, maxLines: 400 } })
  * if (stdout.truncated) console.log(`dropped ${stdout.omittedLines} lines of stdout`)
  *
  * @example

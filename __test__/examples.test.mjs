@@ -64,3 +64,9 @@ test('README "JSON values": every example runs as printed and prints what its co
   assert.equal(blocks.length, 2)
   for (const code of blocks) runAsPrinted(code)
 })
+
+test('README "Shell commands": the example runs as printed on a command writing 5 MB, and keeps stderr', () => {
+  const [code] = readmeBlocks('## Shell commands')
+  const stdout = runAsPrinted(code)
+  assert.match(stdout, /<\/stdout>\n<stderr>\n1 test failed\n<\/stderr>\nexit code: 1\n/)
+})

@@ -5,6 +5,8 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
+import { spawnSync, execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 
 const require = createRequire(import.meta.url)
 const { formatExecOutput } = require('../lib/exec.js')
@@ -370,5 +372,62 @@ describe('invalid arguments', () => {
         message: 'notice function must return a string, got 5',
       })
     }
+  })
+})
+
+describe('formatExecOutput: results as Node and execa give them', () => {
+  const node = process.execPath
+
+  test('spawnSync of a missing command: one line says so instead of two empty tags alone', () => {
+    const { text } = formatExecOutput(spawnSync('toolclamp-no-such-command', ['x']))
+    assert.equal(text, '<stdout>(empty)</stdout>\n<stderr>(empty)</stderr>\nerror: command not found (spawnSync toolclamp-no-such-command ENOENT)')
+  })
+
+  test('spawnSync over maxBuffer: the kept output, and a line saying it was cut', () => {
+    const child = spawnSync(node, ['-e', 'process.stdout.write("x".repeat(3e6))'], { maxBuffer: 1024 * 1024 })
+    const { text } = formatExecOutput(child)
+    assert.match(text, /\nerror: output exceeded maxBuffer; the command was stopped and its output is cut\nsignal: SIGTERM$/)
+  })
+
+  test('spawnSync with a timeout: timed out, killed with the signal', () => {
+    const child = spawnSync(node, ['-e', 'setTimeout(() => {}, 10000)'], { timeout: 200 })
+    assert.match(formatExecOutput(child).text, /\nerror: timed out, killed with SIGTERM\nsignal: SIGTERM$/)
+  })
+
+  test('spawnSync status is the exit code; a plain non-zero exit adds no error line', () => {
+    const child = spawnSync(node, ['-e', 'console.error("bad"); process.exitCode = 3'])
+    assert.equal(formatExecOutput(child).text, '<stdout>(empty)</stdout>\n<stderr>\nbad\n</stderr>\nexit code: 3')
+  })
+
+  test("an execFile callback's error and output, and a promisified execFile's rejection", async () => {
+    const viaCallback = await new Promise((resolve) =>
+      execFile(node, ['-e', 'console.log("out"); process.exitCode = 3'], (error, stdout, stderr) => resolve({ error, stdout, stderr })),
+    )
+    assert.equal(formatExecOutput(viaCallback).text, '<stdout>\nout\n</stdout>\n<stderr>(empty)</stderr>\nexit code: 3')
+    const rejection = await promisify(execFile)(node, ['-e', 'console.error("err"); process.exitCode = 4']).catch((e) => e)
+    assert.ok(rejection instanceof Error)
+    assert.equal(formatExecOutput(rejection).text, '<stdout>(empty)</stdout>\n<stderr>\nerr\n</stderr>\nexit code: 4')
+    const missing = await promisify(execFile)('toolclamp-no-such-command').catch((e) => e)
+    assert.match(formatExecOutput(missing).text, /\nerror: command not found \(spawn toolclamp-no-such-command ENOENT\)$/)
+  })
+
+  test('execa-shaped results: exitCode first, timedOut, isCanceled, isTerminated, isMaxBuffer', () => {
+    const base = { stdout: 'o', stderr: '', command: 'npm test', failed: true, durationMs: 12 }
+    assert.equal(formatExecOutput({ ...base, exitCode: 2, status: 9 }).text, '<stdout>\no\n</stdout>\n<stderr>(empty)</stderr>\nexit code: 2, duration: 12 ms')
+    assert.match(formatExecOutput({ ...base, timedOut: true, signal: 'SIGTERM' }).text, /\nerror: timed out, killed with SIGTERM\nsignal: SIGTERM, duration: 12 ms$/)
+    assert.match(formatExecOutput({ ...base, isCanceled: true }).text, /\nerror: canceled\nduration: 12 ms$/)
+    assert.match(formatExecOutput({ ...base, isTerminated: true, signal: 'SIGKILL' }).text, /\nerror: killed with SIGKILL\n/)
+    assert.match(formatExecOutput({ ...base, isMaxBuffer: true, exitCode: 1 }).text, /\nerror: output exceeded maxBuffer/)
+    // Near misses of the keys read still fail loudly.
+    assert.throws(() => formatExecOutput({ ...base, exit_code: 1 }), { message: 'unknown key "exit_code" in result; did you mean "exitCode"?' })
+  })
+
+  test('an error whose message is huge or unreadable gives one bounded line', () => {
+    const error = Object.assign(new Error(`spawn ${'x'.repeat(5000)} ENOENT\nmore`), { code: 'ENOENT' })
+    const line = formatExecOutput({ error }).text.split('\n').at(-1)
+    assert.ok(line.length <= 400, `${line.length}`)
+    const hostile = { code: 'EIO', get message() { throw new Error('no') } }
+    Object.setPrototypeOf(hostile, Error.prototype)
+    assert.match(formatExecOutput({ error: hostile }).text, /\nerror: \[message unreadable\]$/)
   })
 })

@@ -20,14 +20,25 @@
 //   added before the closing tag. (Limits too small for any text or notice leave
 //   `<stdout>\n</stdout>`.)
 // - An empty stream ('', an empty Buffer, undefined or null) is `<stdout>(empty)</stdout>`.
+// - When the command did not run or was stopped (a spawn error such as ENOENT, output over
+//   maxBuffer, a timeout, a kill or cancel), one line after the streams says so:
+//   `error: command not found (spawn npm ENOENT)`, `error: timed out, killed with SIGTERM`.
+//   A plain non-zero exit is no error line: the status line says it.
 // - The status line names only what the result gives, in that order, and is left out
 //   when it gives none of exitCode, signal and durationMs.
+//
+// Accepted results: ours ({ stdout, stderr, exitCode, signal, durationMs }), spawnSync's
+// (status, signal, error), an execFile callback's error and output ({ error, stdout,
+// stderr }) or its promisified rejection (an Error carrying stdout, stderr, code, signal,
+// killed), and execa's results and errors (exitCode, signal, timedOut, isCanceled,
+// isTerminated, isMaxBuffer). The exit code is the first of exitCode, status, a numeric
+// `code` of the result, a numeric `code` of its error.
 
 const { types } = require('node:util')
 const native = require('./native.js')
 const spills = require('./spill.js')
 const { resultOf, truncateWith } = require('./clamp.js')
-const { describe, formatCount } = require('./format.js')
+const { describe, formatCount, isError, messageOf, readSafely } = require('./format.js')
 const { isPlainObject, nearMiss, readLimitArgument, readHeadRatio, readStrategy, readNotice, readOptionsObject } =
   require('./options.js')
 
@@ -40,6 +51,14 @@ const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'sp
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
 const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
+// Keys Node and execa results carry that are read too, or known and ignored: never near misses.
+const KNOWN_KEYS = [
+  ...RESULT_KEYS,
+  'status', 'error', 'code', 'killed', 'timedOut', 'isCanceled', 'isTerminated', 'isMaxBuffer', 'failed',
+  'shortMessage', 'originalMessage', 'output', 'pid', 'cmd', 'command', 'escapedCommand', 'all', 'stdio',
+]
+// How long an error's explanation may be: one line of a few hundred chars.
+const ERROR_LINE = { maxChars: 300, maxBytes: Infinity, maxLines: Infinity }
 
 /** The budgets of one stream: a number is maxChars; an object sets any of the three. */
 function readStreamLimits(name, limit) {
@@ -94,6 +113,46 @@ function readStream(result, stream) {
   throw new TypeError(`result.${stream} must be a string, Buffer or Uint8Array, got ${describe(value)}`)
 }
 
+/** A property of an error or result, or undefined when it cannot be read. */
+function quietly(object, key) {
+  if (typeof object !== 'object' || object === null) return undefined
+  return readSafely(object, key, () => undefined)
+}
+
+/** The first line of an error's message, bounded. */
+function firstLine(error) {
+  const message = messageOf(error).trim().split('\n', 1)[0]
+  return truncateWith(message, ERROR_LINE, 'head', 0.5, undefined).text
+}
+
+/**
+ * What went wrong around the command, in one line for the model, or undefined: a spawn
+ * error (ENOENT, EACCES), output over maxBuffer, a timeout, a kill or cancel. A plain
+ * non-zero exit is no error here: the status line says it.
+ *
+ * `error` is the result's `error` (spawnSync, an execFile callback's first argument passed
+ * along), or the result itself when it is an Error (a rejected promisified execFile, an
+ * ExecaError).
+ */
+function errorLine(result, error, signal) {
+  const code = quietly(error, 'code')
+  const timedOut = quietly(result, 'timedOut') === true || code === 'ETIMEDOUT'
+  const killedBy = signal ?? quietly(error, 'signal') ?? undefined
+  if (code === 'ENOENT') return `error: command not found (${firstLine(error)})`
+  if (code === 'EACCES') return `error: permission denied (${firstLine(error)})`
+  if (code === 'ENOBUFS' || code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' || quietly(result, 'isMaxBuffer') === true) {
+    return 'error: output exceeded maxBuffer; the command was stopped and its output is cut'
+  }
+  if (timedOut) return `error: timed out${killedBy ? `, killed with ${killedBy}` : ''}`
+  if (quietly(result, 'isCanceled') === true) return `error: canceled${killedBy ? `, killed with ${killedBy}` : ''}`
+  if ((quietly(error, 'killed') === true || quietly(result, 'isTerminated') === true) && killedBy) {
+    return `error: killed with ${killedBy}`
+  }
+  // An error with no exit code and no signal: the command never ran or never finished.
+  if (isError(error) && typeof code !== 'number' && code !== undefined && !killedBy) return `error: ${firstLine(error)}`
+  return undefined
+}
+
 function readResult(result) {
   if (!isPlainObject(result)) {
     throw new TypeError(`result must be an object with stdout and stderr, got ${describe(result)}`)
@@ -101,11 +160,18 @@ function readResult(result) {
   // Other keys are the caller's (execa results carry many), but a misspelt one must not
   // silently drop a stream or the exit code.
   for (const key of Object.keys(result)) {
-    if (RESULT_KEYS.includes(key)) continue
+    if (KNOWN_KEYS.includes(key)) continue
     const near = nearMiss(key, RESULT_KEYS)
     if (near !== undefined) throw new TypeError(`unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
   }
-  const { exitCode, signal, durationMs } = result
+  // Exit code, first found: exitCode (execa, ours), status (spawnSync), a numeric code
+  // (an execFile error used as the result), the numeric code of result.error.
+  const error = isError(result) ? result : quietly(result, 'error')
+  const status = quietly(result, 'status')
+  const numericCode = [quietly(result, 'code'), quietly(error, 'code')].find((c) => typeof c === 'number')
+  const exitCode = result.exitCode ?? (typeof status === 'number' ? status : undefined) ?? numericCode
+  const signal = result.signal ?? (typeof quietly(error, 'signal') === 'string' ? quietly(error, 'signal') : undefined)
+  const { durationMs } = result
   if (exitCode !== undefined && exitCode !== null) {
     if (typeof exitCode !== 'number') throw new TypeError(`result.exitCode must be an integer, got ${describe(exitCode)}`)
     if (!Number.isInteger(exitCode)) throw new RangeError(`result.exitCode must be an integer, got ${describe(exitCode)}`)
@@ -127,6 +193,7 @@ function readResult(result) {
     exitCode: exitCode ?? undefined,
     signal: signal ?? undefined,
     durationMs: durationMs ?? undefined,
+    error: errorLine(result, error, signal ?? undefined),
   }
 }
 
@@ -170,11 +237,12 @@ function statusLine(exitCode, signal, durationMs) {
  * what happened to each stream. See the layout at the top of this file.
  */
 function formatExecOutput(result, options) {
-  const { stdout, stderr, exitCode, signal, durationMs } = readResult(result)
+  const { stdout, stderr, exitCode, signal, durationMs, error } = readResult(result)
   const { strategy, headRatio, streams, spill } = readOptions(options)
   const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, spill, 'stdout')
   const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, spill, 'stderr')
   const parts = [section('stdout', stdout, stdoutInfo.text), section('stderr', stderr, stderrInfo.text)]
+  if (error !== undefined) parts.push(error)
   const status = statusLine(exitCode, signal, durationMs)
   if (status !== '') parts.push(status)
   return { text: parts.join('\n'), stdout: stdoutInfo, stderr: stderrInfo }

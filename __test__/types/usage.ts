@@ -126,3 +126,9 @@ clampJson({}, { markers: 'schema' })
 clampJsonText({ a: 1 })
 
 export { keptStdout, elidedPath, wasJson }
+
+// formatExecOutput takes spawnSync's result as it is
+import { formatExecOutput } from 'toolclamp'
+import { spawnSync } from 'node:child_process'
+const execText: string = formatExecOutput(spawnSync('ls', { maxBuffer: Infinity })).text
+export { execText }

@@ -21,6 +21,7 @@
 //! [`page()`] serves the other way of reading a long text: one bounded page at a time, from
 //! a line and column, with the handle that continues it.
 
+pub mod auto;
 pub mod json;
 pub mod measure;
 pub mod notice;
@@ -30,11 +31,14 @@ pub mod source;
 pub mod tool_output;
 pub mod utf8;
 
+pub use auto::{auto_strategy, AUTO_SIGNALS, AUTO_WINDOW};
 pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
 pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
-pub use plan::{chars_windows, plan, Limits, Plan, Strategy, CHARS_WINDOW_MARGIN, UNLIMITED};
+pub use plan::{
+    chars_windows, plan, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN, SNAP_MIN_SHARE, UNLIMITED,
+};
 pub use source::{Source, Units, Windows};
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

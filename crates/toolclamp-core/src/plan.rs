@@ -154,6 +154,21 @@ pub fn chars_windows(len: usize, max_chars: u64, strategy: Strategy) -> [(usize,
     [around(head_point), around(tail_point), (len.saturating_sub(1), len)]
 }
 
+/// Where kept parts may end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Snap {
+    /// At any safe cut.
+    None,
+    /// On whole lines: the kept head ends just after a `\n` and the kept tail starts just
+    /// after one (or at the start), unless that keeps less than [`SNAP_MIN_SHARE`] of what
+    /// the exact cut keeps of that part; then that part is cut exactly, so a text of one
+    /// long line still shows something.
+    Line,
+}
+
+/// A snapped part keeps at least this share (4/5) of the chars the exact cut keeps.
+pub const SNAP_MIN_SHARE: (usize, usize) = (4, 5);
+
 /// Plans the cut of `src`. `Ok(None)` means the text is within every limit and should be
 /// returned unchanged. With `exact_measures` false, `output` and `omitted` are exact only
 /// in the limited dimensions (enough for the default notice, and cheaper).
@@ -167,6 +182,20 @@ pub fn plan<S: Source + ?Sized>(
     strategy: Strategy,
     notice: &mut Notice<'_>,
     exact_measures: bool,
+) -> Result<Option<Plan>, TemplateError> {
+    plan_with_snap(src, limits, strategy, notice, exact_measures, Snap::None)
+}
+
+/// [`plan`] with kept parts snapped to whole lines (see [`Snap`]). The maximality contract
+/// holds among snapped cuts: the candidates are the cuts at line boundaries (and, for a
+/// part whose snapped form keeps less than [`SNAP_MIN_SHARE`], its exact cuts).
+pub fn plan_with_snap<S: Source + ?Sized>(
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: &mut Notice<'_>,
+    exact_measures: bool,
+    snap: Snap,
 ) -> Result<Option<Plan>, TemplateError> {
     if let Notice::Template(t) = notice {
         check_template(t)?;
@@ -191,7 +220,8 @@ pub fn plan<S: Source + ?Sized>(
         !line_numbers || total.lines > 0 || src.is_empty(),
         "a notice with line numbers needs the whole text (this source knows only chars)"
     );
-    let planner = Planner { src, budget: limits.as_measure(), strategy, total, truncated_by };
+    let snap = snap == Snap::Line;
+    let planner = Planner { src, budget: limits.as_measure(), strategy, total, truncated_by, snap };
     // The caller's notice first, then ever shorter ones; the last (none) always fits.
     let rungs = 1 + FALLBACK_NOTICES.len();
     let custom_notice = !matches!(notice, Notice::Default);
@@ -251,6 +281,8 @@ struct Planner<'s, S: Source + ?Sized> {
     strategy: Strategy,
     total: Measure,
     truncated_by: Dims,
+    /// Kept parts end on whole lines (see [`Snap::Line`]).
+    snap: bool,
 }
 
 /// A candidate cut and the counts of its kept parts (exact in the limited dimensions).
@@ -460,37 +492,125 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         cut.head_end + (self.src.len() - cut.tail_start)
     }
 
-    /// A Head or Tail cut one safe cut shorter (`cut` keeps something).
+    /// A Head or Tail cut one candidate shorter (`cut` keeps something): one safe cut, or
+    /// with snapping from a line boundary, one line.
     fn keep_less(&self, cut: Cut) -> Cut {
+        let src = self.src;
+        let n = src.len();
         match self.strategy {
             Strategy::Tail => {
+                let s = cut.tail_start;
+                if self.snap && self.starts_line(s) {
+                    let next = self.next_line_start(s, n);
+                    return Cut { tail_start: next, tail: cut.tail - src.span(s, next), ..cut };
+                }
                 let (tail_start, tail) = self.step_forward(cut.tail_start, cut.tail);
                 Cut { tail_start, tail, ..cut }
             }
             _ => {
+                let e = cut.head_end;
+                if self.snap && self.ends_line(e) {
+                    let previous = src.last_newline(0, e - 1).map_or(0, |p| p + 1);
+                    return Cut { head_end: previous, head: cut.head - src.span(previous, e), ..cut };
+                }
                 let (head_end, head) = self.step_back(cut.head_end, cut.head);
                 Cut { head_end, head, ..cut }
             }
         }
     }
 
-    /// The head grown to the next safe cut, if that still drops something (keeping the
-    /// whole text never fits: it exceeds a limit).
+    /// The head grown to the next candidate (the next safe cut, or with snapping from a
+    /// line boundary the next one), if that still drops something (keeping the whole text
+    /// never fits: it exceeds a limit).
     fn head_step(&self, cut: &Cut) -> Option<Cut> {
-        let mut e = cut.head_end + 1;
-        while e < cut.tail_start && !self.src.is_safe_cut(e) {
-            e += 1;
-        }
+        let e = if self.snap && (cut.head_end == 0 || self.ends_line(cut.head_end)) {
+            self.next_line_start(cut.head_end, cut.tail_start)
+        } else {
+            let mut e = cut.head_end + 1;
+            while e < cut.tail_start && !self.src.is_safe_cut(e) {
+                e += 1;
+            }
+            e
+        };
         (e < cut.tail_start).then(|| Cut { head_end: e, head: cut.head + self.src.span(cut.head_end, e), ..*cut })
     }
 
-    /// The tail grown to the previous safe cut, if that still drops something.
+    /// The tail grown to the previous candidate, if that still drops something.
     fn tail_step(&self, cut: &Cut) -> Option<Cut> {
-        let mut s = cut.tail_start.checked_sub(1)?;
-        while s > cut.head_end && !self.src.is_safe_cut(s) {
-            s -= 1;
-        }
+        let n = self.src.len();
+        let s = if self.snap && (cut.tail_start == n || self.starts_line(cut.tail_start)) {
+            // The start of the line before: just after the line break before that one.
+            let end = cut.tail_start.checked_sub(1)?;
+            self.src.last_newline(cut.head_end, end).map_or(cut.head_end, |p| p + 1)
+        } else {
+            let mut s = cut.tail_start.checked_sub(1)?;
+            while s > cut.head_end && !self.src.is_safe_cut(s) {
+                s -= 1;
+            }
+            s
+        };
         (s > cut.head_end).then(|| Cut { tail_start: s, tail: cut.tail + self.src.span(s, cut.tail_start), ..*cut })
+    }
+
+    /// `text[..e]` ends a line (`e > 0`).
+    fn ends_line(&self, e: usize) -> bool {
+        e > 0 && self.src.is_newline(e - 1)
+    }
+
+    /// `text[s..]` starts a line (`s < len`).
+    fn starts_line(&self, s: usize) -> bool {
+        s < self.src.len() && (s == 0 || self.src.is_newline(s - 1))
+    }
+
+    /// Just after the first `\n` in `from..to`, or `to` when there is none.
+    fn next_line_start(&self, from: usize, to: usize) -> usize {
+        (from..to).find(|&i| self.src.is_newline(i)).map_or(to, |i| i + 1)
+    }
+
+    /// The head `text[..e]` (counts `used`) moved back to the end of its last whole line,
+    /// when that keeps at least [`SNAP_MIN_SHARE`] of it and not less than `from` (a head
+    /// already kept); else as it is.
+    fn snap_head(&self, from: usize, e: usize, used: Span) -> (usize, Span) {
+        if !self.snap || e == 0 || self.ends_line(e) {
+            return (e, used);
+        }
+        let (num, den) = SNAP_MIN_SHARE;
+        let start = match self.src.last_newline(from, e) {
+            Some(p) => p + 1,
+            // No line break since `from`: keep `from` if it is itself a line boundary.
+            None if from == 0 || self.ends_line(from) => from,
+            None => return (e, used),
+        };
+        // In chars, so a Buffer (positions in bytes) snaps as the string it decodes to.
+        let dropped = self.src.span(start, e);
+        let kept = self.src.span(0, e).chars;
+        if (kept - dropped.chars) * den as u64 >= kept * num as u64 {
+            (start, used - dropped)
+        } else {
+            (e, used)
+        }
+    }
+
+    /// The tail `text[s..]` (counts `used`) moved forward to the start of its first whole
+    /// line, when that keeps at least [`SNAP_MIN_SHARE`] of it and starts no later than
+    /// `ceiling` (a tail already kept); else as it is.
+    fn snap_tail(&self, s: usize, ceiling: usize, used: Span) -> (usize, Span) {
+        let n = self.src.len();
+        if !self.snap || s >= n || self.starts_line(s) {
+            return (s, used);
+        }
+        let (num, den) = SNAP_MIN_SHARE;
+        let start = self.next_line_start(s, ceiling.min(n));
+        if start >= n || (start == ceiling && !self.starts_line(ceiling)) {
+            return (s, used);
+        }
+        let dropped = self.src.span(s, start);
+        let kept = self.src.span(s, n).chars;
+        if (kept - dropped.chars) * den as u64 >= kept * num as u64 {
+            (start, used - dropped)
+        } else {
+            (s, used)
+        }
     }
 
     /// Head or Tail: the longest part with room for `notice`, counted exactly (from
@@ -630,10 +750,26 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         Measure { chars: span.chars + sep, bytes: span.bytes + sep, lines: span.newlines + open }
     }
 
-    /// The longest head `text[..e]`, `e` in `from..=limit`, whose cost fits `room`.
-    /// `text[..from]` must already fit, with counts `used`. With `run_on` the head is
-    /// followed directly by the (non-empty) kept tail `text[limit..]`, with no notice.
+    /// The longest head `text[..e]`, `e` in `from..=limit`, whose cost fits `room`, snapped
+    /// to a whole line when snapping. `text[..from]` must already fit, with counts `used`.
+    /// With `run_on` the head is followed directly by the (non-empty) kept tail
+    /// `text[limit..]`, with no notice.
     fn cut_head(&self, from: usize, used: Span, limit: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
+        let (e, kept) = self.cut_head_exact(from, used, limit, room, sep, run_on);
+        // A shorter head fits whatever the longer one fit: the separator too, as a snapped
+        // head ends a line and needs none.
+        self.snap_head(from, e, kept)
+    }
+
+    fn cut_head_exact(
+        &self,
+        from: usize,
+        used: Span,
+        limit: usize,
+        room: Measure,
+        sep: u64,
+        run_on: bool,
+    ) -> (usize, Span) {
         let src = self.src;
         // A seam pair could save 2 bytes: search with them, then keep them only if it forms.
         let seam = if run_on && room.bytes != UNLIMITED && is_low(src.code(limit)) { 2 } else { 0 };
@@ -675,9 +811,16 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         }
     }
 
-    /// The longest tail `text[s..]`, `s >= floor`, whose cost fits `room`. With `run_on`
-    /// the tail follows the kept head `text[..floor]` directly, with no notice.
+    /// The longest tail `text[s..]`, `s >= floor`, whose cost fits `room`, snapped to a
+    /// whole line when snapping. With `run_on` the tail follows the kept head
+    /// `text[..floor]` directly, with no notice.
     fn cut_tail(&self, floor: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
+        let n = self.src.len();
+        let (s, kept) = self.cut_tail_exact(floor, room, sep, run_on);
+        self.snap_tail(s, n, kept)
+    }
+
+    fn cut_tail_exact(&self, floor: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
         let src = self.src;
         let n = src.len();
         // No room for a single char: done without reading the text (windows may be empty).

@@ -171,12 +171,12 @@ describe('unknown option keys', () => {
       [() => stringTruncateHead(SHORT, { maxChars: 10, foo: 1 }), 'foo', limitKeys],
       [() => stringTruncateTail(SHORT, { maxChars: 10, notice: 'n' }), 'notice', limitKeys],
       [() => stringTruncateHeadTail(SHORT, { maxLines: 3, strategy: 'head' }), 'strategy', limitKeys],
-      [() => stringTruncateHead(SHORT, 10, { foo: 1 }), 'foo', 'notice'],
-      [() => stringTruncateTail(SHORT, 10, { headRatio: 0.5 }), 'headRatio', 'notice'],
-      [() => stringTruncateHead(SHORT, 10, { maxChars: 5 }), 'maxChars', 'notice'],
-      [() => stringTruncateHeadTail(SHORT, 10, { foo: 1 }), 'foo', 'headRatio, notice'],
-      [() => stringTruncateHeadTail(SHORT, 10, { strategy: 'tail' }), 'strategy', 'headRatio, notice'],
-      [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice, spill`],
+      [() => stringTruncateHead(SHORT, 10, { foo: 1 }), 'foo', 'notice, snap'],
+      [() => stringTruncateTail(SHORT, 10, { headRatio: 0.5 }), 'headRatio', 'notice, snap'],
+      [() => stringTruncateHead(SHORT, 10, { maxChars: 5 }), 'maxChars', 'notice, snap'],
+      [() => stringTruncateHeadTail(SHORT, 10, { foo: 1 }), 'foo', 'headRatio, notice, snap'],
+      [() => stringTruncateHeadTail(SHORT, 10, { strategy: 'tail' }), 'strategy', 'headRatio, notice, snap'],
+      [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice, spill, snap`],
     ]
     for (const [fn, given, expected] of cases) {
       throwsExactly(fn, 'TypeError', `unknown option "${given}"; expected one of ${expected}`, given)
@@ -221,7 +221,7 @@ describe('options', () => {
       throwsExactly(
         () => truncateText(SHORT, { maxChars: 10, strategy: value }),
         'TypeError',
-        `strategy must be "head", "tail" or "headTail", got ${shown}`,
+        `strategy must be "head", "tail", "headTail" or "auto", got ${shown}`,
       )
     }
   })

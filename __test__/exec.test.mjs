@@ -89,7 +89,10 @@ describe('clamping each stream', () => {
     assert.ok(r.stdout.text.endsWith('FINAL: 3 tests failed\n'))
     assert.match(r.stdout.text, /^\[\.\.\. [\d,]+ chars truncated from stdout \.\.\.\]\n/)
     assert.equal(r.stdout.truncated, true)
-    assert.equal(r.stdout.outputChars, 8000)
+    // Whole lines (snap 'line' by default): the kept tail starts a line, within 8,000 chars.
+    assert.ok(r.stdout.outputChars <= 8000 && r.stdout.outputChars > 7900, `${r.stdout.outputChars}`)
+    assert.match(r.stdout.text, /\.\.\.\]\nline of build output\n/)
+    assert.equal(formatExecOutput({ stdout: huge }, { snap: 'none' }).stdout.outputChars, 8000)
     assert.equal(r.stderr.truncated, false)
     assert.ok(r.text.endsWith('</stderr>\nexit code: 1'))
   })
@@ -343,7 +346,7 @@ describe('invalid arguments', () => {
     ['misspelt exit_code', { exit_code: 1 }, undefined, TypeError, /^unknown key "exit_code" in result; did you mean "exitCode"\?$/],
     ['misspelt stdOut', { stdOut: 'x' }, undefined, TypeError, /did you mean "stdout"\?$/],
     ['options string', ok, 'tail', TypeError, /^options must be an object, got "tail"$/],
-    ['unknown option', ok, { maxChars: 5 }, TypeError, /^unknown option "maxChars"; expected one of stdout, stderr, strategy, headRatio, notice, spill$/],
+    ['unknown option', ok, { maxChars: 5 }, TypeError, /^unknown option "maxChars"; expected one of stdout, stderr, strategy, headRatio, notice, spill, snap$/],
     ['misspelt option', ok, { stdOut: 5 }, TypeError, /^unknown option "stdOut"; did you mean "stdout"\?$/],
     ['stdout negative', ok, { stdout: -1 }, RangeError, /^stdout must be a non-negative integer or Infinity, got -1$/],
     ['stdout string', ok, { stdout: '8000' }, TypeError, /^stdout must be a number or an object with maxChars, maxBytes or maxLines, got "8000"$/],
@@ -352,7 +355,7 @@ describe('invalid arguments', () => {
     ['stderr unknown key', ok, { stderr: { strategy: 'head' } }, TypeError, /^unknown option "stderr.strategy"; expected one of/],
     ['stderr fraction', ok, { stderr: { maxBytes: 1.5 } }, RangeError, /^stderr\.maxBytes must be a non-negative integer or Infinity, got 1.5$/],
     ['stderr NaN', ok, { stderr: { maxLines: NaN } }, RangeError, /^stderr\.maxLines must be/],
-    ['strategy', ok, { strategy: 'middle' }, TypeError, /^strategy must be "head", "tail" or "headTail", got "middle"$/],
+    ['strategy', ok, { strategy: 'middle' }, TypeError, /^strategy must be "head", "tail", "headTail" or "auto", got "middle"$/],
     ['strategy toString', ok, { strategy: 'toString' }, TypeError, /^strategy must be/],
     ['headRatio', ok, { headRatio: 2 }, RangeError, /^headRatio must be a number from 0 to 1, got 2$/],
     ['notice number', ok, { notice: 5 }, TypeError, /^notice must be a string or a function, got 5$/],

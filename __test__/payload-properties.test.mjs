@@ -107,8 +107,8 @@ function budgetsOf(limits) {
   return budgets
 }
 
-/** `truncateText` options with the budgets that apply and the same strategy and notice. */
-const stringOptions = (limits) => ({ ...limits, ...budgetsOf(limits) })
+// The string options a payload clamp plans with: its budgets, and whole lines (its default).
+const stringOptions = (limits) => ({ snap: 'line', ...limits, ...budgetsOf(limits) })
 
 function deepFreeze(value) {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

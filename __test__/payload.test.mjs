@@ -86,7 +86,7 @@ describe('hardTruncateToolPayload: defaults and shapes', () => {
     const clamped = hardTruncateToolPayload(over)
     assert.notEqual(clamped, over)
     assert.ok(measure(clamped).bytes <= 51200, `${measure(clamped).bytes} bytes`)
-    assert.equal(clamped, truncateText(over, DEFAULT_LIMITS).text)
+    assert.equal(clamped, truncateText(over, { ...DEFAULT_LIMITS, snap: 'line' }).text)
   })
 
   test('default budget is 2,000 lines', () => {
@@ -95,14 +95,14 @@ describe('hardTruncateToolPayload: defaults and shapes', () => {
     const over = 'x\n'.repeat(2001)
     const clamped = hardTruncateToolPayload(over)
     assert.ok(measure(clamped).lines <= 2000, `${measure(clamped).lines} lines`)
-    assert.equal(clamped, truncateText(over, DEFAULT_LIMITS).text)
+    assert.equal(clamped, truncateText(over, { ...DEFAULT_LIMITS, snap: 'line' }).text)
   })
 
   test('a string in gives the clamped string out', () => {
     const input = numberedLines(50)
     const clamped = hardTruncateToolPayload(input, { maxLines: 10 })
     assert.equal(typeof clamped, 'string')
-    assert.equal(clamped, truncateText(input, { maxLines: 10 }).text)
+    assert.equal(clamped, truncateText(input, { maxLines: 10, snap: 'line' }).text)
   })
 
   test('an array of blocks in gives a new array of blocks out', () => {
@@ -111,7 +111,7 @@ describe('hardTruncateToolPayload: defaults and shapes', () => {
     assert.ok(Array.isArray(clamped))
     assert.notEqual(clamped, input)
     assert.equal(clamped.length, 1)
-    assert.equal(clamped[0].text, truncateText(input[0].text, { maxLines: 10 }).text)
+    assert.equal(clamped[0].text, truncateText(input[0].text, { maxLines: 10, snap: 'line' }).text)
   })
 
   test('a { content } object gives a new object: same keys, every other value the very same, same prototype', () => {
@@ -201,7 +201,7 @@ describe('hardTruncateToolPayload: one budget across all text', () => {
     const clamped = hardTruncateToolPayload(blocks)
     const all = joinedText(clamped)
     assert.ok(fits(all, DEFAULT_LIMITS), `${measure(all).bytes} bytes in all`)
-    assert.equal(all, truncateText(joinedText(blocks), DEFAULT_LIMITS).text)
+    assert.equal(all, truncateText(joinedText(blocks), { ...DEFAULT_LIMITS, snap: 'line' }).text)
     // The first block fits on its own and is kept whole; the resource carries the cut.
     assert.equal(clamped[0], blocks[0])
     assert.match(clamped[1].resource.text, /^b+\n\[\.\.\. [\d,]+ bytes truncated at the end \.\.\.\]$/)
@@ -217,7 +217,7 @@ describe('hardTruncateToolPayload: one budget across all text', () => {
     const clamped = hardTruncateToolPayload(fourLines, { maxLines: 3 })
     assert.notEqual(clamped, fourLines)
     assert.ok(measure(joinedText(clamped)).lines <= 3)
-    assert.equal(joinedText(clamped), truncateText('a\nb\nc\nd\n', { maxLines: 3 }).text)
+    assert.equal(joinedText(clamped), truncateText('a\nb\nc\nd\n', { maxLines: 3, snap: 'line' }).text)
   })
 
   test('every limit holds for the whole output, notice included', () => {
@@ -226,7 +226,7 @@ describe('hardTruncateToolPayload: one budget across all text', () => {
       for (const strategy of ['head', 'tail', 'headTail']) {
         const all = joinedText(hardTruncateToolPayload(blocks, { ...limits, strategy }))
         assert.ok(fits(all, limits), `${JSON.stringify(limits)} ${strategy}: ${JSON.stringify(measure(all))}`)
-        assert.equal(all, truncateText(joinedText(blocks), { ...limits, strategy }).text)
+        assert.equal(all, truncateText(joinedText(blocks), { ...limits, strategy, snap: 'line' }).text)
       }
     }
   })
@@ -263,7 +263,7 @@ describe('hardTruncateToolPayload: strategies and where the notice goes', () => 
     for (const headRatio of [0.25, 0.5, 0.75]) {
       const limits = { maxLines: 21, strategy: 'headTail', headRatio }
       const clamped = hardTruncateToolPayload(input, limits)
-      const expected = truncateText(joinedText(input), limits)
+      const expected = truncateText(joinedText(input), { ...limits, snap: 'line' })
       assert.equal(joinedText(clamped), expected.text)
       // The head ends in the first block, which carries the notice; the middle is dropped.
       assert.ok(clamped[0].text.startsWith('first 1\n'))
@@ -391,7 +391,7 @@ describe('hardTruncateToolPayload: inputs and identity', () => {
       const limits = { maxLines: 30, strategy }
       const clamped = hardTruncateToolPayload(input, limits)
       assert.deepEqual(input, snapshot, 'the input is unchanged')
-      assert.equal(joinedText(clamped.content), truncateText(joinedText(input.content), limits).text)
+      assert.equal(joinedText(clamped.content), truncateText(joinedText(input.content), { ...limits, snap: 'line' }).text)
       assert.equal(clamped.details, input.details)
       assert.equal(clamped.content[1], input.content[1])
     }
@@ -433,7 +433,7 @@ describe('hardTruncateToolPayload: limits', () => {
   test('limits with only a strategy (or only a notice) keep the default budgets', () => {
     const over = numberedLines(3000)
     const tail = hardTruncateToolPayload(over, { strategy: 'tail' })
-    assert.equal(tail, truncateText(over, { ...DEFAULT_LIMITS, strategy: 'tail' }).text)
+    assert.equal(tail, truncateText(over, { ...DEFAULT_LIMITS, strategy: 'tail', snap: 'line' }).text)
     assert.ok(tail.endsWith('line 3000\n'))
     const within = numberedLines(2000)
     assert.equal(hardTruncateToolPayload(within, { strategy: 'tail' }), within)
@@ -464,7 +464,7 @@ describe('hardTruncateToolError', () => {
     assert.notEqual(clamped, original)
     assert.ok(clamped instanceof Error)
     assert.equal(clamped.name, 'TypeError')
-    assert.equal(clamped.message, truncateText(original.message, ERROR_LIMITS).text)
+    assert.equal(clamped.message, truncateText(original.message, { ...ERROR_LIMITS, snap: 'line' }).text)
     assert.ok(measure(clamped.message).bytes <= 4096)
     assert.equal(clamped.cause, original)
     assert.equal(clamped.stack, clamped.name + ': ' + clamped.message)
@@ -488,7 +488,7 @@ describe('hardTruncateToolError', () => {
     const clamped = hardTruncateToolError(original, { maxLines: 5, strategy: 'tail' })
     assert.equal(clamped.name, 'ToolFailure')
     // Budgets not given keep their defaults: the 4096-byte cap still applies.
-    assert.equal(clamped.message, truncateText(original.message, { maxLines: 5, maxBytes: 4096, strategy: 'tail' }).text)
+    assert.equal(clamped.message, truncateText(original.message, { maxLines: 5, maxBytes: 4096, strategy: 'tail', snap: 'line' }).text)
     assert.equal(clamped.stack, 'ToolFailure: ' + clamped.message)
   })
 
@@ -527,14 +527,14 @@ describe('hardTruncateToolError', () => {
     const long = 'z'.repeat(10000)
     const fromString = hardTruncateToolError(long)
     assert.ok(fromString instanceof Error)
-    assert.equal(fromString.message, truncateText(long, ERROR_LIMITS).text)
+    assert.equal(fromString.message, truncateText(long, { ...ERROR_LIMITS, snap: 'line' }).text)
     assert.equal(fromString.cause, long)
 
     assert.equal(hardTruncateToolError('short').message, 'short')
 
     const object = { code: 'E_TOOL', detail: 'd'.repeat(10000) }
     const fromObject = hardTruncateToolError(object)
-    assert.equal(fromObject.message, truncateText(JSON.stringify(object), ERROR_LIMITS).text)
+    assert.equal(fromObject.message, truncateText(JSON.stringify(object), { ...ERROR_LIMITS, snap: 'line' }).text)
     assert.equal(fromObject.cause, object)
     assert.equal(hardTruncateToolError({ code: 1 }).message, '{"code":1}')
   })
@@ -620,8 +620,8 @@ describe('wrapOnUpdate', () => {
     onUpdate(numberedLines(100))
     assert.equal(received[0], small)
     assert.equal(received[1].details, big.details)
-    assert.equal(received[1].content[0].text, truncateText(big.content[0].text, { maxLines: 10 }).text)
-    assert.equal(received[2], truncateText(numberedLines(100), { maxLines: 10 }).text)
+    assert.equal(received[1].content[0].text, truncateText(big.content[0].text, { maxLines: 10, snap: 'line' }).text)
+    assert.equal(received[2], truncateText(numberedLines(100), { maxLines: 10, snap: 'line' }).text)
   })
 
   test('keeps `this`, the extra arguments and the return value', () => {
@@ -641,7 +641,7 @@ describe('wrapOnUpdate', () => {
   test('uses the default payload budget', () => {
     let received
     wrapOnUpdate((p) => (received = p))(numberedLines(3000))
-    assert.equal(received, truncateText(numberedLines(3000), DEFAULT_LIMITS).text)
+    assert.equal(received, truncateText(numberedLines(3000), { ...DEFAULT_LIMITS, snap: 'line' }).text)
   })
 })
 
@@ -660,7 +660,7 @@ describe('wrapExecute', () => {
 
   test('a promise resolves to the clamped result', async () => {
     const clamped = await wrapExecute(async () => numberedLines(3000))()
-    assert.equal(clamped, truncateText(numberedLines(3000), DEFAULT_LIMITS).text)
+    assert.equal(clamped, truncateText(numberedLines(3000), { ...DEFAULT_LIMITS, snap: 'line' }).text)
   })
 
   test('an async iterable yields every value clamped', async () => {
@@ -678,7 +678,7 @@ describe('wrapExecute', () => {
     assert.equal(values.length, 3)
     assert.equal(values[0], small)
     assert.ok(measure(values[1].content[0].text).lines <= 10)
-    assert.equal(values[2], truncateText(numberedLines(100), { maxLines: 10 }).text)
+    assert.equal(values[2], truncateText(numberedLines(100), { maxLines: 10, snap: 'line' }).text)
   })
 
   test('a sync throw is re-thrown synchronously with a clamped message', () => {
@@ -868,7 +868,7 @@ describe('wrapToolWithHardOutputTruncate', () => {
     const readResult = await wrappedRead.execute('1', {})
     const bashResult = await wrappedBash.execute('2', {})
     assert.ok(measure(readResult.content[0].text).lines <= 10)
-    assert.equal(bashResult.content[0].text, truncateText(numberedLines(5000), DEFAULT_LIMITS).text)
+    assert.equal(bashResult.content[0].text, truncateText(numberedLines(5000), { ...DEFAULT_LIMITS, snap: 'line' }).text)
   })
 
   test('error limits are never above the payload limits', async () => {

@@ -130,8 +130,8 @@ describe('buildPythonResultText', () => {
     const output = 'o'.repeat(500)
     const text = buildPythonResultText({ printOutput, output }, { maxPrintChars: 100, maxOutputChars: 200 })
     const { prints, result } = sections(text)
-    assert.equal(sectionBody(prints, 'Print output:'), stringTruncateHeadTail('p'.repeat(500), 100))
-    assert.equal(sectionBody(result, 'Result:'), stringTruncateHeadTail(output, 200))
+    assert.equal(sectionBody(prints, 'Print output:'), stringTruncateHeadTail('p'.repeat(500), 100, { snap: 'line' }))
+    assert.equal(sectionBody(result, 'Result:'), stringTruncateHeadTail(output, 200, { snap: 'line' }))
 
     const small = buildPythonResultText({ printOutput, output }, { maxTotalChars: 150 })
     assert.ok(small.length <= 150)
@@ -139,7 +139,7 @@ describe('buildPythonResultText', () => {
 
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`)
     const tailOnly = buildPythonResultText({ printOutput: lines }, { maxPrintChars: 60, headRatio: 0 })
-    assert.equal(sectionBody(sections(tailOnly).prints, 'Print output:'), stringTruncateHeadTail(lines.join('\n'), 60, { headRatio: 0 }))
+    assert.equal(sectionBody(sections(tailOnly).prints, 'Print output:'), stringTruncateHeadTail(lines.join('\n'), 60, { headRatio: 0, snap: 'line' }))
 
     const unlimited = buildPythonResultText(
       { printOutput, output },
@@ -163,7 +163,7 @@ describe('buildPythonResultText', () => {
       [() => buildPythonResultText({ printOutput: 'x' }), TypeError, 'result.printOutput must be an array of strings, got "x"'],
       [() => buildPythonResultText({ printOutput: ['a', 2] }), TypeError, 'result.printOutput[1] must be a string, got 2'],
       [() => buildPythonResultText({ printOutput: [] }, 8000), TypeError, 'options must be an object, got 8000'],
-      [() => buildPythonResultText({ printOutput: [] }, { maxChars: 10 }), TypeError, 'unknown option "maxChars"; expected one of maxPrintChars, maxOutputChars, maxTotalChars, headRatio'],
+      [() => buildPythonResultText({ printOutput: [] }, { maxChars: 10 }), TypeError, 'unknown option "maxChars"; expected one of maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap'],
       [() => buildPythonResultText({ printOutput: [] }, { maxtotalchars: 10 }), TypeError, 'unknown option "maxtotalchars"; did you mean "maxTotalChars"?'],
       [() => buildPythonResultText({ printOutput: [] }, { maxPrintChars: -1 }), RangeError, 'maxPrintChars must be a non-negative integer or Infinity, got -1'],
       [() => buildPythonResultText({ printOutput: [] }, { maxOutputChars: '8k' }), TypeError, 'maxOutputChars must be a number, got "8k"'],

@@ -20,6 +20,7 @@ const {
   readNotice,
   readOptionalBudget,
   readOptionsObject,
+  readSnap,
   readStrategy,
 } = require('./options.js')
 
@@ -35,9 +36,9 @@ function fitsByLength(n, limits) {
   return n <= limits.maxChars && n * 3 <= limits.maxBytes && n <= limits.maxLines
 }
 
-function clampString(text, strategy, limits, headRatio, notice) {
+function clampString(text, strategy, limits, headRatio, notice, snap = false) {
   if (fitsByLength(text.length, limits)) return text
-  const plan = native.planText(text, strategy, limits, headRatio, notice, false)
+  const plan = native.planText(text, strategy, limits, headRatio, notice, false, snap)
   return plan.cut ? cutText(text, plan) : text
 }
 
@@ -46,30 +47,33 @@ function cutText(text, plan) {
   return unshared(text.slice(0, plan.headEnd) + plan.glue + text.slice(plan.tailStart), text.length)
 }
 
-const NOTICE_OPTIONS = ['notice']
-const HEAD_TAIL_OPTIONS = ['headRatio', 'notice']
+const NOTICE_OPTIONS = ['notice', 'snap']
+const HEAD_TAIL_OPTIONS = ['headRatio', 'notice', 'snap']
 
-function stringTruncateHead(text, limit, options) {
+/** A one-end clamp: `stringTruncateHead` and `stringTruncateTail`. */
+function clampEnd(text, limit, options, strategy) {
   checkText(text)
   const limits = readLimitArgument('limit', limit)
-  const notice = options === undefined ? undefined : readNotice(readOptionsObject(options, NOTICE_OPTIONS).notice)
-  return clampString(text, 'head', limits, 0, notice)
+  if (options === undefined) return clampString(text, strategy, limits, 0, undefined)
+  const { notice, snap } = readOptionsObject(options, NOTICE_OPTIONS)
+  return clampString(text, strategy, limits, 0, readNotice(notice), readSnap(snap, 'none'))
+}
+
+function stringTruncateHead(text, limit, options) {
+  return clampEnd(text, limit, options, 'head')
 }
 
 function stringTruncateTail(text, limit, options) {
-  checkText(text)
-  const limits = readLimitArgument('limit', limit)
-  const notice = options === undefined ? undefined : readNotice(readOptionsObject(options, NOTICE_OPTIONS).notice)
-  return clampString(text, 'tail', limits, 0, notice)
+  return clampEnd(text, limit, options, 'tail')
 }
 
 function stringTruncateHeadTail(text, limit, options) {
   checkText(text)
   const limits = readLimitArgument('limit', limit)
   if (options === undefined) return clampString(text, 'headTail', limits, 0.5, undefined)
-  const { headRatio, notice } = readOptionsObject(options, HEAD_TAIL_OPTIONS)
+  const { headRatio, notice, snap } = readOptionsObject(options, HEAD_TAIL_OPTIONS)
   const ratio = readHeadRatio(headRatio)
-  return clampString(text, 'headTail', limits, ratio, readNotice(notice))
+  return clampString(text, 'headTail', limits, ratio, readNotice(notice), readSnap(snap, 'none'))
 }
 
 /** A `truncateText` result for `text`, the result's text, from a plan of the original. */
@@ -79,7 +83,8 @@ function resultOf(text, strategy, plan) {
     text,
     truncated: plan.cut,
     truncatedBy: native.dimNames(plan.truncatedBy),
-    strategy,
+    // 'auto' as the binding resolved it.
+    strategy: plan.strategy ?? strategy,
     totalChars: total.chars,
     totalBytes: total.bytes,
     totalLines: total.lines,
@@ -95,8 +100,8 @@ function resultOf(text, strategy, plan) {
 }
 
 /** `truncateText` on options already read: `notice` as `readNotice` returns it. */
-function truncateWith(text, limits, strategy, headRatio, notice) {
-  const plan = native.planText(text, strategy, limits, headRatio, notice, true)
+function truncateWith(text, limits, strategy, headRatio, notice, snap = false) {
+  const plan = native.planText(text, strategy, limits, headRatio, notice, true, snap)
   return resultOf(plan.cut ? cutText(text, plan) : text, strategy, plan)
 }
 
@@ -105,20 +110,21 @@ function truncateWith(text, limits, strategy, headRatio, notice) {
 const SPILL_NOTICE =
   '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 
-const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill']
+const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'snap']
 
 function truncateText(text, options) {
   checkText(text)
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill } = readOptionsObject(
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, snap } = readOptionsObject(
     options,
     TRUNCATE_TEXT_OPTIONS,
   )
   const limits = readLimits({ maxChars, maxBytes, maxLines })
   const name = readStrategy(strategy)
   const ratio = readHeadRatio(headRatio)
+  const lines = readSnap(snap, 'none')
   const spillTo = spills.readSpill(spill, 'text')
-  if (spillTo === undefined) return truncateWith(text, limits, name, ratio, readNotice(notice))
-  return truncateSpilling(text, limits, name, ratio, notice, spillTo)
+  if (spillTo === undefined) return truncateWith(text, limits, name, ratio, readNotice(notice), lines)
+  return truncateSpilling(text, limits, name, ratio, notice, spillTo, lines)
 }
 
 /**
@@ -126,9 +132,9 @@ function truncateText(text, options) {
  * notice is the caller's as given: it may name the file (`{spillPath}`), and
  * clampAndSpill checks it.
  */
-function truncateSpilling(text, limits, strategy, headRatio, notice, spill) {
+function truncateSpilling(text, limits, strategy, headRatio, notice, spill, snap = false) {
   return spills.clampAndSpill(spill, '', notice, SPILL_NOTICE, undefined, text, (planned) =>
-    truncateWith(text, limits, strategy, headRatio, planned),
+    truncateWith(text, limits, strategy, headRatio, planned, snap),
   )
 }
 
@@ -143,7 +149,7 @@ function measureText(text) {
 
 const PAYLOAD_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES })
 const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40 })
-const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'responseFormat']
+const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'responseFormat', 'snap']
 const RESPONSE_FORMATS = ['content', 'content_and_artifact']
 
 /** Limits with nothing given but the budgets. */
@@ -153,6 +159,8 @@ function limitsRecord(budgets) {
     headRatio: 0.5,
     notice: undefined,
     responseFormat: 'content',
+    // Text going to a model through a tool is cut on whole lines.
+    snap: true,
     ...budgets,
     spill: undefined,
   })
@@ -170,13 +178,14 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, responseFormat } = limits
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, responseFormat, snap } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw new TypeError(`responseFormat must be "content" or "content_and_artifact", got ${describe(responseFormat)}`)
   }
   return Object.freeze({
     responseFormat: responseFormat ?? 'content',
+    snap: readSnap(snap, 'line'),
     maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
     maxBytes: readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes),
     maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
@@ -205,9 +214,12 @@ function errorLimitsWithin(payload) {
 }
 
 function clampWith(text, limits) {
-  if (limits.spill === undefined) return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice)
+  if (limits.spill === undefined) {
+    return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
+  }
   if (fitsByLength(text.length, limits)) return text
-  return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill).text
+  return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
+    .text
 }
 
 /**
@@ -281,18 +293,18 @@ function clampBlocks(blocks, limits) {
     // A spill file needs the whole text as one string anyway.
     const joined = texts.length === 1 ? texts[0] : texts.join('')
     if (limits.spill === undefined) {
-      const plan = native.planText(joined, limits.strategy, limits, limits.headRatio, limits.notice, false)
+      const plan = native.planText(joined, limits.strategy, limits, limits.headRatio, limits.notice, false, limits.snap)
       if (!plan.cut) return blocks
       ;({ headEnd, tailStart, glue } = plan)
     } else {
-      const info = truncateSpilling(joined, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill)
+      const info = truncateSpilling(joined, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
       if (!info.truncated) return blocks
       ;({ headEnd, tailStart } = info)
       glue = info.text.slice(headEnd, info.text.length - (joined.length - tailStart))
     }
   } else {
     // The core reads the blocks end to end; joining them here would allocate a large string.
-    const plan = native.planTexts(texts, length, limits.strategy, limits, limits.headRatio, limits.notice, false)
+    const plan = native.planTexts(texts, length, limits.strategy, limits, limits.headRatio, limits.notice, false, limits.snap)
     if (!plan.cut) return blocks
     ;({ headEnd, tailStart, glue } = plan)
   }

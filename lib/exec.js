@@ -39,15 +39,23 @@ const native = require('./native.js')
 const spills = require('./spill.js')
 const { resultOf, truncateWith } = require('./clamp.js')
 const { describe, formatCount, isError, messageOf, readSafely } = require('./format.js')
-const { isPlainObject, nearMiss, readLimitArgument, readHeadRatio, readStrategy, readNotice, readOptionsObject } =
-  require('./options.js')
+const {
+  isPlainObject,
+  nearMiss,
+  readLimitArgument,
+  readHeadRatio,
+  readSnap,
+  readStrategy,
+  readNotice,
+  readOptionsObject,
+} = require('./options.js')
 
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
 const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
 const SPILL_NOTICE =
   '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
-const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill']
+const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill', 'snap']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
 const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
@@ -91,7 +99,7 @@ let defaultOptions
 
 function readOptions(options) {
   if (options === undefined) return (defaultOptions ??= readOptions({}))
-  const { strategy, headRatio, spill, notice, stdout, stderr } = readOptionsObject(options, EXEC_OPTIONS)
+  const { strategy, headRatio, spill, notice, stdout, stderr, snap } = readOptionsObject(options, EXEC_OPTIONS)
   const limits = { stdout, stderr }
   const streams = {}
   for (const stream of STREAMS) {
@@ -100,6 +108,8 @@ function readOptions(options) {
   return {
     strategy: readStrategy(strategy, 'tail'),
     headRatio: readHeadRatio(headRatio),
+    // Output for a model: whole lines by default.
+    snap: readSnap(snap, 'line'),
     streams,
     spill: spills.readSpill(spill, 'exec'),
   }
@@ -201,9 +211,9 @@ function readResult(result) {
  * Clamps a stream's content: a string with truncateText's plan, a Uint8Array as UTF-8
  * without decoding it whole (counts of the decoded text, offsets in bytes of its UTF-8).
  */
-function clampWithNotice(content, limits, strategy, headRatio, notice) {
-  if (typeof content === 'string') return truncateWith(content, limits, strategy, headRatio, notice)
-  const plan = native.planBytes(content, strategy, limits, headRatio, notice)
+function clampWithNotice(content, limits, strategy, headRatio, notice, snap) {
+  if (typeof content === 'string') return truncateWith(content, limits, strategy, headRatio, notice, snap)
+  const plan = native.planBytes(content, strategy, limits, headRatio, notice, snap)
   return resultOf(plan.text, strategy, plan)
 }
 
@@ -211,8 +221,8 @@ function clampWithNotice(content, limits, strategy, headRatio, notice) {
  * Clamps one stream. With `spill`, a stream that is cut is saved whole (a Buffer as its
  * bytes) to its own file, named in the stream's notice and reported in `info.spill`.
  */
-function clampStream(content, limits, strategy, headRatio, spill, stream) {
-  const plan = (notice) => clampWithNotice(content, limits, strategy, headRatio, notice)
+function clampStream(content, limits, strategy, headRatio, snap, spill, stream) {
+  const plan = (notice) => clampWithNotice(content, limits, strategy, headRatio, notice, snap)
   if (spill === undefined) return plan(limits.notice.planned)
   return spills.clampAndSpill(spill, `-${stream}`, limits.notice.user, templateFor(SPILL_NOTICE, stream), limits.notice.planned, content, plan)
 }
@@ -238,9 +248,9 @@ function statusLine(exitCode, signal, durationMs) {
  */
 function formatExecOutput(result, options) {
   const { stdout, stderr, exitCode, signal, durationMs, error } = readResult(result)
-  const { strategy, headRatio, streams, spill } = readOptions(options)
-  const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, spill, 'stdout')
-  const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, spill, 'stderr')
+  const { strategy, headRatio, snap, streams, spill } = readOptions(options)
+  const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, snap, spill, 'stdout')
+  const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, snap, spill, 'stderr')
   const parts = [section('stdout', stdout, stdoutInfo.text), section('stderr', stderr, stderrInfo.text)]
   if (error !== undefined) parts.push(error)
   const status = statusLine(exitCode, signal, durationMs)

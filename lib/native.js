@@ -24,6 +24,7 @@ const POSITIONS = [...LAYOUT.positions]
 /** Strategy names; a name's index is its code. */
 const STRATEGIES = Object.freeze([...LAYOUT.strategies])
 const STRATEGY_CODES = new Map(STRATEGIES.map((name, code) => [name, code]))
+const AUTO = STRATEGY_CODES.get('auto')
 
 // The binding writes into the ArrayBuffer (cheaper to reach from Node-API than the typed
 // array); this module reads it through `out`.
@@ -160,12 +161,20 @@ function readPlan(glue, name) {
  * ones (a long chars-only plan reads a few windows of the text and knows no byte or line
  * totals). The result is `text.slice(0, headEnd) + glue + text.slice(tailStart)`.
  */
-function planText(text, strategy, limits, headRatio, notice, exact) {
+function planText(text, strategy, limits, headRatio, notice, exact, snap = false) {
   const code = codeOf(strategy)
   const { maxChars, maxBytes, maxLines } = limits
   const n = text.length
   out[VERDICT] = 0
-  if (maxBytes === Infinity && maxLines === Infinity && notice === undefined && !exact && n > WINDOWS_MIN_LENGTH) {
+  if (
+    maxBytes === Infinity &&
+    maxLines === Infinity &&
+    notice === undefined &&
+    !exact &&
+    !snap &&
+    code !== AUTO &&
+    n > WINDOWS_MIN_LENGTH
+  ) {
     // Only chars bind: the core names the few hundred units such a plan reads, so a long
     // string is never copied whole.
     binding.charsWindows(slotBuffer, n, code, maxChars, headRatio)
@@ -178,23 +187,44 @@ function planText(text, strategy, limits, headRatio, notice, exact) {
     const w2 = text.slice(from2, out[SLOTS.window2To])
     const wide = isWide(w0) || isWide(w1) || isWide(w2)
     out[VERDICT] = 0
-    return readPlan(binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
+    const plan = readPlan(binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
+    plan.strategy = strategy
+    return plan
   }
-  const glue = binding.plan(slotBuffer, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
-  return readPlan(glue, 'plan')
+  const glue = binding.plan(slotBuffer, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact, snap)
+  return withStrategy(readPlan(glue, 'plan'))
+}
+
+/** The plan with the strategy the binding used (`auto` resolved to 'head' or 'headTail'). */
+function withStrategy(plan) {
+  plan.strategy = STRATEGIES[out[SLOTS.strategy]]
+  return plan
 }
 
 /**
  * `planText` over the concatenation of `texts` (whose lengths sum to `totalLength`),
  * without building it; offsets are into the concatenation.
  */
-function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact) {
+function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact, snap = false) {
   let wide = false
   for (let k = 0; k < texts.length && !wide; k++) wide = isWide(texts[k])
   const { maxChars, maxBytes, maxLines } = limits
   out[VERDICT] = 0
-  const glue = binding.planList(slotBuffer, texts, wide, totalLength, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact)
-  return readPlan(glue, 'planList')
+  const glue = binding.planList(
+    slotBuffer,
+    texts,
+    wide,
+    totalLength,
+    codeOf(strategy),
+    maxChars,
+    maxBytes,
+    maxLines,
+    headRatio,
+    bindingNotice(notice),
+    exact,
+    snap,
+  )
+  return withStrategy(readPlan(glue, 'planList'))
 }
 
 /**
@@ -202,15 +232,15 @@ function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exac
  * Returns the plan (offsets in bytes of the decoded text's UTF-8, counts exact) with
  * `text`, the clamped text.
  */
-function planBytes(bytes, strategy, limits, headRatio, notice) {
+function planBytes(bytes, strategy, limits, headRatio, notice, snap = false) {
   // No bytes (an empty or a detached array): the empty text, as JS sees the array.
   if (byteLengthOf.call(bytes) === 0) return { ...planText('', strategy, limits, headRatio, notice, true), text: '' }
   const { maxChars, maxBytes, maxLines } = limits
   out[VERDICT] = 0
-  const text = binding.planBuffer(slotBuffer, bytes, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice))
+  const text = binding.planBuffer(slotBuffer, bytes, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), snap)
   const verdict = out[VERDICT]
   if (typeof text !== 'string' || (verdict !== VERDICTS.cut && verdict !== VERDICTS.fits)) throw noAnswer('planBuffer')
-  const plan = planFromOut(verdict === VERDICTS.cut, null)
+  const plan = withStrategy(planFromOut(verdict === VERDICTS.cut, null))
   plan.text = text
   return plan
 }

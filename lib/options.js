@@ -126,6 +126,16 @@ function readStrategy(value, fallback = 'head') {
   return strategy
 }
 
+/**
+ * Where kept text may end: 'line' (on whole lines, unless that keeps under 4/5 of the exact
+ * cut) or 'none' (at any safe cut). Returns true for 'line'.
+ */
+function readSnap(value, fallback) {
+  const snap = value === undefined ? fallback : value
+  if (snap !== 'line' && snap !== 'none') throw new TypeError(`snap must be "line" or "none", got ${describe(snap)}`)
+  return snap === 'line'
+}
+
 /** A notice: undefined (the default), a template (checked now, so a bad one fails even when nothing is cut) or a function. */
 function readNotice(notice) {
   if (notice === undefined || typeof notice === 'function') return notice
@@ -156,6 +166,7 @@ module.exports = {
   readLimitArgument,
   readHeadRatio,
   readStrategy,
+  readSnap,
   readNotice,
   readOptionsObject,
 }

@@ -6,7 +6,7 @@
 
 const { stringTruncateHeadTail } = require('./clamp.js')
 const { describe, textOf } = require('./format.js')
-const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject } = require('./options.js')
+const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject, readSnap } = require('./options.js')
 
 const DEFAULT_MAX_PRINT_CHARS = 8000
 const DEFAULT_MAX_OUTPUT_CHARS = 8000
@@ -18,11 +18,14 @@ const SECTION_SEPARATOR = '\n\n'
 const OPEN_TAG = '<python_result>\n'
 const CLOSE_TAG = '\n</python_result>'
 
-const OPTIONS = ['maxPrintChars', 'maxOutputChars', 'maxTotalChars', 'headRatio']
+const OPTIONS = ['maxPrintChars', 'maxOutputChars', 'maxTotalChars', 'headRatio', 'snap']
 
 function readOptions(options) {
-  const { maxPrintChars, maxOutputChars, maxTotalChars, headRatio } = readOptionsObject(options, OPTIONS, true)
+  const { maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap } = readOptionsObject(options, OPTIONS, true)
+  // Checked here; stringTruncateHeadTail takes the name. Text for a model: whole lines by default.
+  readSnap(snap, 'line')
   return {
+    snap: snap ?? 'line',
     maxPrintChars: readOptionalBudget('maxPrintChars', maxPrintChars, DEFAULT_MAX_PRINT_CHARS),
     maxOutputChars: readOptionalBudget('maxOutputChars', maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     maxTotalChars: readOptionalBudget('maxTotalChars', maxTotalChars, DEFAULT_MAX_TOTAL_CHARS),
@@ -66,7 +69,7 @@ function buildWithin(result, limits) {
   const resultHead = sectionHead(RESULT_LABEL, outputText)
   const layoutChars = printHead.length + SECTION_SEPARATOR.length + resultHead.length
   const room = Math.max(0, limits.maxTotalChars - layoutChars)
-  const clampOptions = { headRatio: limits.headRatio }
+  const clampOptions = { headRatio: limits.headRatio, snap: limits.snap }
 
   const output =
     outputText === undefined

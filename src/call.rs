@@ -11,9 +11,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use napi::sys;
-use toolclamp_core::{Limits, Strategy, UNLIMITED};
+use toolclamp_core::{auto_strategy, Limits, Source, Strategy, UNLIMITED};
 
-use crate::layout::{strategy_of, Results, SLOT_COUNT, STRATEGIES};
+use crate::layout::{strategy_of, Results, AUTO, SLOT_COUNT};
 
 /// A JS exception to throw, or one already pending.
 pub enum Thrown {
@@ -24,6 +24,22 @@ pub enum Thrown {
 }
 
 pub type Answer = Result<sys::napi_value, Thrown>;
+
+/// A strategy argument: a strategy, or `auto`, resolved once the text is read.
+#[derive(Clone, Copy, Debug)]
+pub enum StrategyArg {
+    Fixed(Strategy),
+    Auto { head_ratio: f64 },
+}
+
+impl StrategyArg {
+    pub fn resolve<S: Source + ?Sized>(self, src: &S) -> Strategy {
+        match self {
+            StrategyArg::Fixed(strategy) => strategy,
+            StrategyArg::Auto { head_ratio } => auto_strategy(src, head_ratio),
+        }
+    }
+}
 
 /// One exported function: its name, its parameters (for the count check and messages),
 /// and its body.
@@ -254,6 +270,22 @@ impl Call {
     }
 
     /// A strategy code (an index into [`STRATEGIES`]) and, for `headTail`, its ratio.
+    /// A strategy code that may be `auto`, with its head ratio.
+    pub fn strategy_or_auto(&self, code: usize, ratio: usize) -> Result<StrategyArg, Thrown> {
+        let c = self.number(code)?;
+        let head_ratio = self.number(ratio)?;
+        if !(0.0..=1.0).contains(&head_ratio) {
+            return Err(self.range_error(ratio, "a number from 0 to 1", head_ratio));
+        }
+        match whole(c) {
+            Some(n) if n == AUTO as u64 => Ok(StrategyArg::Auto { head_ratio }),
+            Some(n) if n < AUTO as u64 => {
+                Ok(StrategyArg::Fixed(strategy_of(n as usize, head_ratio).expect("a code below AUTO")))
+            }
+            _ => Err(self.range_error(code, &format!("a strategy code from 0 to {AUTO}"), c)),
+        }
+    }
+
     pub fn strategy(&self, code: usize, ratio: usize) -> Result<Strategy, Thrown> {
         let c = self.number(code)?;
         let head_ratio = self.number(ratio)?;
@@ -262,7 +294,7 @@ impl Call {
         }
         match whole(c).and_then(|code| strategy_of(code as usize, head_ratio)) {
             Some(strategy) => Ok(strategy),
-            _ => Err(self.range_error(code, &format!("a strategy code from 0 to {}", STRATEGIES.len() - 1), c)),
+            _ => Err(self.range_error(code, &format!("a strategy code from 0 to {}", AUTO - 1), c)),
         }
     }
 

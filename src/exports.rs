@@ -7,13 +7,13 @@ use std::borrow::Cow;
 
 use napi::sys;
 use toolclamp_core::{
-    answer_text, chars_windows, clamp_json, decode_lossy, lossy_position, measure, page, partial_banner, plan,
-    plan_tool_output, JsonError, JsonRequest, Limits, Markers, Notice, NoticeFacts, Page, PageRequest, Plan, Source,
-    Strategy, TemplateError, Units, Utf8, Windows,
+    answer_text, chars_windows, clamp_json, decode_lossy, lossy_position, measure, page, partial_banner,
+    plan_tool_output, plan_with_snap, JsonError, JsonRequest, Limits, Markers, Notice, NoticeFacts, Page, PageRequest,
+    Plan, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
-use crate::call::{Answer, Call, Export, Thrown};
-use crate::layout::{position_code, Results, Slot, Verdict};
+use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
+use crate::layout::{position_code, strategy_code, Results, Slot, Verdict};
 use crate::text::{with_scratch, NoticeText, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 
 #[rustfmt::skip]
@@ -21,13 +21,14 @@ pub static EXPORTS: &[Export] = &[
     Export { name: c"checkTemplate", params: &["template"], body: check_template },
     Export {
         name: c"plan",
-        params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice", "exact"],
+        params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice", "exact",
+                  "snap"],
         body: plan_string,
     },
     Export {
         name: c"planList",
         params: &["out", "texts", "wide", "totalLength", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio",
-                  "notice", "exact"],
+                  "notice", "exact", "snap"],
         body: plan_list,
     },
     Export { name: c"charsWindows", params: &["out", "length", "strategy", "maxChars", "headRatio"], body: windows_of },
@@ -40,7 +41,7 @@ pub static EXPORTS: &[Export] = &[
     Export { name: c"measure", params: &["out", "text", "wide"], body: measure_string },
     Export {
         name: c"planBuffer",
-        params: &["out", "bytes", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice"],
+        params: &["out", "bytes", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice", "snap"],
         body: plan_buffer,
     },
     Export {
@@ -184,8 +185,17 @@ fn plan_with<S: Source + ?Sized>(
     strategy: Strategy,
     notice: &NoticeArg,
     exact: bool,
+    snap: Snap,
 ) -> Result<(Option<Plan>, StandIns), Thrown> {
-    with_notice(call, notice, |n| plan(src, limits, strategy, n, exact))
+    with_notice(call, notice, |n| plan_with_snap(src, limits, strategy, n, exact, snap))
+}
+
+fn snap_of(line: bool) -> Snap {
+    if line {
+        Snap::Line
+    } else {
+        Snap::None
+    }
 }
 
 /// The stand-ins of a template notice (a function's are collected while planning).
@@ -218,24 +228,31 @@ fn whole_results<S: Source + ?Sized>(src: &S) -> Results {
     r
 }
 
-/// Plans a string source and answers with the glue, or `null` when the text fits.
+/// Plans a string source and answers with the glue, or `null` when the text fits; the
+/// strategy used (`auto` resolved) is in its slot either way.
 fn answer_plan<S: Source + ?Sized>(
     call: &Call,
     src: &S,
     limits: &Limits,
-    strategy: Strategy,
+    strategy: StrategyArg,
     notice: NoticeArg,
     exact: bool,
+    snap: Snap,
 ) -> Answer {
-    let (planned, from_function) = plan_with(call, src, limits, strategy, &notice, exact)?;
+    let strategy = strategy.resolve(src);
+    let (planned, from_function) = plan_with(call, src, limits, strategy, &notice, exact, snap)?;
     match planned {
         None => {
-            call.answer(&whole_results(src))?;
+            let mut r = whole_results(src);
+            r.set(Slot::Strategy, strategy_code(strategy));
+            call.answer(&r)?;
             call.null()
         }
         Some(p) => {
             let glue = call.string_from_core(&p.glue, &template_stand_ins(notice, from_function))?;
-            call.answer(&plan_results(&p))?;
+            let mut r = plan_results(&p);
+            r.set(Slot::Strategy, strategy_code(strategy));
+            call.answer(&r)?;
             Ok(glue)
         }
     }
@@ -260,11 +277,12 @@ fn with_string<R>(
 /// a char above U+00FF.
 fn plan_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let strategy = call.strategy(3, 7)?;
+    let strategy = call.strategy_or_auto(3, 7)?;
     let limits = call.limits(4)?;
     let notice = NoticeArg::read(call, 8)?;
     let exact = call.boolean(9)?;
-    with_string(call, 1, wide, |src| answer_plan(call, src, &limits, strategy, notice, exact))
+    let snap = snap_of(call.boolean(10)?);
+    with_string(call, 1, wide, |src| answer_plan(call, src, &limits, strategy, notice, exact, snap))
 }
 
 /// `planList(out, texts, wide, totalLength, strategy, maxChars, maxBytes, maxLines,
@@ -274,19 +292,20 @@ fn plan_string(call: &Call) -> Answer {
 fn plan_list(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let total = call.index(3)?;
-    let strategy = call.strategy(4, 8)?;
+    let strategy = call.strategy_or_auto(4, 8)?;
     let limits = call.limits(5)?;
     let notice = NoticeArg::read(call, 9)?;
     let exact = call.boolean(10)?;
+    let snap = snap_of(call.boolean(11)?);
     if wide {
         with_scratch(&UTF16, |buf| {
             let units = read_list(call, total, buf)?;
-            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact)
+            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact, snap)
         })
     } else {
         with_scratch(&LATIN1, |buf| {
             let units = read_list(call, total, buf)?;
-            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact)
+            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact, snap)
         })
     }
 }
@@ -385,7 +404,7 @@ fn plan_through<U: StringUnit + toolclamp_core::Unit>(
         check_window(k, u.len())?;
     }
     let src = Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
-    answer_plan(call, &src, limits, strategy, NoticeArg::Default, false)
+    answer_plan(call, &src, limits, StrategyArg::Fixed(strategy), NoticeArg::Default, false, Snap::None)
 }
 
 /// `measure(out, text, wide)`: chars, bytes and lines in the total slots.
@@ -409,9 +428,10 @@ fn measure_string(call: &Call) -> Answer {
 /// every dimension. `headEnd`/`tailStart` are byte offsets into the UTF-8 of the decoded
 /// text, which are offsets into `bytes` when it is valid UTF-8.
 fn plan_buffer(call: &Call) -> Answer {
-    let strategy = call.strategy(2, 6)?;
+    let strategy = call.strategy_or_auto(2, 6)?;
     let limits = call.limits(3)?;
     let notice = NoticeArg::read(call, 7)?;
+    let snap = snap_of(call.boolean(8)?);
     let (borrowed, shared) = call.bytes(1)?;
     // A notice function runs JS while the plan reads the bytes, and JS could write to the
     // array or detach its memory; shared memory can change at any time. Plan a private
@@ -427,10 +447,13 @@ fn plan_buffer(call: &Call) -> Answer {
     let decoded = decode_lossy(data);
     let src = Utf8::new(&decoded);
     let text = src.as_bytes();
-    let (planned, from_function) = plan_with(call, &src, &limits, strategy, &notice, true)?;
+    let strategy = strategy.resolve(&src);
+    let (planned, from_function) = plan_with(call, &src, &limits, strategy, &notice, true, snap)?;
     let Some(p) = planned else {
         let string = call.string_from_utf8(text, src.totals().chars as usize)?;
-        call.answer(&whole_results(&src))?;
+        let mut r = whole_results(&src);
+        r.set(Slot::Strategy, strategy_code(strategy));
+        call.answer(&r)?;
         return Ok(string);
     };
     let stand_ins = template_stand_ins(notice, from_function);
@@ -451,7 +474,9 @@ fn plan_buffer(call: &Call) -> Answer {
             call.string_from_utf16(&units)?
         }
     };
-    call.answer(&plan_results(&p))?;
+    let mut r = plan_results(&p);
+    r.set(Slot::Strategy, strategy_code(strategy));
+    call.answer(&r)?;
     Ok(string)
 }
 

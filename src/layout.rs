@@ -55,6 +55,7 @@ slots! {
     TailLines => "tailLines",
     FirstLength => "firstLength",
     GlueLength => "glueLength",
+    Strategy => "strategy",
 }
 
 /// How many doubles the result array holds.
@@ -80,8 +81,22 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
     ("windows", Verdict::Windows),
 ];
 
-/// Strategy names by code: the code JS passes is the index.
-pub const STRATEGIES: &[&str] = &["head", "tail", "headTail"];
+/// Strategy names by code: the code JS passes is the index. `auto` is resolved per text
+/// ([`toolclamp_core::auto_strategy`]) to `head` or `headTail`, the code a plan answers with
+/// in its `strategy` slot.
+pub const STRATEGIES: &[&str] = &["head", "tail", "headTail", "auto"];
+
+/// The code of `auto` in [`STRATEGIES`].
+pub const AUTO: usize = 3;
+
+/// The code of a strategy, for the `strategy` slot.
+pub fn strategy_code(strategy: Strategy) -> usize {
+    match strategy {
+        Strategy::Head => 0,
+        Strategy::Tail => 1,
+        Strategy::HeadTail { .. } => 2,
+    }
+}
 
 /// The strategy of a code (an index into [`STRATEGIES`]); `head_ratio` serves `headTail`.
 pub fn strategy_of(code: usize, head_ratio: f64) -> Option<Strategy> {
@@ -179,10 +194,14 @@ mod tests {
                 Some(Strategy::Head) => "head",
                 Some(Strategy::Tail) => "tail",
                 Some(Strategy::HeadTail { .. }) => "headTail",
-                None => "none",
+                None => "auto",
             });
         assert!(names.eq(STRATEGIES.iter().copied()));
+        assert_eq!(STRATEGIES[AUTO], "auto");
         assert_eq!(strategy_of(STRATEGIES.len(), 0.5), None);
+        for code in 0..AUTO {
+            assert_eq!(strategy_code(strategy_of(code, 0.5).unwrap()), code);
+        }
     }
 
     #[test]

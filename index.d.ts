@@ -82,8 +82,18 @@ export interface NoticeFacts {
  */
 export type Notice = string | ((facts: NoticeFacts) => string)
 
+/**
+ * Where kept text may end. `'line'`: the kept head ends at the end of a line and the kept tail
+ * starts at the start of one, unless that keeps under 4/5 of the chars the exact cut keeps of
+ * that part (then that part is cut exactly, so one 10 MB line still shows something); the kept
+ * text is then the longest among such cuts. `'none'`: at any safe cut.
+ */
+export type Snap = 'line' | 'none'
+
 export interface NoticeOptions {
   notice?: Notice
+  /** Default `'none'` for the string functions and `truncateText`. */
+  snap?: Snap
 }
 
 export interface HeadTailOptions extends NoticeOptions {
@@ -91,12 +101,20 @@ export interface HeadTailOptions extends NoticeOptions {
   headRatio?: number
 }
 
-/** Where `truncateText` keeps text. */
-export type Strategy = 'head' | 'tail' | 'headTail'
+/**
+ * Where text is kept. `'auto'` keeps the head and the tail (`headRatio` to the head) when the
+ * last 2,048 chars hold an error, a stack trace, an exit status or a test summary (`error`,
+ * `fail`, `traceback`, `panicked`, `exception`, `fatal`, `exit code`, `exit status`,
+ * `exited with`, `passed`, `total`, `summary`, `err!`, `aborted`, any case), the head otherwise;
+ * results report the strategy used.
+ */
+export type Strategy = 'head' | 'tail' | 'headTail' | 'auto'
 
 export interface TruncateTextOptions extends Limits {
   /** Default `'head'`: keep the start, drop the end. */
   strategy?: Strategy
+  /** Default `'none'`: the exact cut. */
+  snap?: Snap
   /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
   headRatio?: number
   notice?: Notice
@@ -131,6 +149,7 @@ export interface TruncateTextResult {
   truncated: boolean
   /** The limits the input exceeds (empty when not truncated), in the order chars, bytes, lines. */
   truncatedBy: LimitName[]
+  /** The strategy used: `'auto'` resolved to `'head'` or `'headTail'`. */
   strategy: Strategy
   totalChars: number
   totalBytes: number
@@ -313,8 +332,16 @@ export declare function clampJsonText(text: string, options?: ClampJsonOptions):
  * `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
  */
 export interface PayloadLimits extends Limits {
-  /** Default `'head'`. With `'tail'` the last blocks are kept. */
+  /** Default `'head'`. With `'tail'` the last blocks are kept. JSON data takes `'auto'` as `'head'`. */
   strategy?: Strategy
+  /** Default `'line'`: text for a model is cut on whole lines. */
+  snap?: Snap
+  /**
+   * `'content_and_artifact'` (LangChain's name): the result is a `[content, artifact]` tuple; only
+   * the content is clamped, the artifact (which never reaches the model) is left as it is.
+   * Default `'content'`.
+   */
+  responseFormat?: 'content' | 'content_and_artifact'
   /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
   headRatio?: number
   notice?: Notice
@@ -530,6 +557,8 @@ export interface PythonResultOptions {
   maxTotalChars?: number
   /** Share of each budget given to the start, from 0 to 1. Default 0.5. */
   headRatio?: number
+  /** Default `'line'`: cuts on whole lines. */
+  snap?: Snap
 }
 
 /**
@@ -620,6 +649,8 @@ export interface FormatExecOutputOptions {
   strategy?: Strategy
   /** With `'headTail'`: share of each budget given to the start, from 0 to 1. Default 0.5. */
   headRatio?: number
+  /** Default `'line'`: each stream is cut on whole lines. */
+  snap?: Snap
   /**
    * Default `'[... {omitted} truncated from {stream} ...]'`. A template may use `{stream}` besides
    * the usual placeholders (for a Buffer stream `{headEnd}` and `{tailStart}` are byte offsets);

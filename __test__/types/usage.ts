@@ -132,3 +132,14 @@ import { formatExecOutput } from 'toolclamp'
 import { spawnSync } from 'node:child_process'
 const execText: string = formatExecOutput(spawnSync('ls', { maxBuffer: Infinity })).text
 export { execText }
+
+// snap, auto, responseFormat
+import { hardTruncateToolPayload, truncateText as truncate } from 'toolclamp'
+import type { Snap } from 'toolclamp'
+const lineSnap: Snap = 'line'
+const autoResult = truncate('text', { maxLines: 1, strategy: 'auto', snap: lineSnap })
+const usedStrategy: 'head' | 'tail' | 'headTail' | 'auto' = autoResult.strategy
+hardTruncateToolPayload(['content', { artifact: true }], { responseFormat: 'content_and_artifact', snap: 'none' })
+// @ts-expect-error snap is 'line' or 'none'
+truncate('text', { maxLines: 1, snap: 'lines' })
+export { usedStrategy }

@@ -70,3 +70,11 @@ test('README "Shell commands": the example runs as printed on a command writing 
   const stdout = runAsPrinted(code)
   assert.match(stdout, /<\/stdout>\n<stderr>\n1 test failed\n<\/stderr>\nexit code: 1\n/)
 })
+
+test('README "hardTruncateToolPayload", "Cuts on whole lines" and "auto": the examples run as printed', () => {
+  const [shapes] = readmeBlocks('### `hardTruncateToolPayload(result, limits?)`')
+  runAsPrinted(shapes)
+  const lines = readmeBlocks('### Cuts on whole lines')
+  assert.equal(lines.length, 2)
+  for (const code of lines) runAsPrinted(code)
+})

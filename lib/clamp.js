@@ -12,6 +12,7 @@ const {
   checkKeys,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
+  fitsByLength,
   isPlainObject,
   LIMIT_KEYS,
   readHeadRatio,
@@ -26,14 +27,6 @@ const {
 
 function checkText(text) {
   if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`)
-}
-
-/**
- * Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line: this proves a fit
- * without reading the text.
- */
-function fitsByLength(n, limits) {
-  return n <= limits.maxChars && n * 3 <= limits.maxBytes && n <= limits.maxLines
 }
 
 function clampString(text, strategy, limits, headRatio, notice, snap = false) {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::ser::{PrettyFormatter, Serializer};
 use serde_json::{Map, Value};
 use toolclamp_core::{
-    answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Limits, Markers, Measure, UNLIMITED,
+    answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Limits, Markers, Measure, Unit, UNLIMITED,
 };
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
@@ -56,7 +56,7 @@ fn gone(kind: &'static str, path: &str, kept: u64, total: u64) -> Gone {
 type Clamped = (String, Vec<Gone>, Measure, Measure);
 
 fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError> {
-    fn owned<U: Copy>(c: JsonClamp<U>, s: impl Fn(&[U]) -> String) -> Clamped {
+    fn owned<U: Copy>(c: JsonClamp<U>, s: &impl Fn(&[U]) -> String) -> Clamped {
         let elided = c
             .elided
             .iter()
@@ -68,27 +68,27 @@ fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError
             .collect();
         (s(&c.text), elided, c.total, c.output)
     }
+    /// Clamps `units` and checks the answer the binding would return: one JSON text holding
+    /// the value and the elisions.
+    fn units_clamp<U: Unit>(
+        units: &[U],
+        req: &JsonRequest<'_>,
+        s: impl Fn(&[U]) -> String,
+    ) -> Result<Option<Clamped>, JsonError> {
+        let (total, out) = clamp_json(units, req)?;
+        assert_eq!(out.as_ref().map_or(total, |c| c.total), total);
+        if let Some(c) = &out {
+            let answer: Value = serde_json::from_str(&s(&answer_text(c))).expect("answer parses");
+            assert_eq!(answer[1].as_array().unwrap().len(), c.elided.len());
+        }
+        Ok(out.map(|c| owned(c, &s)))
+    }
     if text.chars().all(|c| (c as u32) < 0x100) {
         let units: Vec<u8> = text.chars().map(|c| c as u8).collect();
-        let latin1 = |u: &[u8]| u.iter().map(|&b| b as char).collect::<String>();
-        let (total, out) = clamp_json(&units, req)?;
-        assert_eq!(out.as_ref().map_or(total, |c| c.total), total);
-        if let Some(c) = &out {
-            // The binding's answer is one JSON text holding the value and the elisions.
-            let answer: Value = serde_json::from_str(&latin1(&answer_text(c))).expect("answer parses");
-            assert_eq!(answer[1].as_array().unwrap().len(), c.elided.len());
-        }
-        Ok(out.map(|c| owned(c, latin1)))
+        units_clamp(&units, req, |u: &[u8]| u.iter().map(|&b| b as char).collect::<String>())
     } else {
         let units: Vec<u16> = text.encode_utf16().collect();
-        let utf16 = |u: &[u16]| String::from_utf16(u).expect("no lone surrogates");
-        let (total, out) = clamp_json(&units, req)?;
-        assert_eq!(out.as_ref().map_or(total, |c| c.total), total);
-        if let Some(c) = &out {
-            let answer: Value = serde_json::from_str(&utf16(&answer_text(c))).expect("answer parses");
-            assert_eq!(answer[1].as_array().unwrap().len(), c.elided.len());
-        }
-        Ok(out.map(|c| owned(c, utf16)))
+        units_clamp(&units, req, |u: &[u16]| String::from_utf16(u).expect("no lone surrogates"))
     }
 }
 

@@ -1,10 +1,10 @@
-// hardTruncateToolPayload through the OpenAI Agents SDK (@openai/agents-core): an Agent run
+// hardTruncateToolPayload through the OpenAI Agents SDK (@openai/agents): an Agent run
 // with a scripted Model that calls a tool once; the function_call_result item the model gets
 // in its next request must be within the budget. Offline: the Model is ours.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { Agent, run, tool, Usage, setTracingDisabled } from '@openai/agents-core'
+import { Agent, run, tool, Usage, setTracingDisabled } from '@openai/agents'
 import { z } from 'zod'
 
 import { hardTruncateToolPayload, wrapExecute } from '../../index.mjs'

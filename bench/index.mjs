@@ -192,8 +192,12 @@ function streamThrough(wrap, partials) {
   return received
 }
 
+// Tool-facing functions cut on whole lines by default; the pure-JS competitors make the
+// exact cut, so these rows ask toolclamp for the exact cut too (the same job, equal outputs).
+const EXACT = { snap: 'none' }
+
 const payloadImpls = {
-  toolclamp: (result) => toolclamp.hardTruncateToolPayload(result),
+  toolclamp: (result) => toolclamp.hardTruncateToolPayload(result, EXACT),
   best: (result) => js.bestTruncateToolPayload(result),
 }
 
@@ -249,7 +253,7 @@ const PAYLOAD_CASES = [
     id: 'payload-stream',
     title: '`wrapOnUpdate(onUpdate)` over a stream: the accumulated output every 64 KiB up to 16 MiB (time per whole stream of 256 updates)',
     impls: {
-      toolclamp: (partials) => streamThrough(toolclamp.wrapOnUpdate, partials),
+      toolclamp: (partials) => streamThrough((onUpdate) => toolclamp.wrapOnUpdate(onUpdate, EXACT), partials),
       best: (partials) => streamThrough(js.bestWrapOnUpdate, partials),
     },
     rows: (kind) => [
@@ -264,9 +268,9 @@ const PAYLOAD_CASES = [
   {
     id: 'exec-buffer',
     title:
-      "`formatExecOutput({ stdout: Buffer, stderr: Buffer, exitCode })` (defaults: each stream's last 8,000 chars); best JS (b) is `buf.toString()` plus the O(1) chars tail",
+      "`formatExecOutput({ stdout: Buffer, stderr: Buffer, exitCode }, { snap: 'none' })` (each stream's last 8,000 chars); best JS (b) is `buf.toString()` plus the O(1) chars tail",
     impls: {
-      toolclamp: (result) => toolclamp.formatExecOutput(result).text,
+      toolclamp: (result) => toolclamp.formatExecOutput(result, EXACT).text,
       best: (result) => js.bestFormatExecOutput(result),
     },
     targets: () => [{ vs: 'best', min: 1 }],
@@ -636,6 +640,7 @@ async function main() {
       'Best JS (b) for payloads runs the best-JS string clamp on the concatenation of all text and',
       'maps the cut back onto the blocks as toolclamp does; both return equal results with the same',
       'blocks kept as the very same objects, checked before timing. Defaults: 51,200 bytes, 2,000 lines.',
+      "toolclamp runs with `snap: 'none'`: the exact cut the competitors make (its default cuts on whole lines).",
     )
   }
   for (const c of payloadCases) {

@@ -337,27 +337,22 @@ function withProperty(object, key, value) {
   }
 }
 
-/** `result.content` when it is an array; undefined when it is not or cannot be read. */
-function contentOf(result) {
-  try {
-    const content = result.content
-    return Array.isArray(content) ? content : undefined
-  } catch {
-    return undefined
-  }
-}
-
 // Content-block types of the frameworks toolclamp serves: MCP, pi-ai, the AI SDK's
-// tool-result content parts, OpenAI's input/output parts, LangChain's standard blocks. An
-// array counts as content blocks when one of its items has such a type (and none is a
-// string); any other array is JSON data.
+// tool-result content parts, OpenAI's input/output parts, LangChain's standard blocks.
 const BLOCK_TYPES = new Set([
   'text', 'image', 'audio', 'resource', 'resource_link', 'media', 'file', 'image-data', 'image-url', 'file-data',
   'file-url', 'file-id', 'image-file-id', 'input_text', 'output_text', 'input_image', 'input_file', 'input_audio',
-  'refusal', 'image_url', 'reasoning',
+  'image_url',
 ])
 // Block types whose text toolclamp reads (see blockText).
 const TEXT_TYPES = new Set(['text', 'input_text', 'output_text', 'resource'])
+// Where a media block of those frameworks holds what it carries (base64 data, a URL, a file
+// id, an MCP resource). A record with a block type and none of these keys (`{ type: 'file',
+// path, size }` from a directory listing) is data, not a block.
+const MEDIA_KEYS = [
+  'data', 'url', 'uri', 'image', 'image_url', 'file', 'file_id', 'fileId', 'file_data', 'file_url', 'input_audio',
+  'resource', 'source', 'blob',
+]
 // AI SDK ToolResultOutput: { type, value }.
 const TEXT_OUTPUTS = new Set(['text', 'error-text'])
 const JSON_OUTPUTS = new Set(['json', 'error-json'])
@@ -380,46 +375,158 @@ function typeOf(item) {
 }
 
 /**
- * An array is a list of content blocks when an item has a block type (text, image, ...),
- * or when it holds nothing a clamp could shorten (only null, numbers, booleans: malformed
- * blocks). Any other array (strings, records) is JSON data.
+ * What an item of a list is to the clamp: 'text' (a block whose text it reads), 'block' (a
+ * block it leaves as it is: media, or a malformed text block), 'data' (a string, or an
+ * object that is no block toolclamp knows: clamped as text or JSON) or 'none' (null,
+ * numbers, booleans: nothing to cut).
  */
-function isBlockList(array) {
-  let blocks = false
-  let data = false
-  for (let i = 0; i < array.length; i++) {
-    const item = read(array, i)
-    if (BLOCK_TYPES.has(typeOf(item))) blocks = true
-    else if (isData(item)) data = true
-  }
-  return blocks || !data
+function kindOf(item, type = typeOf(item)) {
+  if (typeof item === 'string') return 'data'
+  if (typeof item !== 'object' || item === null) return 'none'
+  if (!BLOCK_TYPES.has(type)) return 'data'
+  if (TEXT_TYPES.has(type)) return blockText(item) === undefined ? 'block' : 'text'
+  return hasMedia(item) ? 'block' : 'data'
 }
 
-/** A value that is not a content block toolclamp knows but can carry text: a string, an object of another type. */
-function isData(item) {
-  if (typeof item === 'string') return true
-  if (typeof item !== 'object' || item === null) return false
-  return !BLOCK_TYPES.has(typeOf(item))
+/** Whether a block has a key media is carried in; checked with `in`, so no getter runs. */
+function hasMedia(block) {
+  try {
+    for (const key of MEDIA_KEYS) if (key in block) return true
+  } catch {
+    // A proxy that answers no `has`: nothing shows it is media.
+  }
+  return false
 }
 
 /**
- * Content blocks: their text shares the budget (clampBlocks). An item among them that is
- * no block toolclamp knows but carries data (a bare string, an object of another type or
- * none) is clamped on its own, as text or JSON, so it cannot carry a huge payload past
+ * An array is a list of content blocks when an item is a block (text, or media with its
+ * data, URL or file id), or when it holds nothing a clamp could shorten (only null,
+ * numbers, booleans: malformed blocks). Any other array (strings, records) is JSON data.
+ */
+function isBlockList(array) {
+  let data = false
+  const length = read(array, 'length')
+  for (let i = 0; i < length; i++) {
+    const kind = kindOf(read(array, i))
+    if (kind === 'text' || kind === 'block') return true
+    if (kind === 'data') data = true
+  }
+  return !data
+}
+
+// ---------------------------------------------------------------------------------------
+// What a model reads, measured: text as it is, JSON data as its compact JSON text.
+// ---------------------------------------------------------------------------------------
+
+const NOTHING = Object.freeze({ chars: 0, bytes: 0, lines: 0 })
+const DIMENSIONS = [
+  ['chars', 'maxChars'],
+  ['bytes', 'maxBytes'],
+  ['lines', 'maxLines'],
+]
+
+function sizeOfText(text) {
+  return text.length === 0 ? NOTHING : native.measureText(text)
+}
+
+function plus(a, b) {
+  return { chars: a.chars + b.chars, bytes: a.bytes + b.bytes, lines: a.lines + b.lines }
+}
+
+function fitsSize(size, limits) {
+  return size.chars <= limits.maxChars && size.bytes <= limits.maxBytes && size.lines <= limits.maxLines
+}
+
+/** A string's text, anything else's compact JSON (nothing for what JSON leaves out). */
+function sizeOfData(value) {
+  if (typeof value === 'string') return sizeOfText(value)
+  const { text } = json.stringifyAny(value)
+  return text === undefined ? NOTHING : sizeOfText(text)
+}
+
+/** What a model reads of a result as clampPayload sees it: block texts and data, or JSON. */
+function sizeOfPayload(value) {
+  if (typeof value === 'string') return sizeOfText(value)
+  if (!isArray(value) || !isBlockList(value)) return sizeOfData(value)
+  let size = NOTHING
+  const length = read(value, 'length')
+  for (let i = 0; i < length; i++) {
+    const item = read(value, i)
+    const kind = kindOf(item)
+    if (kind === 'text') size = plus(size, sizeOfText(blockText(item)))
+    else if (kind === 'data') size = plus(size, sizeOfData(item))
+  }
+  return size
+}
+
+/** `limits` with `used` taken off each budget. */
+function limitsLeft(limits, used) {
+  return Object.freeze({
+    ...limits,
+    maxChars: Math.max(0, limits.maxChars - used.chars),
+    maxBytes: Math.max(0, limits.maxBytes - used.bytes),
+    maxLines: Math.max(0, limits.maxLines - used.lines),
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Content blocks: their text shares the budget (clampBlocks). Items among them that are no
+ * block toolclamp knows but carry data (a bare string, an object of another type or none)
+ * share the budget with that text as structuredContent does with `content` (see share), and
+ * are clamped in order within their part, as text or JSON, so none carries a payload past
  * the clamp.
  */
 function clampBlockList(blocks, limits) {
-  let result = clampBlocks(blocks, limits)
+  const data = []
+  const length = read(blocks, 'length')
+  for (let i = 0; i < length; i++) {
+    const item = read(blocks, i)
+    if (kindOf(item) === 'data') data.push(dataItem(i, item, limits))
+  }
+  if (data.length === 0) return clampBlocks(blocks, limits)
+  let text = NOTHING
+  let need = NOTHING
+  for (let i = 0; i < length; i++) {
+    const block = blockText(read(blocks, i))
+    if (block !== undefined) text = plus(text, sizeOfText(block))
+  }
+  for (const { size } of data) need = plus(need, size)
+  if (fitsSize(plus(text, need), limits)) return blocks
+  // The text is cut within its share; the data gets what the kept text leaves.
+  let result = clampBlocks(blocks, share(limits, text, need, NOTHING, false).content)
+  let used = NOTHING
   for (let i = 0; i < result.length; i++) {
-    const item = result[i]
-    if (item !== read(blocks, i) || !isData(item)) continue
-    const clamped = typeof item === 'string' ? clampWith(item, limits) : clampData(item, limits)
+    const kept = blockText(read(result, i))
+    if (kept !== undefined) used = plus(used, sizeOfText(kept))
+  }
+  for (const { index, item, size } of data) {
+    if (size === NOTHING) continue
+    const room = limitsLeft(limits, used)
+    const clamped = typeof item === 'string' ? clampWith(item, room) : clampData(item, room)
+    used = plus(used, clamped === item ? size : sizeOfData(clamped))
     if (clamped !== item) {
-      if (result === blocks) result = blocks.slice()
-      result[i] = clamped
+      if (result === blocks) result = Array.prototype.slice.call(blocks)
+      result[index] = clamped
     }
   }
   return result
+}
+
+/**
+ * A data item among blocks and what a model reads of it: its text, or its compact JSON.
+ * One JSON.stringify throws on (a revoked proxy, a throwing getter) cannot be sent as JSON
+ * by any framework: a small one costs nothing and is left as it is.
+ */
+function dataItem(index, item, limits) {
+  if (typeof item === 'string') return { index, item, size: sizeOfText(item) }
+  const { text, value: rendered } = json.stringifyAny(item)
+  if (text === undefined) return { index, item, size: NOTHING }
+  const size = sizeOfText(text)
+  return { index, item, size: rendered !== item && fitsSize(size, limits) ? NOTHING : size }
 }
 
 /**
@@ -438,88 +545,229 @@ function clampData(value, limits) {
   return clamped.truncated ? clamped.value : value
 }
 
-/** A copy of `object` with `changes` (key → value) when any differs, else `object`. */
+/** A copy of `object` with each `[key, before, after]` change where `after` differs. */
 function withChanges(object, changes) {
   let result = object
-  for (const [key, value] of changes) {
-    if (value !== read(object, key)) result = withProperty(result, key, value)
+  for (const [key, before, after] of changes) {
+    if (after !== before) result = withProperty(result, key, after)
   }
   return result
 }
 
+// The note appended to `content` when structuredContent was shortened: at most 512 chars and
+// bytes (an eighth of a smaller budget) and one line, inside the budget.
+const NOTE_MAX = 512
+const NOTE_MIN = '[structuredContent shortened]'
+const NOTE_ITEMS = 64
+
+/** The room kept for the note, or NOTHING when the budget is too small to say anything. */
+function noteRoom(limits) {
+  const chars = Math.min(NOTE_MAX, Math.floor(limits.maxChars / 8))
+  const bytes = Math.min(NOTE_MAX, Math.floor(limits.maxBytes / 8))
+  if (chars < NOTE_MIN.length || bytes < NOTE_MIN.length || limits.maxLines < 3) return NOTHING
+  return { chars, bytes, lines: 1 }
+}
+
 /**
- * MCP CallToolResult.structuredContent, clamped schema-safe (markers 'none') under the same
- * budget as `content`: they are two renderings of one result, and a client sends one of
- * them to the model. What was shortened is said in a text block appended to `content`.
+ * `[structuredContent shortened to 51,187 of 5,612,402 bytes: $.rows: 1,204 of 40,000 items;
+ * $.log: 812 of 2,097,152 bytes]`: as many shortenings as fit in `room`, then how many more.
  */
-function clampStructured(result, content, limits) {
-  const structured = read(result, 'structuredContent')
-  const clampedContent = content === undefined ? undefined : clampBlockList(content, limits)
-  if (typeof structured !== 'object' || structured === null) {
-    return clampedContent === content ? result : withProperty(result, 'content', clampedContent)
+function noteOf(clamped, room) {
+  if (room === NOTHING) return undefined
+  const head = `[structuredContent shortened to ${formatCount(clamped.outputBytes)} of ${formatCount(clamped.totalBytes)} bytes`
+  const items = clamped.elided.slice(0, NOTE_ITEMS).map(describeElision)
+  const total = clamped.elided.length
+  const fits = (text) => text.length <= room.chars && Buffer.byteLength(text) <= room.bytes
+  const compose = (kept, said) => {
+    if (kept === total) return `${head}${said}]`
+    return kept === 0 ? `${head}: ${formatCount(total)} places]` : `${head}${said}; ${formatCount(total - kept)} more]`
   }
-  let clamped
-  try {
-    clamped = json.clampJsonWith(structured, limits, 'none')
-  } catch {
-    // Limits of a few bytes hold no form of it: an empty object, said in the note.
-    clamped = { value: {}, truncated: true, totalBytes: NaN, outputBytes: 2, elided: [{ path: '$', keptKeys: 0, totalKeys: NaN }] }
+  let said = ''
+  let kept = 0
+  while (kept < items.length) {
+    const next = `${said}${kept === 0 ? ': ' : '; '}${items[kept]}`
+    if (!fits(compose(kept + 1, next))) break
+    said = next
+    kept++
   }
-  if (!clamped.truncated && clampedContent === content) return result
-  let blocks = clampedContent
-  if (clamped.truncated) {
-    const said = clamped.elided.slice(0, 8).map(describeElision).join('; ')
-    const more = clamped.elided.length > 8 ? `; and ${clamped.elided.length - 8} more` : ''
-    const note = clampString(
-      `[structuredContent shortened to ${formatCount(clamped.outputBytes)} of ${formatCount(clamped.totalBytes)} bytes: ${said}${more}]`,
-      'head',
-      { maxChars: Infinity, maxBytes: Math.min(1024, limits.maxBytes), maxLines: Math.min(4, limits.maxLines) },
-      0,
-      undefined,
-    )
-    blocks = [...(clampedContent ?? []), { type: 'text', text: note }]
-  }
-  return withChanges(result, [
-    ['content', blocks],
-    ['structuredContent', clamped.value],
-  ])
+  const note = compose(kept, said)
+  return fits(note) ? note : NOTE_MIN
+}
+
+/** A path as the note shows it: on one line, whatever the keys hold. */
+function showPath(path) {
+  return String(path).replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 function describeElision(e) {
-  if (e.kept !== undefined) return `${e.path}: ${formatCount(e.kept)} of ${formatCount(e.total)} items`
-  if (e.keptKeys !== undefined) return `${e.path}: ${formatCount(e.keptKeys)} of ${formatCount(e.totalKeys)} keys`
-  return `${e.path}: ${formatCount(e.keptBytes)} of ${formatCount(e.totalBytes)} bytes`
+  const path = showPath(e.path)
+  if (e.kept !== undefined) return `${path}: ${formatCount(e.kept)} of ${formatCount(e.total)} items`
+  if (e.keptKeys !== undefined) return `${path}: ${formatCount(e.keptKeys)} of ${formatCount(e.totalKeys)} keys`
+  return `${path}: ${formatCount(e.keptBytes)} of ${formatCount(e.totalBytes)} bytes`
+}
+
+/**
+ * The budget shared between `content` (needing `c`) and structuredContent (needing `s`), after
+ * `reserved` for the note: each gets what it needs when the other leaves room, else half.
+ * Compact JSON is one line (`oneLine`), so structuredContent takes one line and `content` the
+ * rest. Block text and the data among blocks share a budget the same way.
+ */
+function share(limits, c, s, reserved, oneLine = true) {
+  const content = {}
+  const structured = {}
+  for (const [dim, key] of DIMENSIONS) {
+    const room = Math.max(0, limits[key] - reserved[dim])
+    let mine
+    if ((oneLine && dim === 'lines') || c[dim] + s[dim] <= room) mine = Math.min(s[dim], room)
+    else {
+      const half = Math.floor(room / 2)
+      mine = s[dim] <= half ? s[dim] : c[dim] <= half ? room - c[dim] : half
+    }
+    structured[key] = mine
+    content[key] = room - mine
+  }
+  return { content: Object.freeze({ ...limits, ...content }), structured: Object.freeze({ ...limits, ...structured }) }
+}
+
+/** structuredContent under `limits`, schema-safe; `{}` when no JSON form of it fits. */
+function clampStructuredValue(structured, limits, totalBytes) {
+  try {
+    return json.clampJsonWith(structured, limits, 'none')
+  } catch {
+    return { value: {}, truncated: true, totalBytes, outputBytes: 2, elided: [] }
+  }
+}
+
+/** `list` with `block` appended; just `[block]` when `list` cannot be copied. */
+function appended(list, block) {
+  try {
+    const copy = Array.prototype.slice.call(list)
+    copy.push(block)
+    return copy
+  } catch {
+    return [block]
+  }
+}
+
+/**
+ * An object with a `content` array or `structuredContent` (MCP CallToolResult, pi
+ * AgentToolResult). `content` and structuredContent are two renderings of one result and a
+ * client may send either or both to the model, so they share ONE budget: each gets what it
+ * needs when the other leaves room, else half. structuredContent is clamped schema-safe
+ * (markers 'none': only shorter arrays and strings), and a text block appended to `content`
+ * says what was shortened, inside the budget. A text block that is the compact JSON of
+ * structuredContent (the MCP convention) becomes the JSON of the clamped value, so it still
+ * parses. Every other key (pi's `details`, `isError`, `_meta`) is kept as it is.
+ */
+function clampStructured(result, content, structured, limits) {
+  if (structured === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
+  const { text } = json.stringifyAny(structured)
+  if (text === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
+  const s = { chars: text.length, bytes: Buffer.byteLength(text), lines: text === '' ? 0 : 1 }
+  const c = content === undefined ? NOTHING : sizeOfPayload(content)
+  if (fitsSize(plus(c, s), limits)) return result
+  const whole = share(limits, c, s, NOTHING)
+  if (fitsSize(s, whole.structured)) {
+    // structuredContent fits its share: only `content` is cut.
+    return withChanges(result, [['content', content, clampPayload(content, whole.content)]])
+  }
+  const room = noteRoom(limits)
+  const clamped = clampStructuredValue(structured, share(limits, c, s, room).structured, s.bytes)
+  // `content` gets what the note and the clamped structuredContent leave.
+  const kept = JSON.stringify(clamped.value)
+  const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }))
+  let parts = content
+  if (isArray(content)) {
+    const length = read(content, 'length')
+    for (let i = 0; i < length; i++) {
+      const block = read(content, i)
+      if (typeOf(block) === 'text' && blockText(block) === text) {
+        parts = Array.prototype.slice.call(content)
+        parts[i] = withBlockText(block, kept)
+        break
+      }
+    }
+  }
+  const clampedContent = parts === undefined ? undefined : clampPayload(parts, left)
+  const note = noteOf(clamped, room)
+  let blocks = clampedContent
+  if (note !== undefined && (clampedContent === undefined || isArray(clampedContent))) {
+    blocks = appended(clampedContent ?? [], { type: 'text', text: note })
+  }
+  return withChanges(result, [
+    ['content', content, blocks],
+    ['structuredContent', structured, clamped.value],
+  ])
+}
+
+/** A message LangChain takes as it is (ToolMessage): its content clamped, lc_kwargs kept in step. */
+function clampMessage(message, limits) {
+  const content = read(message, 'content')
+  if (typeof content !== 'string' && !isArray(content)) return message
+  const clamped = clampPayload(content, limits)
+  if (clamped === content) return message
+  const copy = withProperty(message, 'content', clamped)
+  const kwargs = read(message, 'lc_kwargs')
+  if (typeof kwargs !== 'object' || kwargs === null || read(kwargs, 'content') === undefined) return copy
+  return withProperty(copy, 'lc_kwargs', withProperty(kwargs, 'content', clamped))
+}
+
+/**
+ * A LangChain direct tool output (`lc_direct_tool_output`), which LangChain passes on as it
+ * is: a ToolMessage has its content clamped; a Command the content of each ToolMessage in
+ * `update.messages`. Anything else of that kind, and the rest of a Command's update (graph
+ * state, not a message to the model), is left alone.
+ */
+function clampDirectOutput(result, limits) {
+  if (typeof read(result, 'tool_call_id') === 'string') return clampMessage(result, limits)
+  const update = read(result, 'update')
+  if (typeof update !== 'object' || update === null || isArray(update)) return result
+  const messages = read(update, 'messages')
+  if (!isArray(messages)) return result
+  let next = messages
+  const length = read(messages, 'length')
+  for (let i = 0; i < length; i++) {
+    const message = read(messages, i)
+    if (typeof message !== 'object' || message === null || typeof read(message, 'tool_call_id') !== 'string') continue
+    const clamped = clampMessage(message, limits)
+    if (clamped === message) continue
+    if (next === messages) next = Array.prototype.slice.call(messages)
+    next[i] = clamped
+  }
+  return next === messages ? result : withProperty(result, 'update', withProperty(update, 'messages', next))
 }
 
 /** An object a tool returned: which of its shapes it has decides what is clamped. */
 function clampObject(result, limits) {
-  const content = contentOf(result)
-  if (content !== undefined || read(result, 'structuredContent') !== undefined) {
-    // MCP CallToolResult, pi AgentToolResult ({ content, details }: details never reach the model).
-    return clampStructured(result, content, limits)
-  }
+  if (read(result, 'lc_direct_tool_output') === true) return clampDirectOutput(result, limits)
+  const content = read(result, 'content')
+  const structured = read(result, 'structuredContent')
+  if (isArray(content) || structured !== undefined) return clampStructured(result, content, structured, limits)
   const type = typeOf(result)
   if (type !== undefined) {
+    if (OUTPUT_ITEMS.has(type)) {
+      // OpenAI Agents / Responses: a function call's output item.
+      const output = read(result, 'output')
+      return withChanges(result, [['output', output, clampPayload(output, limits)]])
+    }
     const value = read(result, 'value')
     // AI SDK ToolResultOutput.
-    if (TEXT_OUTPUTS.has(type) && typeof value === 'string') return withChanges(result, [['value', clampWith(value, limits)]])
-    if (JSON_OUTPUTS.has(type)) return withChanges(result, [['value', clampData(value, limits)]])
-    if (type === 'content' && Array.isArray(value)) return withChanges(result, [['value', clampBlockList(value, limits)]])
-    // OpenAI Agents: a function call's output item.
-    if (OUTPUT_ITEMS.has(type)) return withChanges(result, [['output', clampPayload(read(result, 'output'), limits)]])
-    // A single content block ({ type: 'text', text }).
-    if (TEXT_TYPES.has(type)) {
-      const clamped = clampBlockList([result], limits)
-      return clamped[0]
+    if (TEXT_OUTPUTS.has(type) && typeof value === 'string') {
+      return withChanges(result, [['value', value, clampWith(value, limits)]])
     }
-    if (BLOCK_TYPES.has(type)) return result
+    if (JSON_OUTPUTS.has(type) && value !== undefined) return withChanges(result, [['value', value, clampData(value, limits)]])
+    if (type === 'content' && isArray(value)) return withChanges(result, [['value', value, clampPayload(value, limits)]])
+    // A single content block: { type: 'text', text } is cut, media kept; a malformed one is data.
+    const kind = kindOf(result, type)
+    if (kind === 'text') return clampBlocks([result], limits)[0]
+    if (kind === 'block' && !TEXT_TYPES.has(type)) return result
   }
   return clampData(result, limits)
 }
 
 /** LangChain's content_and_artifact tuple: the content is clamped, the artifact left as it is. */
 function clampContentAndArtifact(result, limits) {
-  if (!isArray(result) || result.length !== 2) return clampPayload(result, limits)
+  if (!isArray(result) || read(result, 'length') !== 2) return clampPayload(result, limits)
   const content = read(result, 0)
   const clamped = clampPayload(content, limits)
   return clamped === content ? result : [clamped, read(result, 1)]
@@ -634,7 +882,12 @@ function wrapExecute(execute, limits) {
 function wrapToolWithHardOutputTruncate(tool, limits) {
   const execute = typeof tool === 'object' && tool !== null ? tool.execute : undefined
   if (typeof execute !== 'function') {
-    throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}`)
+    // A LangChain tool runs `func`, not `execute`: say what wraps it instead.
+    const hint =
+      typeof tool === 'object' && tool !== null && isArray(read(tool, 'lc_namespace'))
+        ? '; for a LangChain tool, wrap the function given to tool() with wrapExecute (with the same responseFormat)'
+        : ''
+    throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}${hint}`)
   }
   const name = tool.name
   const toolName = typeof name === 'string' && name !== '' ? name : 'tool-result'

@@ -1,0 +1,530 @@
+// Tool results of every shape: what hardTruncateToolPayload clamps in each, and that what a model
+// reads of the result (text as it is, JSON data as its compact JSON) is within the budget. The
+// round trips through the real frameworks live in __test__/frameworks/.
+import { test, describe } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+
+import { ToolMessage } from '@langchain/core/messages'
+import { Command } from '@langchain/langgraph'
+
+import { hardTruncateToolPayload, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
+import { measure } from './reference.mjs'
+
+const RUNS = Number(process.env.FC_RUNS ?? 300)
+const DEFAULTS = { maxChars: Infinity, maxBytes: 51_200, maxLines: 2_000 }
+
+// ---- Helpers
+
+const numberedLines = (count, prefix = 'line') =>
+  Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join('')
+const HUGE = numberedLines(300_000) // 3.5 MB, 300,000 lines
+const text = (t) => ({ type: 'text', text: t })
+const bytes = (s) => Buffer.byteLength(s)
+const jsonBytes = (value) => bytes(JSON.stringify(value))
+
+/** Freezes a value and everything it holds, without calling getters. */
+function deepFreeze(value) {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(value))) {
+    if ('value' in descriptor) deepFreeze(descriptor.value)
+  }
+  return value
+}
+
+/** The text a model reads of a block, or undefined for blocks that carry none. */
+function blockText(block) {
+  if (['text', 'input_text', 'output_text'].includes(block?.type) && typeof block.text === 'string') return block.text
+  if (block?.type === 'resource' && typeof block.resource?.text === 'string') return block.resource.text
+  return undefined
+}
+
+const MEDIA = ['image', 'audio', 'resource_link', 'resource', 'input_image', 'image-data', 'file']
+
+/**
+ * What a model reads of a result, as the budget counts it: the text of text blocks
+ * (concatenated), and each other piece (a string, or the compact JSON of data) on its own.
+ * `blocks` says whether an array is a content-block list (the tests know what they built).
+ */
+function modelView(value, blocks) {
+  const view = { texts: [], pieces: [] }
+  const add = (part, isBlocks) => {
+    if (typeof part === 'string') view.pieces.push(part)
+    else if (Array.isArray(part) && isBlocks) {
+      for (const item of part) {
+        const t = blockText(item)
+        if (t !== undefined) view.texts.push(t)
+        else if (typeof item === 'string') view.pieces.push(item)
+        else if (item !== null && typeof item === 'object' && !MEDIA.includes(item.type)) {
+          view.pieces.push(JSON.stringify(item))
+        }
+      }
+    } else if (part !== undefined) view.pieces.push(JSON.stringify(part))
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && ('content' in value || 'structuredContent' in value)) {
+    // As documented: a list is blocks when an item is one, or when nothing in it is data.
+    const content = value.content
+    const isBlocks =
+      Array.isArray(content) &&
+      (content.some((item) => blockText(item) !== undefined || MEDIA.includes(item?.type)) ||
+        content.every((item) => item === null || typeof item !== 'object' && typeof item !== 'string'))
+    add(content, isBlocks)
+    // structuredContent reaches a model as its JSON, whatever it holds.
+    if (value.structuredContent !== undefined) view.pieces.push(JSON.stringify(value.structuredContent))
+  } else add(value, blocks)
+  return view
+}
+
+function sizeOfView({ texts, pieces }) {
+  const all = [texts.join(''), ...pieces].map((s) => measure(s))
+  return all.reduce((a, m) => ({ chars: a.chars + m.chars, bytes: a.bytes + m.bytes, lines: a.lines + m.lines }), { chars: 0, bytes: 0, lines: 0 })
+}
+
+function assertWithin(value, limits = DEFAULTS, blocks = true) {
+  const size = sizeOfView(modelView(value, blocks))
+  const budget = { ...DEFAULTS, ...limits }
+  assert.ok(size.chars <= budget.maxChars, `${size.chars} chars > ${budget.maxChars}`)
+  assert.ok(size.bytes <= budget.maxBytes, `${size.bytes} bytes > ${budget.maxBytes}`)
+  assert.ok(size.lines <= budget.maxLines, `${size.lines} lines > ${budget.maxLines}`)
+  return size
+}
+
+/**
+ * `clamped` is `original` shortened schema-safe with the head kept: the same kind of value,
+ * objects with a subset of the keys, arrays a prefix of the items, strings a prefix, and
+ * nothing added.
+ */
+function assertHeadOf(clamped, original, path = '$') {
+  if (typeof original === 'string') {
+    assert.equal(typeof clamped, 'string', path)
+    assert.ok(original.startsWith(clamped), `${path}: not a prefix`)
+  } else if (Array.isArray(original)) {
+    assert.ok(Array.isArray(clamped) && clamped.length <= original.length, path)
+    clamped.forEach((item, i) => assertHeadOf(item, original[i], `${path}[${i}]`))
+  } else if (original !== null && typeof original === 'object') {
+    assert.ok(clamped !== null && typeof clamped === 'object' && !Array.isArray(clamped), path)
+    for (const key of Object.keys(clamped)) {
+      assert.ok(Object.hasOwn(original, key), `${path}.${key} was added`)
+      assertHeadOf(clamped[key], original[key], `${path}.${key}`)
+    }
+  } else assert.equal(clamped, original, path)
+}
+
+// ---- JSON data
+
+describe('JSON data: any object or non-block array', () => {
+  test('a 5 MB object: its compact JSON within the budget, small fields whole, idempotent', () => {
+    const input = deepFreeze({ command: 'npm test', stdout: HUGE, stderr: 'FAIL src/a.test.js', exitCode: 1 })
+    const clamped = hardTruncateToolPayload(input)
+    assert.notEqual(clamped, input)
+    assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
+    assert.deepEqual(Object.keys(clamped), Object.keys(input))
+    assert.equal(clamped.stderr, input.stderr)
+    assert.equal(clamped.exitCode, 1)
+    assert.ok(HUGE.startsWith(clamped.stdout.slice(0, clamped.stdout.indexOf('[... '))))
+    assert.equal(hardTruncateToolPayload(clamped), clamped)
+  })
+
+  test('arrays of strings and of records are JSON data, ending with a marker of what was left out', () => {
+    const lines = deepFreeze(HUGE.split('\n'))
+    const records = deepFreeze(lines.slice(0, 100_000).map((line, id) => ({ id, line })))
+    for (const input of [lines, records]) {
+      const clamped = hardTruncateToolPayload(input)
+      assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
+      assert.deepEqual(clamped.slice(0, 10), input.slice(0, 10))
+      assert.match(clamped.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
+    }
+  })
+
+  test('records with a block type but no media in them are data; media blocks are left alone', () => {
+    // A directory listing: `type: 'file'` with no data, URL or file id in it.
+    const listing = Array.from({ length: 100_000 }, (_, i) => ({ type: 'file', path: `src/module-${i}.ts`, size: i }))
+    const clamped = hardTruncateToolPayload(listing)
+    assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
+    assert.deepEqual(clamped[0], listing[0])
+    // Real media blocks (data, url, file id) are never read or cut, however large.
+    const image = { type: 'image', data: 'A'.repeat(5_000_000), mimeType: 'image/png' }
+    const media = [image, { type: 'file', file: { url: 'https://example.com/a.pdf' } }, { type: 'image-url', url: 'https://x/y.png' }]
+    assert.equal(hardTruncateToolPayload(media), media)
+  })
+
+  test('values that fit come back as the very same value; scalars as they are', () => {
+    const values = [{ a: 1, b: [1, 2, 'x'] }, ['a', 'b'], [{ id: 1 }], new Date(0), new Map([['k', HUGE]]), 42, null, true, undefined, 10n]
+    for (const value of values) assert.equal(hardTruncateToolPayload(value), value)
+  })
+
+  test('a class instance with a toJSON is clamped as the JSON it renders', () => {
+    class Report {
+      toJSON() {
+        return { log: HUGE }
+      }
+    }
+    const clamped = hardTruncateToolPayload(new Report())
+    assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
+    assert.ok(HUGE.startsWith(clamped.log.slice(0, 1000)))
+  })
+})
+
+// ---- Data among blocks
+
+describe('data among content blocks', () => {
+  test('block text and data items share ONE budget', () => {
+    const record = { rows: HUGE.split('\n') }
+    const input = deepFreeze([text(HUGE), record, HUGE, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])
+    const clamped = hardTruncateToolPayload(input)
+    assert.equal(clamped.length, input.length)
+    assert.equal(clamped[3], input[3])
+    const size = assertWithin(clamped)
+    // What one part leaves, the other uses: the budget is not split and half wasted.
+    assert.ok(size.bytes > DEFAULTS.maxBytes * 0.9, `only ${size.bytes} bytes used`)
+    assert.ok(clamped[0].text.length > 1000 && JSON.stringify(clamped[1]).length > 1000, 'both parts keep something')
+  })
+
+  test('a small data item among huge text gets what it needs and is kept whole', () => {
+    const note = { summary: 'ok', failures: 0 }
+    const input = [text(HUGE), note, 'a bare note']
+    const clamped = hardTruncateToolPayload(input)
+    assert.equal(clamped[1], note)
+    assert.equal(clamped[2], 'a bare note')
+    assertWithin(clamped)
+  })
+})
+
+// ---- MCP structuredContent
+
+describe('MCP CallToolResult.structuredContent', () => {
+  const rows = Array.from({ length: 40_000 }, (_, id) => ({ id, path: `src/module-${id}.ts`, message: `unused import ${id}` }))
+  const report = deepFreeze({ status: 'failed', total: rows.length, rows, log: HUGE })
+
+  test('content, the note and structuredContent together stay within the budget; structuredContent keeps the head, adds nothing', () => {
+    for (const limits of [undefined, { maxBytes: 4096 }, { maxChars: 3000 }, { maxLines: 5 }, { maxBytes: 300, maxLines: 3 }]) {
+      const input = deepFreeze({ content: [text(`Lint failed.\n${HUGE}`)], structuredContent: report, isError: true, _meta: { id: 7 } })
+      const clamped = hardTruncateToolPayload(input, limits)
+      assertWithin(clamped, limits)
+      assertHeadOf(clamped.structuredContent, report)
+      assert.equal(clamped.isError, true)
+      assert.equal(clamped._meta, input._meta)
+      assert.ok(clamped.content.at(-1).text.startsWith('[structuredContent shortened'), JSON.stringify(limits))
+    }
+  })
+
+  test('the note says what was shortened, on one line of at most 512 bytes, and how many more places', () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`field_${i}`, 'x'.repeat(2000)]))
+    const clamped = hardTruncateToolPayload({ content: [], structuredContent: many })
+    const note = clamped.content.at(-1).text
+    assert.match(note, /^\[structuredContent shortened to [\d,]+ of [\d,]+ bytes: \$\.field_0: [\d,]+ of 2,000 bytes; .*; [\d,]+ more\]$/)
+    assert.ok(bytes(note) <= 512 && !note.includes('\n'))
+    assertWithin(clamped)
+  })
+
+  test("a text block holding structuredContent's JSON (the MCP convention) holds the clamped value's JSON", () => {
+    const input = { content: [text(JSON.stringify(report))], structuredContent: report }
+    const clamped = hardTruncateToolPayload(input)
+    assert.deepEqual(JSON.parse(clamped.content[0].text), clamped.structuredContent)
+    assert.ok(clamped.structuredContent.rows.length > 10)
+    assert.match(clamped.content[1].text, /\$\.rows: [\d,]+ of 40,000 items/)
+    assertWithin(clamped)
+  })
+
+  test('small structuredContent is kept whole and content gets the rest of the budget', () => {
+    const structured = { status: 'failed', errors: 3 }
+    const wide = numberedLines(20_000, 'x'.repeat(200))
+    const clamped = hardTruncateToolPayload({ content: [text(wide)], structuredContent: structured })
+    assert.equal(clamped.structuredContent, structured)
+    assert.equal(clamped.content.length, 1, 'no note: structuredContent was not shortened')
+    const size = assertWithin(clamped)
+    assert.ok(size.bytes > DEFAULTS.maxBytes - 512, `${size.bytes} bytes`)
+  })
+
+  test('a result that fits comes back as the very same object; no content gets a content with the note', () => {
+    const small = { content: [text('ok')], structuredContent: { ok: true } }
+    assert.equal(hardTruncateToolPayload(small), small)
+    const clamped = hardTruncateToolPayload({ structuredContent: report })
+    assert.equal(clamped.content.length, 1)
+    assert.match(clamped.content[0].text, /^\[structuredContent shortened/)
+  })
+
+  test('limits too small for any JSON form never throw: structuredContent becomes {}', () => {
+    for (const maxBytes of [0, 1, 2, 5, 40]) {
+      const clamped = hardTruncateToolPayload({ content: [text(HUGE)], structuredContent: report }, { maxBytes })
+      assert.equal(typeof clamped.structuredContent, 'object')
+      if (maxBytes >= 5) assertWithin(clamped, { maxBytes })
+    }
+  })
+})
+
+// ---- AI SDK
+
+describe('AI SDK ToolResultOutput', () => {
+  test("'text' and 'error-text' values are clamped as text, 'json' and 'error-json' as JSON", () => {
+    for (const type of ['text', 'error-text']) {
+      const clamped = hardTruncateToolPayload(deepFreeze({ type, value: HUGE }))
+      assert.equal(clamped.type, type)
+      assert.ok(bytes(clamped.value) <= DEFAULTS.maxBytes)
+      assert.match(clamped.value, /truncated at the end/)
+    }
+    for (const type of ['json', 'error-json']) {
+      const value = { log: HUGE, code: 2 }
+      const clamped = hardTruncateToolPayload(deepFreeze({ type, value }))
+      assert.equal(clamped.type, type)
+      assert.ok(jsonBytes(clamped.value) <= DEFAULTS.maxBytes)
+      assert.equal(clamped.value.code, 2)
+    }
+  })
+
+  test("'content' parts: text parts share the budget, media parts are the same objects", () => {
+    const media = { type: 'image-data', data: 'A'.repeat(1_000_000), mediaType: 'image/png' }
+    const input = deepFreeze({ type: 'content', value: [text(HUGE), media, text(HUGE)] })
+    const clamped = hardTruncateToolPayload(input)
+    assert.equal(clamped.value[1], media)
+    assertWithin(clamped.value)
+  })
+
+  test('any other output type is JSON data with its keys kept', () => {
+    const input = { type: 'execution-denied', reason: HUGE }
+    const clamped = hardTruncateToolPayload(input)
+    assert.equal(clamped.type, 'execution-denied')
+    assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
+  })
+})
+
+// ---- OpenAI Agents / Responses
+
+describe('OpenAI Agents SDK and Responses API output items', () => {
+  test('function_call_output with a string, function_call_result with a text output or input_text parts', () => {
+    const responses = hardTruncateToolPayload(deepFreeze({ type: 'function_call_output', call_id: 'c1', output: HUGE }))
+    assert.equal(responses.call_id, 'c1')
+    assert.ok(bytes(responses.output) <= DEFAULTS.maxBytes)
+    const item = (output) => deepFreeze({ type: 'function_call_result', callId: 'c1', name: 'run', status: 'completed', output })
+    const single = hardTruncateToolPayload(item({ type: 'text', text: HUGE }))
+    assert.equal(single.output.type, 'text')
+    assert.ok(bytes(single.output.text) <= DEFAULTS.maxBytes)
+    const image = { type: 'input_image', image: 'data:image/png;base64,' + 'A'.repeat(100_000) }
+    const parts = hardTruncateToolPayload(item([{ type: 'input_text', text: HUGE }, image, { type: 'input_text', text: HUGE }]))
+    assert.equal(parts.output[1], image)
+    assertWithin(parts.output)
+    assert.equal(parts.callId, 'c1')
+  })
+
+  test('an object output (sent as JSON text) is clamped as JSON', () => {
+    const clamped = hardTruncateToolPayload({ type: 'function_call_result', callId: 'c', output: { stdout: HUGE } })
+    assert.ok(jsonBytes(clamped.output) <= DEFAULTS.maxBytes)
+  })
+})
+
+// ---- LangChain
+
+describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Command", () => {
+  test('of a [content, artifact] tuple only the content is clamped; the artifact is the same object', async () => {
+    const artifact = { matches: HUGE.split('\n') }
+    const limits = { responseFormat: 'content_and_artifact' }
+    for (const content of [HUGE, [text(HUGE), text(HUGE)], { log: HUGE }]) {
+      const [clamped, kept] = hardTruncateToolPayload(deepFreeze([content, artifact]), limits)
+      assert.equal(kept, artifact)
+      assertWithin(clamped, DEFAULTS, Array.isArray(content))
+    }
+    const small = ['ok', artifact]
+    assert.equal(hardTruncateToolPayload(small, limits), small)
+    // Through wrapExecute, as LangChain's tool() calls it.
+    const [content, fromTool] = await wrapExecute(async () => [HUGE, artifact], limits)({})
+    assert.ok(bytes(content) <= DEFAULTS.maxBytes)
+    assert.equal(fromTool, artifact)
+  })
+
+  test("without responseFormat a 2-item array is data; a bad responseFormat throws when wrapping", () => {
+    const pair = [HUGE, { matches: 1 }]
+    const clamped = hardTruncateToolPayload(pair)
+    assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
+    assert.throws(() => wrapExecute(async () => 1, { responseFormat: 'artifact' }), /responseFormat must be "content" or "content_and_artifact"/)
+  })
+
+  test('a ToolMessage returned as it is keeps its class and artifact, with its content clamped', () => {
+    const artifact = { rows: 5 }
+    const message = new ToolMessage({ content: HUGE, tool_call_id: 'call-1', artifact })
+    const clamped = hardTruncateToolPayload(message)
+    assert.ok(clamped instanceof ToolMessage)
+    assert.ok(ToolMessage.isInstance(clamped))
+    assert.equal(clamped.tool_call_id, 'call-1')
+    assert.equal(clamped.artifact, artifact)
+    assert.ok(bytes(clamped.content) <= DEFAULTS.maxBytes)
+    assert.equal(clamped.lc_kwargs.content, clamped.content)
+    assert.equal(message.content, HUGE, 'the original is not mutated')
+  })
+
+  test("a Command's ToolMessages are clamped; the rest of its update is left alone", () => {
+    const state = { files: HUGE }
+    const command = new Command({ update: { messages: [new ToolMessage({ content: HUGE, tool_call_id: 'call-1' })], state } })
+    const clamped = hardTruncateToolPayload(command)
+    assert.ok(clamped instanceof Command)
+    assert.equal(clamped.lc_direct_tool_output, true)
+    assert.ok(bytes(clamped.update.messages[0].content) <= DEFAULTS.maxBytes)
+    assert.equal(clamped.update.state, state)
+    assert.equal(command.update.messages[0].content, HUGE)
+  })
+
+  test('wrapping a LangChain tool object says to wrap its function with wrapExecute', async () => {
+    const { tool } = await import('@langchain/core/tools')
+    const { z } = await import('zod')
+    const langChainTool = tool(async () => 'ok', { name: 'a', description: 'b', schema: z.object({}) })
+    assert.throws(() => wrapToolWithHardOutputTruncate(langChainTool), /for a LangChain tool, wrap the function given to tool\(\) with wrapExecute/)
+  })
+})
+
+// ---- pi details
+
+test('pi AgentToolResult: details never reach the model and are the very same value', () => {
+  const details = { log: HUGE }
+  const clamped = hardTruncateToolPayload({ content: [text(HUGE)], details })
+  assert.equal(clamped.details, details)
+  assertWithin(clamped)
+})
+
+// ---- Hostile values
+
+describe('hostile values', () => {
+  const throwing = (key, object = {}) =>
+    Object.defineProperty(object, key, {
+      enumerable: true,
+      get() {
+        throw new Error(`no ${key}`)
+      },
+    })
+  const revoked = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    return proxy
+  }
+
+  test('throwing getters and revoked proxies in every shape never make the clamp throw', () => {
+    const values = [
+      revoked(),
+      throwing('structuredContent'),
+      throwing('content'),
+      throwing('value', { type: 'json' }),
+      throwing('output', { type: 'function_call_result' }),
+      throwing('lc_direct_tool_output'),
+      { content: [text(HUGE)], structuredContent: revoked() },
+      { content: revoked(), structuredContent: { a: 1 } },
+      { content: [revoked(), text(HUGE), throwing('type')], structuredContent: { log: HUGE } },
+      { type: 'json', value: revoked() },
+      { type: 'content', value: [revoked(), text(HUGE)] },
+      { type: 'function_call_output', output: [throwing('text'), { type: 'input_text', text: HUGE }] },
+      { lc_direct_tool_output: true, tool_call_id: 'c', content: revoked() },
+      { lc_direct_tool_output: true, update: { messages: [revoked(), { tool_call_id: 'c', content: HUGE }] } },
+      [text(HUGE), throwing('bad', { big: HUGE })],
+    ]
+    for (const value of values) {
+      for (const limits of [undefined, { maxBytes: 0 }, { maxLines: 1 }, { responseFormat: 'content_and_artifact' }]) {
+        hardTruncateToolPayload(value, limits)
+      }
+    }
+  })
+
+  test('what a hostile value carries that can be read is clamped, never passed whole', () => {
+    // A getter that would hand the framework 5 MB is read once, and the copy holds the clamp.
+    let reads = 0
+    const once = {
+      get structuredContent() {
+        reads++
+        return { log: HUGE }
+      },
+    }
+    const clamped = hardTruncateToolPayload(once)
+    assert.equal(reads, 1)
+    assert.ok(jsonBytes(clamped.structuredContent) <= DEFAULTS.maxBytes)
+    // An object JSON.stringify throws on but which carries 5 MB: its readable data, clamped.
+    const mixed = throwing('bad', { big: HUGE })
+    const fromMixed = hardTruncateToolPayload(mixed)
+    assert.ok(jsonBytes(fromMixed) <= DEFAULTS.maxBytes)
+    assert.match(fromMixed.bad, /^\[Unreadable: no bad\]$/)
+  })
+
+  test('the properties that pick a shape are each read once', () => {
+    const counting = (target) => {
+      const counts = {}
+      const proxy = new Proxy(target, {
+        get(object, key, receiver) {
+          if (typeof key === 'string') counts[key] = (counts[key] ?? 0) + 1
+          return Reflect.get(object, key, receiver)
+        },
+      })
+      return { proxy, counts }
+    }
+    const shapes = [
+      [{ content: [text(HUGE)], structuredContent: { log: HUGE } }, ['content', 'structuredContent']],
+      [{ type: 'json', value: { log: HUGE } }, ['type', 'value']],
+      [{ type: 'function_call_output', output: HUGE }, ['type', 'output']],
+      [{ content: [text(HUGE)], details: { a: 1 } }, ['content', 'details']],
+    ]
+    for (const [target, keys] of shapes) {
+      const { proxy, counts } = counting(target)
+      hardTruncateToolPayload(proxy)
+      for (const key of keys) assert.ok((counts[key] ?? 0) <= 1, `${key} read ${counts[key]} times`)
+    }
+  })
+})
+
+// ---- Properties
+
+describe('properties', () => {
+  const line = fc.constantFrom('ok\n', 'café ✓\n', '日本語 😀\n', 'x'.repeat(40) + '\n', '"quoted"\\\n')
+  const textArb = fc.array(line, { maxLength: 300 }).map((lines) => lines.join(''))
+  const dataArb = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      textArb,
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('value'), { maxLength: 6 }),
+      fc.dictionary(fc.constantFrom('log', 'rows', 'id', 'name', 'a b', 'ключ'), tie('value'), { maxKeys: 4 }),
+    ),
+  })).value
+  const blocksArb = fc.array(
+    fc.oneof(
+      { weight: 5, arbitrary: textArb.map(text) },
+      { weight: 1, arbitrary: fc.constant({ type: 'image', data: 'A'.repeat(5000), mimeType: 'image/png' }) },
+      { weight: 1, arbitrary: textArb },
+      { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('log', 'id'), textArb, { maxKeys: 2 }) },
+    ),
+    { minLength: 1, maxLength: 5 },
+  )
+  const shapeArb = fc.oneof(
+    textArb.map((t) => ({ value: t, blocks: false })),
+    dataArb.map((v) => ({ value: v, blocks: false })),
+    // A list with no block in it (only strings and records) is JSON data.
+    blocksArb.map((b) => ({ value: b, blocks: b.some((item) => typeof item?.type === 'string') })),
+    fc.tuple(blocksArb, dataArb).map(([content, structuredContent]) => ({ value: { content, structuredContent }, blocks: true })),
+    dataArb.map((value) => ({ value: { type: 'json', value }, blocks: false, inner: 'value', json: true })),
+    textArb.map((t) => ({ value: { type: 'function_call_output', output: t }, blocks: false, inner: 'output' })),
+  )
+  const budget = (min, max) => fc.oneof(fc.constant(undefined), fc.constant(Infinity), fc.integer({ min, max }))
+  const limitsArb = fc.record(
+    { maxChars: budget(64, 4000), maxBytes: budget(64, 4000), maxLines: budget(3, 80), strategy: fc.constantFrom('head', 'tail', 'headTail') },
+    { requiredKeys: [] },
+  )
+
+  test('any shape: within the budget, never mutated, the same value back when it fits, stable on a second clamp', () => {
+    fc.assert(
+      fc.property(shapeArb, limitsArb, ({ value, blocks, inner, json }, limits) => {
+        const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined))
+        const snapshot = JSON.stringify(value)
+        const clamped = hardTruncateToolPayload(value, given)
+        assert.equal(JSON.stringify(value), snapshot, 'mutated')
+        // A 'json' output is sent as its JSON, a string too.
+        const view = (v) => (json ? JSON.stringify(v) : v)
+        const read = view(inner === undefined ? clamped : clamped[inner])
+        const size = sizeOfView(modelView(view(inner === undefined ? value : value[inner]), blocks))
+        const budgetOf = { ...DEFAULTS, ...given }
+        if (size.chars <= budgetOf.maxChars && size.bytes <= budgetOf.maxBytes && size.lines <= budgetOf.maxLines) {
+          assert.equal(clamped, value, 'fits, yet not the same value')
+        }
+        assertWithin(read, given, blocks)
+        const again = hardTruncateToolPayload(clamped, given)
+        assertWithin(view(inner === undefined ? again : again[inner]), given, blocks)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+})

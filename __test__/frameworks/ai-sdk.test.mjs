@@ -67,11 +67,12 @@ const TOOL_CALL_ID = 'call-1'
 const TOOL_NAME = 'readLogs'
 const TOOL_INPUT = JSON.stringify({ service: 'checkout' })
 
-function logTool(execute) {
+function logTool(execute, options = {}) {
   return tool({
     description: 'Returns the recent logs of a service.',
     inputSchema: z.object({ service: z.string() }),
     execute,
+    ...options,
   })
 }
 
@@ -79,7 +80,7 @@ function logTool(execute) {
  * Runs two steps with generateText: the model calls the tool, then answers. Returns the
  * tool-result part of the prompt the model received on the second call.
  */
-async function toolResultSentToModel(execute) {
+async function toolResultSentToModel(execute, toolOptions) {
   const model = new MockLanguageModelV3({
     doGenerate: [
       {
@@ -99,7 +100,7 @@ async function toolResultSentToModel(execute) {
   await generateText({
     model,
     prompt: 'What do the checkout logs say?',
-    tools: { [TOOL_NAME]: logTool(execute) },
+    tools: { [TOOL_NAME]: logTool(execute, toolOptions) },
     stopWhen: stepCountIs(2),
   })
   assert.equal(model.doGenerateCalls.length, 2)
@@ -186,6 +187,27 @@ describe('Vercel AI SDK: generateText', () => {
     assert.ok(Buffer.byteLength(JSON.stringify(json.value)) <= PAYLOAD_MAX_BYTES)
     const content = hardTruncateToolPayload({ type: 'content', value: [{ type: 'text', text: hugeLog }] })
     assert.ok(Buffer.byteLength(content.value[0].text) <= PAYLOAD_MAX_BYTES)
+  })
+
+  test('an array of 5 MB of records reaches the model as JSON within the budget that parses', async () => {
+    const records = hugeLog.split('\n').map((line, i) => ({ i, line }))
+    const part = await toolResultSentToModel(wrapExecute(async () => records))
+    assert.equal(part.output.type, 'json')
+    const sent = JSON.stringify(part.output.value)
+    assert.ok(Buffer.byteLength(sent) <= PAYLOAD_MAX_BYTES, `${Buffer.byteLength(sent)} bytes`)
+    assert.deepEqual(JSON.parse(sent).slice(0, 5), records.slice(0, 5))
+  })
+
+  test('toModelOutput content parts through hardTruncateToolPayload: text within the budget, the image part whole', async () => {
+    const image = { type: 'image-data', data: 'iVBORw0KGgo='.repeat(50_000), mediaType: 'image/png' }
+    const part = await toolResultSentToModel(async () => hugeLog, {
+      toModelOutput: ({ output }) => hardTruncateToolPayload({ type: 'content', value: [{ type: 'text', text: output }, image] }),
+    })
+    assert.equal(part.output.type, 'content')
+    const [textPart, imagePart] = part.output.value
+    assertWithin(textPart.text, PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES)
+    assert.match(textPart.text, NOTICE)
+    assert.deepEqual(imagePart, image)
   })
 
   test('a thrown error with a 1 MB message reaches the model clamped', async () => {

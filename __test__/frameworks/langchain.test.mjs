@@ -3,7 +3,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { createAgent, tool, FakeToolCallingModel } from 'langchain'
+import { createAgent, tool, FakeToolCallingModel, ToolMessage } from 'langchain'
+import { Command } from '@langchain/langgraph'
 import { z } from 'zod'
 
 import { wrapExecute } from '../../index.mjs'
@@ -70,6 +71,54 @@ test("responseFormat 'content_and_artifact': the content is clamped, the artifac
   assert.ok(Buffer.byteLength(message.content) <= BUDGET)
   assert.match(message.content, /truncated at the end/)
   assert.equal(message.artifact, artifact)
+})
+
+test('a 5 MB string, content blocks or an array of records: the ToolMessage the model gets is within the budget', async () => {
+  const log = 'match: src/module.ts:12 unused import\n'.repeat(150_000)
+  const records = log.split('\n').map((line, id) => ({ id, line }))
+  const image = { type: 'image', url: 'https://example.com/screenshot.png' }
+  const shapes = [log, [{ type: 'text', text: log }, image, { type: 'text', text: log }], records]
+  for (const [i, returned] of shapes.entries()) {
+    const search = tool(wrapExecute(async () => returned), { name: `search_${i}`, description: 'Searches', schema: z.object({}) })
+    const message = await toolMessageSentToModel(search)
+    if (i === 1) {
+      // Blocks stay blocks: the model reads their texts, which share the budget; the image
+      // reaches it as it was.
+      assert.ok(Array.isArray(message.content))
+      assert.deepEqual(message.content[1], image)
+      const text = message.content.filter((b) => b.type === 'text').map((b) => b.text).join('')
+      assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
+      assert.match(text, /truncated at the end/)
+      continue
+    }
+    assert.equal(typeof message.content, 'string')
+    assert.ok(bytesOf(message.content) <= BUDGET, `shape ${i}: ${bytesOf(message.content)} bytes`)
+    if (i === 2) {
+      // Records are sent as JSON: clamped as JSON, so the text still parses.
+      const sent = JSON.parse(message.content)
+      assert.deepEqual(sent.slice(0, 3), records.slice(0, 3))
+      assert.match(sent.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
+    }
+  }
+})
+
+test('a ToolMessage or a Command returned as it is reaches the model clamped, the artifact kept', async () => {
+  const log = 'warning: deprecated API in src/module.ts\n'.repeat(150_000)
+  const artifact = { warnings: 150_000 }
+  const direct = tool(
+    wrapExecute(async (_, config) => new ToolMessage({ content: log, tool_call_id: config.toolCall.id, artifact })),
+    { name: 'direct', description: 'Returns a ToolMessage', schema: z.object({}) },
+  )
+  const message = await toolMessageSentToModel(direct)
+  assert.ok(bytesOf(message.content) <= BUDGET)
+  assert.equal(message.artifact, artifact)
+  const command = tool(
+    wrapExecute(async (_, config) => new Command({ update: { messages: [new ToolMessage({ content: log, tool_call_id: config.toolCall.id })] } })),
+    { name: 'command', description: 'Returns a Command', schema: z.object({}) },
+  )
+  const fromCommand = await toolMessageSentToModel(command)
+  assert.ok(bytesOf(fromCommand.content) <= BUDGET)
+  assert.match(fromCommand.content, /truncated at the end/)
 })
 
 test('without the wrapper the same tool sends the model all 5 MB (what the clamp prevents)', async () => {

@@ -289,14 +289,20 @@ test('5 MB of structuredContent: clamped schema-safe on the server, validated by
   // callTool validates structuredContent against the outputSchema and throws when it does not match.
   const result = await client.callTool({ name: 'lint', arguments: {} })
   const structured = result.structuredContent
-  assert.ok(Buffer.byteLength(JSON.stringify(structured)) <= DEFAULT_MAX_BYTES)
   assert.equal(structured.status, 'failed')
   assert.equal(structured.total, rowCount)
   assert.deepEqual(structured.rows, rows.slice(0, structured.rows.length), 'the first rows, whole, and nothing added')
   assert.ok(structured.rows.length > 10)
   assert.ok(report.log.startsWith(structured.log))
-  // The content text blocks stay within the budget; the last one says what was shortened.
-  assertWithinDefaultLimits({ content: result.content.slice(0, -1) })
+  // content and structuredContent share ONE budget (a client may send both to the model): all
+  // text, the note included, and the JSON of structuredContent together.
+  const structuredJson = JSON.stringify(structured)
+  const textBytes = allTexts(result).reduce((sum, text) => sum + Buffer.byteLength(text), 0)
+  assert.ok(textBytes + Buffer.byteLength(structuredJson) <= DEFAULT_MAX_BYTES, `${textBytes} + ${Buffer.byteLength(structuredJson)} bytes`)
+  assert.ok(countLines(allTexts(result).join('')) + 1 <= DEFAULT_MAX_LINES)
+  // The text block that held the report's JSON holds the clamped report's JSON: it still parses.
+  assert.equal(result.content.length, 2)
+  assert.deepEqual(JSON.parse(result.content[0].text), structured)
   const note = result.content.at(-1).text
   assert.match(note, /^\[structuredContent shortened to [\d,]+ of [\d,]+ bytes: /)
   assert.match(note, new RegExp(`\\$\\.rows: [\\d,]+ of ${rowCount.toLocaleString('en-US')} items`))

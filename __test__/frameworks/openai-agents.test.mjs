@@ -65,6 +65,29 @@ test('a tool returning a 5 MB string or a text output: within the budget', async
   }
 })
 
+test('a tool returning an array of records: the model gets JSON text within the budget that parses', async () => {
+  const records = Array.from({ length: 200_000 }, (_, id) => ({ id, file: `src/module-${id}.ts`, status: 'ok' }))
+  const item = await toolResultSentToModel(wrapExecute(async () => records))
+  const text = item.output.text
+  assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
+  const sent = JSON.parse(text)
+  assert.deepEqual(sent.slice(0, 3), records.slice(0, 3))
+  assert.match(sent.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
+})
+
+test('text and image outputs: the input_text parts share the budget, the input_image reaches the model whole', async () => {
+  const log = 'line of build output\n'.repeat(250_000)
+  const image = 'data:image/png;base64,' + 'iVBORw0KGgo='.repeat(50_000)
+  const item = await toolResultSentToModel(
+    wrapExecute(async () => [{ type: 'text', text: log }, { type: 'image', image }, { type: 'text', text: log }]),
+  )
+  assert.deepEqual(item.output.map((part) => part.type), ['input_text', 'input_image', 'input_text'])
+  const text = item.output.filter((part) => part.type === 'input_text').map((part) => part.text).join('')
+  assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
+  assert.match(text, /truncated at the end/)
+  assert.equal(item.output[1].image, image)
+})
+
 test('function_call_output / function_call_result items keep their shape with the output clamped', () => {
   const output = 'x\n'.repeat(100_000)
   const responsesItem = { type: 'function_call_output', call_id: 'call-7', output }

@@ -355,7 +355,7 @@ export interface PayloadLimits extends Limits {
 
 /** The blocks toolclamp reads: text, and MCP embedded resources with `text`. Others pass through untouched. */
 export interface TextBlock {
-  type: 'text'
+  type: 'text' | 'input_text' | 'output_text'
   text: string
   [key: string]: unknown
 }
@@ -367,21 +367,116 @@ export interface EmbeddedTextResourceBlock {
 }
 
 /**
- * Clamps a tool result at the tool boundary: a string, an array of content blocks, or an object
- * with a `content` array (pi-agent-core's `AgentToolResult`, MCP's `CallToolResult`).
+ * A media block, kept as the very same object and never read: a known media type (`image`,
+ * `audio`, `file`, `resource_link`, `media`, `image-data`, `image-url`, `file-data`, `file-url`,
+ * `file-id`, `image-file-id`, `input_image`, `input_file`, `input_audio`, `image_url`, or a
+ * `resource` without text) holding its media in one of these keys. A record with such a `type`
+ * and none of the keys (`{ type: 'file', path, size }`) is JSON data.
+ */
+export interface MediaBlock {
+  type: string
+  data?: unknown
+  url?: unknown
+  uri?: unknown
+  image?: unknown
+  image_url?: unknown
+  file?: unknown
+  file_id?: unknown
+  fileId?: unknown
+  file_data?: unknown
+  file_url?: unknown
+  input_audio?: unknown
+  resource?: unknown
+  source?: unknown
+  blob?: unknown
+  [key: string]: unknown
+}
+
+/**
+ * MCP's `CallToolResult` or pi-agent-core's `AgentToolResult`: `content` blocks, and with MCP
+ * `structuredContent`, which shares the budget with `content`. Every other key (`details`,
+ * `isError`, `_meta`) is kept as the very same value.
+ */
+export interface ToolResultWithContent {
+  content?: unknown[]
+  structuredContent?: unknown
+  isError?: boolean
+  _meta?: Record<string, unknown>
+  details?: unknown
+  [key: string]: unknown
+}
+
+/** The Vercel AI SDK's `ToolResultOutput` (what `toModelOutput` returns), as toolclamp clamps it. */
+export type ToolResultOutput =
+  /** `value` clamped as text. */
+  | { type: 'text' | 'error-text'; value: string; [key: string]: unknown }
+  /** `value` clamped as JSON (the model reads `JSON.stringify(value)`). */
+  | { type: 'json' | 'error-json'; value: unknown; [key: string]: unknown }
+  /** `value`'s parts as content blocks: text parts share the budget, media parts are kept. */
+  | { type: 'content'; value: unknown[]; [key: string]: unknown }
+
+/**
+ * An OpenAI Responses API `function_call_output` or an OpenAI Agents SDK `function_call_result`
+ * item: `output` (a string, `{ type: 'text', text }`, or `input_text` parts beside
+ * `input_image` / `input_file` parts) is clamped, the rest kept.
+ */
+export interface FunctionCallOutputItem {
+  type: 'function_call_output' | 'function_call_result'
+  output: unknown
+  [key: string]: unknown
+}
+
+/**
+ * What a tool may return, as `hardTruncateToolPayload` tells the shapes apart (any other value
+ * is JSON data, clamped with `clampJson`'s inline markers, or a scalar returned as it is).
+ */
+export type ToolPayload =
+  | string
+  | Array<TextBlock | EmbeddedTextResourceBlock | MediaBlock | unknown>
+  | ToolResultWithContent
+  | ToolResultOutput
+  | FunctionCallOutputItem
+
+/**
+ * Clamps whatever a tool returns so that what a model reads of it is within the budget: the
+ * text of a string or of text blocks as it is, and JSON data as its compact `JSON.stringify`.
  *
- * All text (`text` blocks and embedded `resource.text`) shares ONE budget, in order, as if
- * concatenated; the block where the cut falls carries the notice, text blocks past the cut keep
- * their place with empty text, and non-text blocks (images, audio, links, blobs) are kept as the
- * very same objects and never read. Every other key of the result (`details`,
- * `structuredContent`, `isError`, `_meta`, ...) is kept as the very same value. The input is
- * never mutated; when nothing needs cutting the very same value is returned. Anything else
- * (numbers, malformed blocks) is returned as is.
+ * - A string is cut as text.
+ * - Content blocks (an array holding a text block or a media block): all text (`text`,
+ *   `input_text`, `output_text` blocks and MCP embedded `resource.text`) shares ONE budget, in
+ *   order, as if concatenated; the block where the cut falls carries the notice, text blocks
+ *   past the cut keep their place with empty text, and media blocks are kept as the very same
+ *   objects and never read. Data among them (a bare string, a record) shares the budget with
+ *   that text: each gets what it needs when the other leaves room, else half.
+ * - `{ content, structuredContent? }` (MCP `CallToolResult`, pi `AgentToolResult`): `content`
+ *   as blocks. `structuredContent` shares the budget with `content` (a client may send both):
+ *   it gets what it needs when `content` leaves room, else half, and is clamped schema-safe
+ *   (`clampJson` with `markers: 'none'`), so an `outputSchema` still validates; a text block
+ *   appended to `content` (one line, at most 512 bytes, inside the budget) says what was
+ *   shortened, and a text block holding structuredContent's compact JSON holds the clamped
+ *   value's JSON. Every other key (`details`, `isError`, `_meta`) is the very same value.
+ * - A `ToolResultOutput` (AI SDK) or a `function_call_output` / `function_call_result` item
+ *   (OpenAI) keeps its shape with `value` / `output` clamped.
+ * - A LangChain `ToolMessage` returned as it is keeps its class with `content` clamped; a
+ *   `Command` has the ToolMessages in `update.messages` clamped.
+ * - With `responseFormat: 'content_and_artifact'`, a `[content, artifact]` tuple has only its
+ *   content clamped; the artifact never reaches the model and is the very same value.
+ * - Any other object or array (records, arrays of strings), a BigInt: `clampJson` with inline
+ *   markers (typed as the input, though an array may then end with a marker string and an
+ *   object hold a `"…"` key). Numbers, booleans, `undefined`, functions: returned as they are.
+ *
+ * The input is never mutated; when nothing needs cutting the very same value is returned. It
+ * never throws on a value: throwing getters and revoked proxies are read once and what can be
+ * read of them is clamped.
  *
  * @example
  * const result = await tool.execute(id, params)
  * return hardTruncateToolPayload(result) // 50 KiB and 2000 lines across all text blocks
  */
+export declare function hardTruncateToolPayload<C, A>(
+  result: [C, A],
+  limits: PayloadLimits & { responseFormat: 'content_and_artifact' },
+): [C, A]
 export declare function hardTruncateToolPayload<T>(result: T, limits?: PayloadLimits): T
 
 /**
@@ -421,7 +516,8 @@ export interface ExecutableTool {
  * Wraps a pi-agent-core `AgentTool` (or any tool of that shape): every other property, descriptor
  * and the prototype are kept, the original runs as `this` (so private fields work), and `execute` clamps the final result, every `onUpdate` partial and any thrown error (re-thrown
  * with a clamped message; error limits are `{ maxBytes: 4096, maxLines: 40 }`, never above the
- * payload limits). `limits` may be a function of the tool, for per-tool budgets.
+ * payload limits). `limits` may be a function of the tool, for per-tool budgets. A LangChain
+ * tool (which runs `func`, not `execute`) is refused: wrap its function with `wrapExecute`.
  *
  * @example
  * const tools = myTools.map((t) => wrapToolWithHardOutputTruncate(t))
@@ -433,11 +529,14 @@ export declare function wrapToolWithHardOutputTruncate<T extends ExecutableTool>
 
 /**
  * Wraps any `execute(...args)` that returns a result, a promise of one, or an async iterable of
- * results (the Vercel AI SDK's `async *execute` preliminary results): each result is clamped, and
- * a thrown error is re-thrown with a clamped message.
+ * results (the Vercel AI SDK's `async *execute` preliminary results): each result is clamped as
+ * `hardTruncateToolPayload` clamps it, and a thrown error is re-thrown with a clamped message.
+ * For a LangChain tool, wrap the function given to `tool()`, with the same `responseFormat`.
  *
  * @example
  * tool({ description, inputSchema, execute: wrapExecute(async ({ path }) => readFile(path, 'utf8')) })
+ * @example
+ * tool(wrapExecute(search, { responseFormat: 'content_and_artifact' }), { name, schema, responseFormat: 'content_and_artifact' })
  */
 export declare function wrapExecute<F extends (...args: any[]) => any>(execute: F, limits?: PayloadLimits): F
 

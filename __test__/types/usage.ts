@@ -143,3 +143,19 @@ hardTruncateToolPayload(['content', { artifact: true }], { responseFormat: 'cont
 // @ts-expect-error snap is 'line' or 'none'
 truncate('text', { maxLines: 1, snap: 'lines' })
 export { usedStrategy }
+
+// Tool result shapes: a [content, artifact] tuple keeps its types; the shapes are exported
+import type { ToolPayload, ToolResultOutput, FunctionCallOutputItem, ToolResultWithContent } from 'toolclamp'
+const tuple = hardTruncateToolPayload(['matches', { count: 1 }] as [string, { count: number }], {
+  responseFormat: 'content_and_artifact',
+})
+const artifactCount: number = tuple[1].count
+const modelOutput: ToolResultOutput = hardTruncateToolPayload<ToolResultOutput>({ type: 'json', value: { rows: [1, 2] } })
+const outputItem: FunctionCallOutputItem = hardTruncateToolPayload({ type: 'function_call_output' as const, call_id: 'c', output: 'x' })
+const callToolResult: ToolResultWithContent = hardTruncateToolPayload({ content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 } })
+const payload: ToolPayload = hardTruncateToolPayload<ToolPayload>([{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])
+// @ts-expect-error a text ToolResultOutput holds a string
+const badOutput: ToolResultOutput = { type: 'text', value: 1 }
+// @ts-expect-error responseFormat is 'content' or 'content_and_artifact'
+hardTruncateToolPayload('x', { responseFormat: 'artifact' })
+export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput }

@@ -349,6 +349,7 @@ export interface PayloadLimits extends Limits {
    * Save the full text (all text blocks, concatenated) to a spill file when it is cut, named in the
    * notice as with `truncateText`; `onSpill` receives the report. The wrappers spill final results
    * only, never streamed `onUpdate` partials; `wrapToolWithHardOutputTruncate` names files after `tool.name`.
+   * JSON data and `structuredContent` are not spilled (their compact JSON is one line).
    */
   spill?: SpillOptions & { onSpill?: (report: SpillReport) => void }
 }

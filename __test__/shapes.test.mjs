@@ -390,6 +390,13 @@ describe('hostile values', () => {
         throw new Error(`no ${key}`)
       },
     })
+  const failing = (list, fails) =>
+    new Proxy(list, {
+      get(target, key, receiver) {
+        if (fails(key)) throw new Error(`no ${String(key)}`)
+        return Reflect.get(target, key, receiver)
+      },
+    })
   const revoked = () => {
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
@@ -413,6 +420,11 @@ describe('hostile values', () => {
       { lc_direct_tool_output: true, tool_call_id: 'c', content: revoked() },
       { lc_direct_tool_output: true, update: { messages: [revoked(), { tool_call_id: 'c', content: HUGE }] } },
       [text(HUGE), throwing('bad', { big: HUGE })],
+      // Lists whose index, length or methods throw.
+      failing([text(HUGE), `data ${HUGE}`, { a: 1 }], (key) => key === '2'),
+      failing([text(HUGE), HUGE], (key) => key === 'slice' || key === 'length'),
+      { content: failing([text(HUGE), text(HUGE)], (key) => key === '1'), structuredContent: { log: HUGE } },
+      { lc_direct_tool_output: true, update: { messages: failing([{ tool_call_id: 'c', content: HUGE }], (key) => key === 'map') } },
     ]
     for (const value of values) {
       for (const limits of [undefined, { maxBytes: 0 }, { maxLines: 1 }, { responseFormat: 'content_and_artifact' }]) {

@@ -259,10 +259,11 @@ function withBlockText(block, text) {
  * mapped back onto the blocks. Returns the same array when nothing was cut.
  */
 function clampBlocks(blocks, limits) {
+  const count = lengthOf(blocks)
   // Most results fit: proven from the lengths alone, before anything is collected.
   let length = 0
-  for (let i = 0; i < blocks.length; i++) {
-    const text = blockText(blocks[i])
+  for (let i = 0; i < count; i++) {
+    const text = blockText(read(blocks, i))
     if (text !== undefined) length += text.length
   }
   if (fitsByLength(length, limits)) return blocks
@@ -270,8 +271,8 @@ function clampBlocks(blocks, limits) {
   const texts = []
   const positions = []
   length = 0
-  for (let i = 0; i < blocks.length; i++) {
-    const text = blockText(blocks[i])
+  for (let i = 0; i < count; i++) {
+    const text = blockText(read(blocks, i))
     if (text !== undefined) {
       texts.push(text)
       positions.push(i)
@@ -311,15 +312,35 @@ function clampBlocks(blocks, limits) {
     }
   }
   if (glueAt === -1) glueAt = headEnd > 0 ? texts.length - 1 : 0
-  const result = blocks.slice()
+  const result = copyList(blocks)
   for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
     const text = texts[k]
     const keptHead = text.slice(0, Math.max(0, Math.min(text.length, headEnd - start)))
     const keptTail = text.slice(Math.max(0, Math.min(text.length, tailStart - start)))
     const next = unshared(k === glueAt ? keptHead + glue + keptTail : keptHead + keptTail, text.length)
-    if (next !== text) result[positions[k]] = withBlockText(blocks[positions[k]], next)
+    if (next !== text) result[positions[k]] = withBlockText(read(blocks, positions[k]), next)
   }
   return result
+}
+
+/** A list's length; 0 when it cannot be read or is no length. */
+function lengthOf(list) {
+  const length = read(list, 'length')
+  return Number.isSafeInteger(length) && length > 0 ? length : 0
+}
+
+/** A plain copy of a list, read item by item (holes stay holes, an unreadable item becomes one). */
+function copyList(list) {
+  const length = lengthOf(list)
+  const copy = new Array(length)
+  for (let i = 0; i < length; i++) {
+    try {
+      if (i in list) copy[i] = list[i]
+    } catch {
+      // Unreadable here, as it is for any framework: a hole.
+    }
+  }
+  return copy
 }
 
 /**
@@ -405,7 +426,7 @@ function hasMedia(block) {
  */
 function isBlockList(array) {
   let data = false
-  const length = read(array, 'length')
+  const length = lengthOf(array)
   for (let i = 0; i < length; i++) {
     const kind = kindOf(read(array, i))
     if (kind === 'text' || kind === 'block') return true
@@ -449,7 +470,7 @@ function sizeOfPayload(value) {
   if (typeof value === 'string') return sizeOfText(value)
   if (!isArray(value) || !isBlockList(value)) return sizeOfData(value)
   let size = NOTHING
-  const length = read(value, 'length')
+  const length = lengthOf(value)
   for (let i = 0; i < length; i++) {
     const item = read(value, i)
     const kind = kindOf(item)
@@ -482,7 +503,7 @@ function limitsLeft(limits, used) {
  */
 function clampBlockList(blocks, limits) {
   const data = []
-  const length = read(blocks, 'length')
+  const length = lengthOf(blocks)
   for (let i = 0; i < length; i++) {
     const item = read(blocks, i)
     if (kindOf(item) === 'data') data.push(dataItem(i, item, limits))
@@ -499,7 +520,7 @@ function clampBlockList(blocks, limits) {
   // The text is cut within its share; the data gets what the kept text leaves.
   let result = clampBlocks(blocks, share(limits, text, need, NOTHING, false).content)
   let used = NOTHING
-  for (let i = 0; i < result.length; i++) {
+  for (let i = 0, count = lengthOf(result); i < count; i++) {
     const kept = blockText(read(result, i))
     if (kept !== undefined) used = plus(used, sizeOfText(kept))
   }
@@ -509,7 +530,7 @@ function clampBlockList(blocks, limits) {
     const clamped = typeof item === 'string' ? clampWith(item, room) : clampData(item, room)
     used = plus(used, clamped === item ? size : sizeOfData(clamped))
     if (clamped !== item) {
-      if (result === blocks) result = Array.prototype.slice.call(blocks)
+      if (result === blocks) result = copyList(blocks)
       result[index] = clamped
     }
   }
@@ -638,15 +659,11 @@ function clampStructuredValue(structured, limits, totalBytes) {
   }
 }
 
-/** `list` with `block` appended; just `[block]` when `list` cannot be copied. */
+/** `list` with `block` appended. */
 function appended(list, block) {
-  try {
-    const copy = Array.prototype.slice.call(list)
-    copy.push(block)
-    return copy
-  } catch {
-    return [block]
-  }
+  const copy = copyList(list)
+  copy.push(block)
+  return copy
 }
 
 /**
@@ -678,11 +695,11 @@ function clampStructured(result, content, structured, limits) {
   const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }))
   let parts = content
   if (isArray(content)) {
-    const length = read(content, 'length')
+    const length = lengthOf(content)
     for (let i = 0; i < length; i++) {
       const block = read(content, i)
       if (typeOf(block) === 'text' && blockText(block) === text) {
-        parts = Array.prototype.slice.call(content)
+        parts = copyList(content)
         parts[i] = withBlockText(block, kept)
         break
       }
@@ -725,13 +742,13 @@ function clampDirectOutput(result, limits) {
   const messages = read(update, 'messages')
   if (!isArray(messages)) return result
   let next = messages
-  const length = read(messages, 'length')
+  const length = lengthOf(messages)
   for (let i = 0; i < length; i++) {
     const message = read(messages, i)
     if (typeof message !== 'object' || message === null || typeof read(message, 'tool_call_id') !== 'string') continue
     const clamped = clampMessage(message, limits)
     if (clamped === message) continue
-    if (next === messages) next = Array.prototype.slice.call(messages)
+    if (next === messages) next = copyList(messages)
     next[i] = clamped
   }
   return next === messages ? result : withProperty(result, 'update', withProperty(update, 'messages', next))

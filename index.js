@@ -2,6 +2,7 @@
 
 // toolclamp's public API; each function lives in the module named beside it.
 const clamp = require('./lib/clamp.js')
+const payload = require('./lib/payload.js')
 const envelope = require('./lib/envelope.js')
 const python = require('./lib/python.js')
 const exec = require('./lib/exec.js')
@@ -20,12 +21,12 @@ module.exports = {
   // JSON values (lib/json.js)
   clampJson: json.clampJson,
   clampJsonText: json.clampJsonText,
-  // Tool results (lib/clamp.js)
-  hardTruncateToolPayload: clamp.hardTruncateToolPayload,
-  hardTruncateToolError: clamp.hardTruncateToolError,
-  wrapOnUpdate: clamp.wrapOnUpdate,
-  wrapToolWithHardOutputTruncate: clamp.wrapToolWithHardOutputTruncate,
-  wrapExecute: clamp.wrapExecute,
+  // Tool results (lib/payload.js)
+  hardTruncateToolPayload: payload.hardTruncateToolPayload,
+  hardTruncateToolError: payload.hardTruncateToolError,
+  wrapOnUpdate: payload.wrapOnUpdate,
+  wrapToolWithHardOutputTruncate: payload.wrapToolWithHardOutputTruncate,
+  wrapExecute: payload.wrapExecute,
   // The tool-output envelope and its limit (lib/envelope.js)
   wrapToolOutputEnvelope: envelope.wrapToolOutputEnvelope,
   resolveToolOutputLimit: envelope.resolveToolOutputLimit,

@@ -6,6 +6,7 @@
 // whole characters) is planned by the Rust core (crates/toolclamp-core/src/json.rs).
 
 const native = require('./native.js')
+const { truncateWith } = require('./clamp.js')
 const { describe, messageOf } = require('./format.js')
 const {
   checkKeys,
@@ -238,8 +239,6 @@ function clampJsonText(text, options) {
   try {
     parsed = JSON.parse(text)
   } catch {
-    // Required here: lib/clamp.js reads this module.
-    const { truncateWith } = require('./clamp.js')
     const cut = truncateWith(text, o, o.strategy, o.headRatio, undefined)
     return {
       text: cut.text,

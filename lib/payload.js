@@ -1,0 +1,814 @@
+'use strict'
+
+// Tool results: hardTruncateToolPayload, hardTruncateToolError and the wrappers. Whatever
+// a tool returns (a string, content blocks, an MCP CallToolResult with structuredContent,
+// AI SDK outputs, OpenAI Agents items, LangChain tuples and messages, any JSON value) is
+// clamped to one budget. Strings are cut by lib/clamp.js, JSON data by lib/json.js; this
+// file tells the shapes apart and maps the cuts back onto them.
+
+const native = require('./native.js')
+const spills = require('./spill.js')
+const json = require('./json.js')
+const { clampString, truncateSpilling, measureText } = require('./clamp.js')
+const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
+const {
+  checkKeys,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  fitsByLength,
+  isPlainObject,
+  LIMIT_KEYS,
+  readHeadRatio,
+  readNotice,
+  readOptionalBudget,
+  readSnap,
+  readStrategy,
+} = require('./options.js')
+
+const PAYLOAD_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES })
+const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40 })
+const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'responseFormat', 'snap']
+const RESPONSE_FORMATS = ['content', 'content_and_artifact']
+
+/** Limits with nothing given but the budgets. */
+function limitsRecord(budgets) {
+  return Object.freeze({
+    strategy: 'head',
+    headRatio: 0.5,
+    notice: undefined,
+    responseFormat: 'content',
+    // Text going to a model through a tool is cut on whole lines.
+    snap: true,
+    ...budgets,
+    spill: undefined,
+  })
+}
+
+const DEFAULT_PAYLOAD_LIMITS = limitsRecord(PAYLOAD_DEFAULTS)
+const DEFAULT_ERROR_LIMITS = limitsRecord(ERROR_DEFAULTS)
+
+/**
+ * Reads payload limits once (at wrap time for the wrappers) into a frozen record: budgets,
+ * strategy, head ratio, notice and spill. Each budget not given keeps its default, so
+ * `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
+ */
+function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
+  if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
+  if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
+  checkKeys(limits, PAYLOAD_OPTIONS)
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, responseFormat, snap } = limits
+  const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
+  if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
+    throw new TypeError(`responseFormat must be "content" or "content_and_artifact", got ${describe(responseFormat)}`)
+  }
+  return Object.freeze({
+    responseFormat: responseFormat ?? 'content',
+    snap: readSnap(snap, 'line'),
+    maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
+    maxBytes: readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes),
+    maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
+    strategy: readStrategy(strategy),
+    headRatio: readHeadRatio(headRatio),
+    // With a spill file the notice may name it ({spillPath}); clampAndSpill checks it.
+    notice: spillTo === undefined ? readNotice(notice) : notice,
+    spill: spillTo,
+  })
+}
+
+/** The same limits with no spill: streamed partial results are never written to files. */
+function withoutSpill(limits) {
+  if (limits.spill === undefined) return limits
+  return Object.freeze({ ...limits, spill: undefined, notice: spills.unsavedNotice(limits.notice) })
+}
+
+/** Error limits never above the payload's own. */
+function errorLimitsWithin(payload) {
+  return limitsRecord({
+    maxChars: Math.min(ERROR_DEFAULTS.maxChars, payload.maxChars),
+    maxBytes: Math.min(ERROR_DEFAULTS.maxBytes, payload.maxBytes),
+    maxLines: Math.min(ERROR_DEFAULTS.maxLines, payload.maxLines),
+    notice: withoutSpill(payload).notice,
+  })
+}
+
+function clampWith(text, limits) {
+  if (limits.spill === undefined) {
+    return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
+  }
+  if (fitsByLength(text.length, limits)) return text
+  return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
+    .text
+}
+
+/**
+ * The text a content block carries: a text block's `text` or an embedded resource's
+ * `text`. Each property is read once; a block that cannot be read (a throwing getter, a
+ * revoked proxy) carries no text and is left as it is.
+ */
+function blockText(block) {
+  try {
+    if (typeof block !== 'object' || block === null) return undefined
+    const type = block.type
+    if (type === 'text' || type === 'input_text' || type === 'output_text') {
+      const text = block.text
+      return typeof text === 'string' ? text : undefined
+    }
+    if (type === 'resource') {
+      const resource = block.resource
+      if (typeof resource !== 'object' || resource === null) return undefined
+      const text = resource.text
+      return typeof text === 'string' ? text : undefined
+    }
+  } catch {
+    // Unreadable: not a block this clamp can shorten.
+  }
+  return undefined
+}
+
+/**
+ * A copy of `block` carrying `text`. A block whose properties cannot be copied becomes a
+ * plain text block: what it carried was readable and is cut, so it must not pass whole.
+ */
+function withBlockText(block, text) {
+  try {
+    if (block.type !== 'resource') return { ...block, text }
+    return { ...block, resource: { ...block.resource, text } }
+  } catch {
+    return { type: 'text', text }
+  }
+}
+
+/**
+ * Clamps the text of an array of content blocks under one budget, as if the texts were
+ * concatenated in order. The core plans the cut of that concatenation; here the cut is
+ * mapped back onto the blocks. Returns the same array when nothing was cut.
+ */
+function clampBlocks(blocks, limits) {
+  const count = lengthOf(blocks)
+  // Most results fit: proven from the lengths alone, before anything is collected.
+  let length = 0
+  for (let i = 0; i < count; i++) {
+    const text = blockText(read(blocks, i))
+    if (text !== undefined) length += text.length
+  }
+  if (fitsByLength(length, limits)) return blocks
+  // Planned on what this second read returns (a getter may answer differently each time).
+  const texts = []
+  const positions = []
+  length = 0
+  for (let i = 0; i < count; i++) {
+    const text = blockText(read(blocks, i))
+    if (text !== undefined) {
+      texts.push(text)
+      positions.push(i)
+      length += text.length
+    }
+  }
+  if (texts.length === 0 || fitsByLength(length, limits)) return blocks
+  let headEnd
+  let tailStart
+  let glue
+  if (texts.length === 1 || limits.spill !== undefined) {
+    // A spill file needs the whole text as one string anyway.
+    const joined = texts.length === 1 ? texts[0] : texts.join('')
+    if (limits.spill === undefined) {
+      const plan = native.planText(joined, limits.strategy, limits, limits.headRatio, limits.notice, false, limits.snap)
+      if (!plan.cut) return blocks
+      ;({ headEnd, tailStart, glue } = plan)
+    } else {
+      const info = truncateSpilling(joined, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
+      if (!info.truncated) return blocks
+      ;({ headEnd, tailStart } = info)
+      glue = info.text.slice(headEnd, info.text.length - (joined.length - tailStart))
+    }
+  } else {
+    // The core reads the blocks end to end; joining them here would allocate a large string.
+    const plan = native.planTexts(texts, length, limits.strategy, limits, limits.headRatio, limits.notice, false, limits.snap)
+    if (!plan.cut) return blocks
+    ;({ headEnd, tailStart, glue } = plan)
+  }
+  // The notice follows the kept head; with no head it precedes the kept tail.
+  let glueAt = -1
+  for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
+    const end = start + texts[k].length
+    if (headEnd > 0 ? start < headEnd && headEnd <= end : start <= tailStart && tailStart < end) {
+      glueAt = k
+      break
+    }
+  }
+  if (glueAt === -1) glueAt = headEnd > 0 ? texts.length - 1 : 0
+  const result = copyList(blocks)
+  for (let k = 0, start = 0; k < texts.length; start += texts[k].length, k++) {
+    const text = texts[k]
+    const keptHead = text.slice(0, Math.max(0, Math.min(text.length, headEnd - start)))
+    const keptTail = text.slice(Math.max(0, Math.min(text.length, tailStart - start)))
+    const next = unshared(k === glueAt ? keptHead + glue + keptTail : keptHead + keptTail, text.length)
+    if (next !== text) result[positions[k]] = withBlockText(read(blocks, positions[k]), next)
+  }
+  return result
+}
+
+/** A list's length; 0 when it cannot be read or is no length. */
+function lengthOf(list) {
+  const length = read(list, 'length')
+  return Number.isSafeInteger(length) && length > 0 ? length : 0
+}
+
+/** A plain copy of a list, read item by item (holes stay holes, an unreadable item becomes one). */
+function copyList(list) {
+  const length = lengthOf(list)
+  const copy = new Array(length)
+  for (let i = 0; i < length; i++) {
+    try {
+      if (i in list) copy[i] = list[i]
+    } catch {
+      // Unreadable here, as it is for any framework: a hole.
+    }
+  }
+  return copy
+}
+
+/**
+ * A copy of `object` with every own property (non-enumerable ones, getters, an own
+ * `__proto__` key) and the prototype, except `key`, which gets `value`. An object whose
+ * properties cannot be read becomes `{ [key]: value }`.
+ */
+function withProperty(object, key, value) {
+  try {
+    const descriptors = Object.getOwnPropertyDescriptors(object)
+    descriptors[key] = { value, writable: true, enumerable: true, configurable: true }
+    return Object.create(Object.getPrototypeOf(object), descriptors)
+  } catch {
+    return { [key]: value }
+  }
+}
+
+// Content-block types of the frameworks toolclamp serves: MCP, pi-ai, the AI SDK's
+// tool-result content parts, OpenAI's input/output parts, LangChain's standard blocks.
+const BLOCK_TYPES = new Set([
+  'text', 'image', 'audio', 'resource', 'resource_link', 'media', 'file', 'image-data', 'image-url', 'file-data',
+  'file-url', 'file-id', 'image-file-id', 'input_text', 'output_text', 'input_image', 'input_file', 'input_audio',
+  'image_url',
+])
+// Block types whose text toolclamp reads (see blockText).
+const TEXT_TYPES = new Set(['text', 'input_text', 'output_text', 'resource'])
+// Where a media block of those frameworks holds what it carries (base64 data, a URL, a file
+// id, an MCP resource). A record with a block type and none of these keys (`{ type: 'file',
+// path, size }` from a directory listing) is data, not a block.
+const MEDIA_KEYS = [
+  'data', 'url', 'uri', 'image', 'image_url', 'file', 'file_id', 'fileId', 'file_data', 'file_url', 'input_audio',
+  'resource', 'source', 'blob',
+]
+// AI SDK ToolResultOutput: { type, value }.
+const TEXT_OUTPUTS = new Set(['text', 'error-text'])
+const JSON_OUTPUTS = new Set(['json', 'error-json'])
+// OpenAI Agents SDK / Responses API items carrying a tool's output.
+const OUTPUT_ITEMS = new Set(['function_call_result', 'function_call_output'])
+
+/** A property read that never throws (undefined when it cannot be read). */
+function read(object, key) {
+  try {
+    return object[key]
+  } catch {
+    return undefined
+  }
+}
+
+function typeOf(item) {
+  if (typeof item !== 'object' || item === null) return undefined
+  const type = read(item, 'type')
+  return typeof type === 'string' ? type : undefined
+}
+
+/**
+ * What an item of a list is to the clamp: 'text' (a block whose text it reads), 'block' (a
+ * block it leaves as it is: media, or a malformed text block), 'data' (a string, or an
+ * object that is no block toolclamp knows: clamped as text or JSON) or 'none' (null,
+ * numbers, booleans: nothing to cut).
+ */
+function kindOf(item, type = typeOf(item)) {
+  if (typeof item === 'string') return 'data'
+  if (typeof item !== 'object' || item === null) return 'none'
+  if (!BLOCK_TYPES.has(type)) return 'data'
+  if (TEXT_TYPES.has(type)) return blockText(item) === undefined ? 'block' : 'text'
+  return hasMedia(item) ? 'block' : 'data'
+}
+
+/** Whether a block has a key media is carried in; checked with `in`, so no getter runs. */
+function hasMedia(block) {
+  try {
+    for (const key of MEDIA_KEYS) if (key in block) return true
+  } catch {
+    // A proxy that answers no `has`: nothing shows it is media.
+  }
+  return false
+}
+
+/**
+ * An array is a list of content blocks when an item is a block (text, or media with its
+ * data, URL or file id), or when it holds nothing a clamp could shorten (only null,
+ * numbers, booleans: malformed blocks). Any other array (strings, records) is JSON data.
+ */
+function isBlockList(array) {
+  let data = false
+  const length = lengthOf(array)
+  for (let i = 0; i < length; i++) {
+    const kind = kindOf(read(array, i))
+    if (kind === 'text' || kind === 'block') return true
+    if (kind === 'data') data = true
+  }
+  return !data
+}
+
+// ---------------------------------------------------------------------------------------
+// What a model reads, measured: text as it is, JSON data as its compact JSON text.
+// ---------------------------------------------------------------------------------------
+
+const NOTHING = Object.freeze({ chars: 0, bytes: 0, lines: 0 })
+const DIMENSIONS = [
+  ['chars', 'maxChars'],
+  ['bytes', 'maxBytes'],
+  ['lines', 'maxLines'],
+]
+
+function sizeOfText(text) {
+  return text.length === 0 ? NOTHING : native.measureText(text)
+}
+
+function plus(a, b) {
+  return { chars: a.chars + b.chars, bytes: a.bytes + b.bytes, lines: a.lines + b.lines }
+}
+
+function fitsSize(size, limits) {
+  return size.chars <= limits.maxChars && size.bytes <= limits.maxBytes && size.lines <= limits.maxLines
+}
+
+/** A string's text, anything else's compact JSON (nothing for what JSON leaves out). */
+function sizeOfData(value) {
+  if (typeof value === 'string') return sizeOfText(value)
+  const { text } = json.stringifyAny(value)
+  return text === undefined ? NOTHING : sizeOfText(text)
+}
+
+/** What a model reads of a result as clampPayload sees it: block texts and data, or JSON. */
+function sizeOfPayload(value) {
+  if (typeof value === 'string') return sizeOfText(value)
+  if (!isArray(value) || !isBlockList(value)) return sizeOfData(value)
+  let size = NOTHING
+  const length = lengthOf(value)
+  for (let i = 0; i < length; i++) {
+    const item = read(value, i)
+    const kind = kindOf(item)
+    if (kind === 'text') size = plus(size, sizeOfText(blockText(item)))
+    else if (kind === 'data') size = plus(size, sizeOfData(item))
+  }
+  return size
+}
+
+/** `limits` with `used` taken off each budget. */
+function limitsLeft(limits, used) {
+  return Object.freeze({
+    ...limits,
+    maxChars: Math.max(0, limits.maxChars - used.chars),
+    maxBytes: Math.max(0, limits.maxBytes - used.bytes),
+    maxLines: Math.max(0, limits.maxLines - used.lines),
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Content blocks: their text shares the budget (clampBlocks). Items among them that are no
+ * block toolclamp knows but carry data (a bare string, an object of another type or none)
+ * share the budget with that text as structuredContent does with `content` (see share), and
+ * are clamped in order within their part, as text or JSON, so none carries a payload past
+ * the clamp.
+ */
+function clampBlockList(blocks, limits) {
+  const data = []
+  const length = lengthOf(blocks)
+  for (let i = 0; i < length; i++) {
+    const item = read(blocks, i)
+    if (kindOf(item) === 'data') data.push(dataItem(i, item, limits))
+  }
+  if (data.length === 0) return clampBlocks(blocks, limits)
+  let text = NOTHING
+  let need = NOTHING
+  for (let i = 0; i < length; i++) {
+    const block = blockText(read(blocks, i))
+    if (block !== undefined) text = plus(text, sizeOfText(block))
+  }
+  for (const { size } of data) need = plus(need, size)
+  if (fitsSize(plus(text, need), limits)) return blocks
+  // The text is cut within its share; the data gets what the kept text leaves.
+  let result = clampBlocks(blocks, share(limits, text, need, NOTHING, false).content)
+  let used = NOTHING
+  for (let i = 0, count = lengthOf(result); i < count; i++) {
+    const kept = blockText(read(result, i))
+    if (kept !== undefined) used = plus(used, sizeOfText(kept))
+  }
+  for (const { index, item, size } of data) {
+    if (size === NOTHING) continue
+    const room = limitsLeft(limits, used)
+    const clamped = typeof item === 'string' ? clampWith(item, room) : clampData(item, room)
+    used = plus(used, clamped === item ? size : sizeOfData(clamped))
+    if (clamped !== item) {
+      if (result === blocks) result = copyList(blocks)
+      result[index] = clamped
+    }
+  }
+  return result
+}
+
+/**
+ * A data item among blocks and what a model reads of it: its text, or its compact JSON.
+ * One JSON.stringify throws on (a revoked proxy, a throwing getter) cannot be sent as JSON
+ * by any framework: a small one costs nothing and is left as it is.
+ */
+function dataItem(index, item, limits) {
+  if (typeof item === 'string') return { index, item, size: sizeOfText(item) }
+  const { text, value: rendered } = json.stringifyAny(item)
+  if (text === undefined) return { index, item, size: NOTHING }
+  const size = sizeOfText(text)
+  return { index, item, size: rendered !== item && fitsSize(size, limits) ? NOTHING : size }
+}
+
+/**
+ * JSON data: the JSON clamp with in-band markers. A value that fits comes back as it is,
+ * even one JSON.stringify throws on (a revoked proxy, a throwing getter): there is nothing
+ * to cut, and what the framework makes of it is unchanged.
+ */
+function clampData(value, limits) {
+  let clamped
+  try {
+    clamped = json.clampJsonWith(value, limits, 'inline')
+  } catch {
+    // No JSON form fits limits this small (a few bytes): the clamp of its text, as text.
+    return clampWith(json.stringifyAny(value).text ?? '', limits)
+  }
+  return clamped.truncated ? clamped.value : value
+}
+
+/** A copy of `object` with each `[key, before, after]` change where `after` differs. */
+function withChanges(object, changes) {
+  let result = object
+  for (const [key, before, after] of changes) {
+    if (after !== before) result = withProperty(result, key, after)
+  }
+  return result
+}
+
+// The note appended to `content` when structuredContent was shortened: at most 512 chars and
+// bytes (an eighth of a smaller budget) and one line, inside the budget.
+const NOTE_MAX = 512
+const NOTE_MIN = '[structuredContent shortened]'
+const NOTE_ITEMS = 64
+
+/** The room kept for the note, or NOTHING when the budget is too small to say anything. */
+function noteRoom(limits) {
+  const chars = Math.min(NOTE_MAX, Math.floor(limits.maxChars / 8))
+  const bytes = Math.min(NOTE_MAX, Math.floor(limits.maxBytes / 8))
+  if (chars < NOTE_MIN.length || bytes < NOTE_MIN.length || limits.maxLines < 3) return NOTHING
+  return { chars, bytes, lines: 1 }
+}
+
+/**
+ * `[structuredContent shortened to 51,187 of 5,612,402 bytes: $.rows: 1,204 of 40,000 items;
+ * $.log: 812 of 2,097,152 bytes]`: as many shortenings as fit in `room`, then how many more.
+ */
+function noteOf(clamped, room) {
+  if (room === NOTHING) return undefined
+  const head = `[structuredContent shortened to ${formatCount(clamped.outputBytes)} of ${formatCount(clamped.totalBytes)} bytes`
+  const items = clamped.elided.slice(0, NOTE_ITEMS).map(describeElision)
+  const total = clamped.elided.length
+  const fits = (text) => text.length <= room.chars && Buffer.byteLength(text) <= room.bytes
+  const compose = (kept, said) => {
+    if (kept === total) return `${head}${said}]`
+    return kept === 0 ? `${head}: ${formatCount(total)} places]` : `${head}${said}; ${formatCount(total - kept)} more]`
+  }
+  let said = ''
+  let kept = 0
+  while (kept < items.length) {
+    const next = `${said}${kept === 0 ? ': ' : '; '}${items[kept]}`
+    if (!fits(compose(kept + 1, next))) break
+    said = next
+    kept++
+  }
+  const note = compose(kept, said)
+  return fits(note) ? note : NOTE_MIN
+}
+
+/** A path as the note shows it: on one line, whatever the keys hold. */
+function showPath(path) {
+  return String(path).replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+function describeElision(e) {
+  const path = showPath(e.path)
+  if (e.kept !== undefined) return `${path}: ${formatCount(e.kept)} of ${formatCount(e.total)} items`
+  if (e.keptKeys !== undefined) return `${path}: ${formatCount(e.keptKeys)} of ${formatCount(e.totalKeys)} keys`
+  return `${path}: ${formatCount(e.keptBytes)} of ${formatCount(e.totalBytes)} bytes`
+}
+
+/**
+ * The budget shared between `content` (needing `c`) and structuredContent (needing `s`), after
+ * `reserved` for the note: each gets what it needs when the other leaves room, else half.
+ * Compact JSON is one line (`oneLine`), so structuredContent takes one line and `content` the
+ * rest. Block text and the data among blocks share a budget the same way.
+ */
+function share(limits, c, s, reserved, oneLine = true) {
+  const content = {}
+  const structured = {}
+  for (const [dim, key] of DIMENSIONS) {
+    const room = Math.max(0, limits[key] - reserved[dim])
+    let mine
+    if ((oneLine && dim === 'lines') || c[dim] + s[dim] <= room) mine = Math.min(s[dim], room)
+    else {
+      const half = Math.floor(room / 2)
+      mine = s[dim] <= half ? s[dim] : c[dim] <= half ? room - c[dim] : half
+    }
+    structured[key] = mine
+    content[key] = room - mine
+  }
+  return { content: Object.freeze({ ...limits, ...content }), structured: Object.freeze({ ...limits, ...structured }) }
+}
+
+/** structuredContent under `limits`, schema-safe; `{}` when no JSON form of it fits. */
+function clampStructuredValue(structured, limits, totalBytes) {
+  try {
+    return json.clampJsonWith(structured, limits, 'none')
+  } catch {
+    return { value: {}, truncated: true, totalBytes, outputBytes: 2, elided: [] }
+  }
+}
+
+/** `list` with `block` appended. */
+function appended(list, block) {
+  const copy = copyList(list)
+  copy.push(block)
+  return copy
+}
+
+/**
+ * An object with a `content` array or `structuredContent` (MCP CallToolResult, pi
+ * AgentToolResult). `content` and structuredContent are two renderings of one result and a
+ * client may send either or both to the model, so they share ONE budget: each gets what it
+ * needs when the other leaves room, else half. structuredContent is clamped schema-safe
+ * (markers 'none': only shorter arrays and strings), and a text block appended to `content`
+ * says what was shortened, inside the budget. A text block that is the compact JSON of
+ * structuredContent (the MCP convention) becomes the JSON of the clamped value, so it still
+ * parses. Every other key (pi's `details`, `isError`, `_meta`) is kept as it is.
+ */
+function clampStructured(result, content, structured, limits) {
+  if (structured === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
+  const { text } = json.stringifyAny(structured)
+  if (text === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
+  const s = { chars: text.length, bytes: Buffer.byteLength(text), lines: text === '' ? 0 : 1 }
+  const c = content === undefined ? NOTHING : sizeOfPayload(content)
+  if (fitsSize(plus(c, s), limits)) return result
+  const whole = share(limits, c, s, NOTHING)
+  if (fitsSize(s, whole.structured)) {
+    // structuredContent fits its share: only `content` is cut.
+    return withChanges(result, [['content', content, clampPayload(content, whole.content)]])
+  }
+  const room = noteRoom(limits)
+  const clamped = clampStructuredValue(structured, share(limits, c, s, room).structured, s.bytes)
+  // `content` gets what the note and the clamped structuredContent leave.
+  const kept = JSON.stringify(clamped.value)
+  const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }))
+  let parts = content
+  if (isArray(content)) {
+    const length = lengthOf(content)
+    for (let i = 0; i < length; i++) {
+      const block = read(content, i)
+      if (typeOf(block) === 'text' && blockText(block) === text) {
+        parts = copyList(content)
+        parts[i] = withBlockText(block, kept)
+        break
+      }
+    }
+  }
+  const clampedContent = parts === undefined ? undefined : clampPayload(parts, left)
+  const note = noteOf(clamped, room)
+  let blocks = clampedContent
+  if (note !== undefined && (clampedContent === undefined || isArray(clampedContent))) {
+    blocks = appended(clampedContent ?? [], { type: 'text', text: note })
+  }
+  return withChanges(result, [
+    ['content', content, blocks],
+    ['structuredContent', structured, clamped.value],
+  ])
+}
+
+/** A message LangChain takes as it is (ToolMessage): its content clamped, lc_kwargs kept in step. */
+function clampMessage(message, limits) {
+  const content = read(message, 'content')
+  if (typeof content !== 'string' && !isArray(content)) return message
+  const clamped = clampPayload(content, limits)
+  if (clamped === content) return message
+  const copy = withProperty(message, 'content', clamped)
+  const kwargs = read(message, 'lc_kwargs')
+  if (typeof kwargs !== 'object' || kwargs === null || read(kwargs, 'content') === undefined) return copy
+  return withProperty(copy, 'lc_kwargs', withProperty(kwargs, 'content', clamped))
+}
+
+/**
+ * A LangChain direct tool output (`lc_direct_tool_output`), which LangChain passes on as it
+ * is: a ToolMessage has its content clamped; a Command the content of each ToolMessage in
+ * `update.messages`. Anything else of that kind, and the rest of a Command's update (graph
+ * state, not a message to the model), is left alone.
+ */
+function clampDirectOutput(result, limits) {
+  if (typeof read(result, 'tool_call_id') === 'string') return clampMessage(result, limits)
+  const update = read(result, 'update')
+  if (typeof update !== 'object' || update === null || isArray(update)) return result
+  const messages = read(update, 'messages')
+  if (!isArray(messages)) return result
+  let next = messages
+  const length = lengthOf(messages)
+  for (let i = 0; i < length; i++) {
+    const message = read(messages, i)
+    if (typeof message !== 'object' || message === null || typeof read(message, 'tool_call_id') !== 'string') continue
+    const clamped = clampMessage(message, limits)
+    if (clamped === message) continue
+    if (next === messages) next = copyList(messages)
+    next[i] = clamped
+  }
+  return next === messages ? result : withProperty(result, 'update', withProperty(update, 'messages', next))
+}
+
+/** An object a tool returned: which of its shapes it has decides what is clamped. */
+function clampObject(result, limits) {
+  if (read(result, 'lc_direct_tool_output') === true) return clampDirectOutput(result, limits)
+  const content = read(result, 'content')
+  const structured = read(result, 'structuredContent')
+  if (isArray(content) || structured !== undefined) return clampStructured(result, content, structured, limits)
+  const type = typeOf(result)
+  if (type !== undefined) {
+    if (OUTPUT_ITEMS.has(type)) {
+      // OpenAI Agents / Responses: a function call's output item.
+      const output = read(result, 'output')
+      return withChanges(result, [['output', output, clampPayload(output, limits)]])
+    }
+    const value = read(result, 'value')
+    // AI SDK ToolResultOutput.
+    if (TEXT_OUTPUTS.has(type) && typeof value === 'string') {
+      return withChanges(result, [['value', value, clampWith(value, limits)]])
+    }
+    if (JSON_OUTPUTS.has(type) && value !== undefined) return withChanges(result, [['value', value, clampData(value, limits)]])
+    if (type === 'content' && isArray(value)) return withChanges(result, [['value', value, clampPayload(value, limits)]])
+    // A single content block: { type: 'text', text } is cut, media kept; a malformed one is data.
+    const kind = kindOf(result, type)
+    if (kind === 'text') return clampBlocks([result], limits)[0]
+    if (kind === 'block' && !TEXT_TYPES.has(type)) return result
+  }
+  return clampData(result, limits)
+}
+
+/** LangChain's content_and_artifact tuple: the content is clamped, the artifact left as it is. */
+function clampContentAndArtifact(result, limits) {
+  if (!isArray(result) || read(result, 'length') !== 2) return clampPayload(result, limits)
+  const content = read(result, 0)
+  const clamped = clampPayload(content, limits)
+  return clamped === content ? result : [clamped, read(result, 1)]
+}
+
+function clampPayload(result, limits) {
+  if (typeof result === 'string') return clampWith(result, limits)
+  if (isArray(result)) return isBlockList(result) ? clampBlockList(result, limits) : clampData(result, limits)
+  if (typeof result === 'object' && result !== null) return clampObject(result, limits)
+  if (typeof result === 'bigint') return clampData(result, limits)
+  // Numbers, booleans, undefined, functions, symbols: nothing to cut.
+  return result
+}
+
+/** The clamp of a tool's final result, in the response format the limits name. */
+function clampResult(result, limits) {
+  return limits.responseFormat === 'content_and_artifact'
+    ? clampContentAndArtifact(result, limits)
+    : clampPayload(result, limits)
+}
+
+function hardTruncateToolPayload(result, limits) {
+  return clampResult(result, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
+}
+
+/** An Error named like the original whose stack is only its clamped message. */
+function clampedError(name, message, cause) {
+  const error = new Error(message, { cause })
+  if (name !== 'Error') Object.defineProperty(error, 'name', { value: name, writable: true, configurable: true })
+  error.stack = `${name}: ${message}`
+  return error
+}
+
+function clampError(error, limits) {
+  if (isError(error)) {
+    let unreadable = false
+    const raw = readSafely(error, 'message', (thrown) => {
+      unreadable = true
+      return `[message unreadable: ${isError(thrown) ? readSafely(thrown, 'message', () => '') : textOf(thrown)}]`
+    })
+    const message = typeof raw === 'string' ? raw : textOf(raw)
+    const clamped = clampWith(message, limits)
+    if (unreadable) return clampedError('Error', clamped, error)
+    if (clamped === raw) return error
+    const name = readSafely(error, 'name', () => 'Error')
+    return clampedError(typeof name === 'string' ? name : 'Error', clamped, error)
+  }
+  return clampedError('Error', clampWith(messageOf(error), limits), error)
+}
+
+function hardTruncateToolError(error, limits) {
+  return clampError(error, readPayloadLimits(limits, ERROR_DEFAULTS))
+}
+
+function wrapWith(onUpdate, limits) {
+  if (onUpdate === undefined) return undefined
+  if (typeof onUpdate !== 'function') {
+    throw new TypeError(`onUpdate must be a function or undefined, got ${describe(onUpdate)}`)
+  }
+  return function clampedOnUpdate(partial, ...rest) {
+    return onUpdate.call(this, clampResult(partial, limits), ...rest)
+  }
+}
+
+function wrapOnUpdate(onUpdate, limits) {
+  return wrapWith(onUpdate, withoutSpill(readPayloadLimits(limits, PAYLOAD_DEFAULTS)))
+}
+
+function isThenable(value) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function'
+}
+
+async function* clampEach(iterable, limits, errorLimits) {
+  try {
+    for await (const value of iterable) yield clampResult(value, limits)
+  } catch (error) {
+    throw clampError(error, errorLimits)
+  }
+}
+
+/** Calls `fn` and clamps whatever comes out: a value, a promise, an async iterable, or a throw. */
+function callClamped(fn, thisArg, args, limits, errorLimits) {
+  let result
+  try {
+    result = fn.apply(thisArg, args)
+  } catch (error) {
+    throw clampError(error, errorLimits)
+  }
+  if (isThenable(result)) {
+    return result.then(
+      (value) => clampResult(value, limits),
+      (error) => {
+        throw clampError(error, errorLimits)
+      },
+    )
+  }
+  if (result !== null && typeof result === 'object' && typeof result[Symbol.asyncIterator] === 'function') {
+    return clampEach(result, limits, errorLimits)
+  }
+  return clampResult(result, limits)
+}
+
+function wrapExecute(execute, limits) {
+  if (typeof execute !== 'function') throw new TypeError(`execute must be a function, got ${describe(execute)}`)
+  const payload = readPayloadLimits(limits, PAYLOAD_DEFAULTS)
+  const errors = errorLimitsWithin(payload)
+  return function clampedExecute(...args) {
+    return callClamped(execute, this, args, payload, errors)
+  }
+}
+
+function wrapToolWithHardOutputTruncate(tool, limits) {
+  const execute = typeof tool === 'object' && tool !== null ? tool.execute : undefined
+  if (typeof execute !== 'function') {
+    // A LangChain tool runs `func`, not `execute`: say what wraps it instead.
+    const hint =
+      typeof tool === 'object' && tool !== null && isArray(read(tool, 'lc_namespace'))
+        ? '; for a LangChain tool, wrap the function given to tool() with wrapExecute (with the same responseFormat)'
+        : ''
+    throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}${hint}`)
+  }
+  const name = tool.name
+  const toolName = typeof name === 'string' && name !== '' ? name : 'tool-result'
+  const payload = readPayloadLimits(typeof limits === 'function' ? limits(tool) : limits, PAYLOAD_DEFAULTS, toolName)
+  const errors = errorLimitsWithin(payload)
+  const updates = withoutSpill(payload)
+  // Every other property, descriptor and the prototype stay as they are (a frozen tool too).
+  const wrapped = withProperty(tool, 'execute', function clampedExecute(toolCallId, params, signal, onUpdate, ...rest) {
+    // Called on the copy, run on the original: methods using private fields need it.
+    const self = this === wrapped ? tool : this
+    return callClamped(execute, self, [toolCallId, params, signal, wrapWith(onUpdate, updates), ...rest], payload, errors)
+  })
+  return wrapped
+}
+
+module.exports = {
+  hardTruncateToolPayload,
+  hardTruncateToolError,
+  wrapOnUpdate,
+  wrapToolWithHardOutputTruncate,
+  wrapExecute,
+}

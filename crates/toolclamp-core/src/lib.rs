@@ -25,6 +25,7 @@ pub mod auto;
 pub mod json;
 pub mod measure;
 pub mod notice;
+pub mod overflow;
 pub mod page;
 pub mod plan;
 pub mod source;
@@ -35,6 +36,7 @@ pub use auto::{auto_strategy, AUTO_SIGNALS, AUTO_WINDOW};
 pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
+pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, OVERFLOWS, RATE_LIMITS};
 pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
 pub use plan::{
     chars_windows, plan, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN, SNAP_MIN_SHARE, UNLIMITED,

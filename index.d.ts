@@ -323,6 +323,48 @@ export interface ClampJsonTextResult {
 export declare function clampJsonText(text: string, options?: ClampJsonOptions): ClampJsonTextResult
 
 // ---------------------------------------------------------------------------------------
+// Provider errors
+// ---------------------------------------------------------------------------------------
+
+/** What a provider's error says. */
+export interface ProviderErrorClass {
+  /**
+   * `'context_overflow'`: the prompt is longer than the model's context; `'payload_too_large'`: the
+   * request body is over the provider's size limit (413, `request_too_large`); `'rate_limit'`: a
+   * rate limit, tokens-per-minute limit, quota, billing or overload (shrinking does not help);
+   * `'other'`.
+   */
+  kind: 'context_overflow' | 'payload_too_large' | 'rate_limit' | 'other'
+  /** The provider whose wording matched (`'openai'`, `'anthropic'`, `'google'`, ...), when it names one. */
+  provider?: string
+  /** The context window in tokens, when the message states it. */
+  limitTokens?: number
+  /** The tokens the request held, when the message states it. */
+  requestedTokens?: number
+}
+
+/**
+ * Classifies an error a model provider returned: a string, an `Error` (its `cause` chain
+ * followed), a pi-ai assistant message (`stopReason: 'error'`, `errorMessage`), an AI SDK
+ * `APICallError` (`statusCode`, `responseBody`), an OpenAI or Anthropic SDK error (`status`,
+ * `error`, `code`) or a plain `{ status, message }`. Knows the overflow messages of OpenAI
+ * (and Azure, DeepSeek, vLLM, LiteLLM and other OpenAI-compatible servers), Anthropic, Google,
+ * Bedrock, Mistral, Groq, xAI, OpenRouter, Together, Fireworks, Cohere, Ollama, llama.cpp,
+ * LM Studio, Moonshot, MiniMax, Z.AI, DashScope and Chinese-language messages. Never throws.
+ *
+ * @example
+ * classifyProviderError(new Error('prompt is too long: 208310 tokens > 200000 maximum'))
+ * // { kind: 'context_overflow', provider: 'anthropic', limitTokens: 200000, requestedTokens: 208310 }
+ */
+export declare function classifyProviderError(error: unknown): ProviderErrorClass
+
+/**
+ * Whether the request was too long for the model: `'context_overflow'` or `'payload_too_large'`
+ * (shrinking the conversation fixes both); never a rate limit. Never throws.
+ */
+export declare function isContextOverflowError(error: unknown): boolean
+
+// ---------------------------------------------------------------------------------------
 // Tool results
 // ---------------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ const partial = require('./lib/partial.js')
 const toolOutput = require('./lib/tool-output.js')
 const spill = require('./lib/spill.js')
 const json = require('./lib/json.js')
+const providerErrors = require('./lib/provider-errors.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -42,6 +43,9 @@ module.exports = {
   // Paging with a continuation handle (lib/partial.js)
   readPartial: partial.readPartial,
   ToolOutputTooLargeError: partial.ToolOutputTooLargeError,
+  // Provider errors: is the prompt too long? (lib/provider-errors.js)
+  classifyProviderError: providerErrors.classifyProviderError,
+  isContextOverflowError: providerErrors.isContextOverflowError,
   // Spill files (lib/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
 }

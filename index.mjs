@@ -25,5 +25,7 @@ export const {
   readPartial,
   ToolOutputTooLargeError,
   pruneSpillDir,
+  classifyProviderError,
+  isContextOverflowError,
 } = toolclamp
 export default toolclamp

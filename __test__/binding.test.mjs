@@ -27,6 +27,7 @@ const EXPORTS = {
   planToolOutput: ['out', 'text', 'wide', 'maxChars', 'maxLines', 'headRatio', 'notice'],
   planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
   planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
+  classifyError: ['out', 'message', 'status', 'code'],
   clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
 }
 
@@ -41,6 +42,7 @@ describe('LAYOUT', () => {
     assert.deepEqual([...indices].sort((a, b) => a - b), [...Array(LAYOUT.slotCount).keys()])
     assert.deepEqual(LAYOUT.strategies, ['head', 'tail', 'headTail', 'auto'])
     assert.deepEqual(LAYOUT.dims, ['chars', 'bytes', 'lines'])
+    assert.deepEqual(LAYOUT.errorKinds, ['context_overflow', 'payload_too_large', 'rate_limit', 'other'])
     assert.equal(LAYOUT.maxStringLength, require('node:buffer').constants.MAX_STRING_LENGTH)
   })
 

@@ -78,3 +78,8 @@ test('README "hardTruncateToolPayload", "Cuts on whole lines" and "auto": the ex
   assert.equal(lines.length, 2)
   for (const code of lines) runAsPrinted(code)
 })
+
+test('README "Provider errors": the example runs as printed', () => {
+  const [code] = readmeBlocks('## Provider errors')
+  runAsPrinted(code)
+})

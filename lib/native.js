@@ -301,6 +301,26 @@ function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
   return { cut, answer, total: measureAt(SLOTS.totalChars), output: measureAt(SLOTS.outputChars) }
 }
 
+const ERROR_KINDS = [...LAYOUT.errorKinds]
+
+/**
+ * What a provider's error says, from the texts found in it (joined), its HTTP status (-1
+ * for none) and its code ('' for none): `{ kind, provider, limitTokens, requestedTokens }`,
+ * with null where the error does not say.
+ */
+function classifyError(message, status, code) {
+  out[VERDICT] = 0
+  const provider = binding.classifyError(slotBuffer, message, status, code)
+  if (out[VERDICT] !== VERDICTS.classified || (provider !== null && typeof provider !== 'string')) throw noAnswer('classifyError')
+  const count = (slot) => (out[slot] < 0 ? null : out[slot])
+  return {
+    kind: ERROR_KINDS[out[SLOTS.errorKind]],
+    provider,
+    limitTokens: count(SLOTS.limitTokens),
+    requestedTokens: count(SLOTS.requestedTokens),
+  }
+}
+
 function readPage(banner, name) {
   if (out[VERDICT] !== VERDICTS.page || (banner !== null && typeof banner !== 'string')) throw noAnswer(name)
   return {
@@ -344,5 +364,6 @@ module.exports = {
   planToolOutput,
   measureText,
   planJson,
+  classifyError,
   pageOf,
 }

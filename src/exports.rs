@@ -7,13 +7,13 @@ use std::borrow::Cow;
 
 use napi::sys;
 use toolclamp_core::{
-    answer_text, chars_windows, clamp_json, decode_lossy, lossy_position, measure, page, partial_banner,
-    plan_tool_output, plan_with_snap, JsonError, JsonRequest, Limits, Markers, Notice, NoticeFacts, Page, PageRequest,
-    Plan, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
+    answer_text, chars_windows, clamp_json, classify_provider_error, decode_lossy, lossy_position, measure, page,
+    partial_banner, plan_tool_output, plan_with_snap, JsonError, JsonRequest, Limits, Markers, Notice, NoticeFacts,
+    Page, PageRequest, Plan, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
-use crate::layout::{position_code, strategy_code, Results, Slot, Verdict};
+use crate::layout::{error_kind_code, position_code, strategy_code, Results, Slot, Verdict};
 use crate::text::{with_scratch, NoticeText, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 
 #[rustfmt::skip]
@@ -56,6 +56,7 @@ pub static EXPORTS: &[Export] = &[
                   "gap"],
         body: clamp_json_string,
     },
+    Export { name: c"classifyError", params: &["out", "message", "status", "code"], body: classify_error },
     Export {
         name: c"planPageBuffer",
         params: &["out", "bytes", "line", "column", "maxBytes", "maxLines"],
@@ -620,4 +621,27 @@ fn answer_json<U: StringUnit + toolclamp_core::Unit>(call: &Call, units: &[U], r
     r.set_measure(Slot::TotalChars, clamped.total).set_measure(Slot::OutputChars, clamped.output);
     call.answer(&r)?;
     Ok(text)
+}
+
+/// `classifyError(out, message, status, code)`: what a provider's error says, from the
+/// texts JS found in it (joined), its HTTP status (-1 for none) and its code ("" for none).
+/// Answers the provider's name (or `null`), with the kind and the token counts (-1 when
+/// the message states none) in their slots.
+fn classify_error(call: &Call) -> Answer {
+    let message = call.notice_text(call.arg(1)).map_err(|e| call.naming(e, 1, "a string"))?;
+    let status = call.number(2)?;
+    let code = call.notice_text(call.arg(3)).map_err(|e| call.naming(e, 3, "a string"))?;
+    let status = (status.fract() == 0.0 && (100.0..=599.0).contains(&status)).then_some(status as u16);
+    let code = (!code.text.is_empty()).then_some(code.text.as_str());
+    let class = classify_provider_error(&message.text, status, code);
+    let mut r = Results::new(Verdict::Classified);
+    r.set(Slot::ErrorKind, error_kind_code(class.kind))
+        .set_optional(Slot::LimitTokens, class.limit_tokens)
+        .set_optional(Slot::RequestedTokens, class.requested_tokens);
+    let provider = match class.provider {
+        Some(name) => call.string_from_utf8(name.as_bytes(), name.len())?,
+        None => call.null()?,
+    };
+    call.answer(&r)?;
+    Ok(provider)
 }

@@ -2,7 +2,7 @@
 //! codes, and the names behind the numeric codes that cross the boundary. `register`
 //! exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from there.
 
-use toolclamp_core::{Dims, Measure, Position, Strategy};
+use toolclamp_core::{Dims, ErrorKind, Measure, Position, Strategy};
 
 macro_rules! slots {
     ($($slot:ident => $name:literal,)*) => {
@@ -56,6 +56,9 @@ slots! {
     FirstLength => "firstLength",
     GlueLength => "glueLength",
     Strategy => "strategy",
+    ErrorKind => "errorKind",
+    LimitTokens => "limitTokens",
+    RequestedTokens => "requestedTokens",
 }
 
 /// How many doubles the result array holds.
@@ -71,6 +74,7 @@ pub enum Verdict {
     Measured = 3,
     Page = 4,
     Windows = 5,
+    Classified = 6,
 }
 
 pub const VERDICTS: &[(&str, Verdict)] = &[
@@ -79,12 +83,26 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
     ("measured", Verdict::Measured),
     ("page", Verdict::Page),
     ("windows", Verdict::Windows),
+    ("classified", Verdict::Classified),
 ];
 
 /// Strategy names by code: the code JS passes is the index. `auto` is resolved per text
 /// ([`toolclamp_core::auto_strategy`]) to `head` or `headTail`, the code a plan answers with
 /// in its `strategy` slot.
 pub const STRATEGIES: &[&str] = &["head", "tail", "headTail", "auto"];
+
+/// What a provider's error says, by the code in the `errorKind` slot.
+pub const ERROR_KINDS: &[(&str, ErrorKind)] = &[
+    ("context_overflow", ErrorKind::ContextOverflow),
+    ("payload_too_large", ErrorKind::PayloadTooLarge),
+    ("rate_limit", ErrorKind::RateLimit),
+    ("other", ErrorKind::Other),
+];
+
+/// The code of an error kind, for the `errorKind` slot.
+pub fn error_kind_code(kind: ErrorKind) -> usize {
+    ERROR_KINDS.iter().position(|(_, k)| *k == kind).expect("every kind is listed")
+}
 
 /// The code of `auto` in [`STRATEGIES`].
 pub const AUTO: usize = 3;
@@ -135,6 +153,12 @@ impl Results {
 
     pub fn set(&mut self, slot: Slot, value: impl Into<Count>) -> &mut Self {
         self.0[slot as usize] = value.into().0;
+        self
+    }
+
+    /// Writes a count that may be absent: -1 for none.
+    pub fn set_optional(&mut self, slot: Slot, value: Option<u64>) -> &mut Self {
+        self.0[slot as usize] = value.map_or(-1.0, |n| n as f64);
         self
     }
 

@@ -28,7 +28,7 @@ use napi::sys;
 use napi_derive::napi;
 
 use crate::call::dispatch;
-use crate::layout::{DIMS, MAX_STRING_LENGTH, POSITIONS, SLOT_NAMES, STRATEGIES, VERDICTS};
+use crate::layout::{DIMS, ERROR_KINDS, MAX_STRING_LENGTH, POSITIONS, SLOT_NAMES, STRATEGIES, VERDICTS};
 
 /// How many doubles the result buffer holds (also `LAYOUT.slotCount`). It is a `#[napi]`
 /// item because `napi build` writes the JS loader (`binding.js`) only for a crate with one.
@@ -122,7 +122,7 @@ impl Js {
     }
 
     /// `LAYOUT`: `slots` (name → index), `slotCount`, `verdicts` (name → code),
-    /// `strategies`, `positions` and `dims` (names by code or bit), `maxStringLength`.
+    /// `strategies`, `positions`, `dims` and `errorKinds` (names by code or bit), `maxStringLength`.
     fn layout(&self) -> napi::Result<sys::napi_value> {
         let slots: Vec<_> = SLOT_NAMES
             .iter()
@@ -133,6 +133,7 @@ impl Js {
             VERDICTS.iter().map(|(name, v)| Ok((*name, self.number(*v as u8 as f64)?))).collect::<napi::Result<_>>()?;
         let positions: Vec<&str> = POSITIONS.iter().map(|p| p.as_str()).collect();
         let dims: Vec<&str> = DIMS.iter().map(|(name, _)| *name).collect();
+        let error_kinds: Vec<&str> = ERROR_KINDS.iter().map(|(name, _)| *name).collect();
         self.object(&[
             ("slots", self.object(&slots)?),
             ("slotCount", self.number(layout::SLOT_COUNT as f64)?),
@@ -140,6 +141,7 @@ impl Js {
             ("strategies", self.strings(STRATEGIES)?),
             ("positions", self.strings(&positions)?),
             ("dims", self.strings(&dims)?),
+            ("errorKinds", self.strings(&error_kinds)?),
             ("maxStringLength", self.number(MAX_STRING_LENGTH as f64)?),
         ])
     }

@@ -159,3 +159,11 @@ const badOutput: ToolResultOutput = { type: 'text', value: 1 }
 // @ts-expect-error responseFormat is 'content' or 'content_and_artifact'
 hardTruncateToolPayload('x', { responseFormat: 'artifact' })
 export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput }
+
+// Provider errors
+import { classifyProviderError, isContextOverflowError } from 'toolclamp'
+import type { ProviderErrorClass } from 'toolclamp'
+const providerClass: ProviderErrorClass = classifyProviderError(new Error('prompt is too long'))
+const overflowKind: 'context_overflow' | 'payload_too_large' | 'rate_limit' | 'other' = providerClass.kind
+const shouldShrink: boolean = isContextOverflowError({ status: 413 })
+export { overflowKind, shouldShrink }

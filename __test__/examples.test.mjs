@@ -2,10 +2,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 import { measureText } from '../index.mjs'
+import { readmeBlocks, runAsPrinted } from './helpers.mjs'
 
 const run = (name) =>
   spawnSync(process.execPath, [fileURLToPath(new URL(`../examples/${name}`, import.meta.url))], { encoding: 'utf8' })
@@ -32,33 +32,6 @@ test('agent-tools: pages followed to the end, the spill file read from the line 
   assert.match(stdout, /\[PARTIAL view: lines 1–40 of 5,000 shown .*\]\ncase 1 ok\ncase 2 ok\n$/)
 })
 
-/** The ```js blocks of the README section that starts with `heading`. */
-function readmeBlocks(heading) {
-  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8')
-  const start = readme.indexOf(`\n${heading}\n`)
-  assert.notEqual(start, -1, heading)
-  const end = readme.indexOf('\n## ', start + heading.length + 2)
-  const section = readme.slice(start, end === -1 ? undefined : end)
-  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
-}
-
-/**
- * Runs a README block as printed (an ES module importing 'toolclamp', which resolves to this
- * package by its own name) and checks that each `console.log(...) // expected` line printed
- * what its comment says (the comment up to any parenthesised remark).
- */
-function runAsPrinted(code) {
-  const { status, stdout, stderr } = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
-    encoding: 'utf8',
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-  })
-  assert.equal(status, 0, stderr)
-  const expected = [...code.matchAll(/^console\.log\(.*\) \/\/ (.*?)(?: \(.*\))?$/gm)].map((m) => m[1])
-  const printed = stdout.replace(/\n(?=\s)/g, ' ').replace(/\s+/g, ' ')
-  for (const line of expected) assert.ok(printed.includes(line.replace(/\s+/g, ' ')), `expected ${line} in ${stdout}`)
-  return stdout
-}
-
 test('README "JSON values": every example runs as printed and prints what its comments say', () => {
   const blocks = readmeBlocks('## JSON values')
   assert.equal(blocks.length, 2)
@@ -67,14 +40,14 @@ test('README "JSON values": every example runs as printed and prints what its co
 
 test('README "Shell commands": the example runs as printed on a command writing 5 MB, and keeps stderr', () => {
   const [code] = readmeBlocks('## Shell commands')
-  const stdout = runAsPrinted(code)
-  assert.match(stdout, /<\/stdout>\n<stderr>\n1 test failed\n<\/stderr>\nexit code: 1\n/)
+  const printed = runAsPrinted(code).join('\n')
+  assert.match(printed, /<\/stdout>\n<stderr>\n1 test failed\n<\/stderr>\nexit code: 1\n/)
 })
 
 test('README "hardTruncateToolPayload", "Cuts on whole lines" and "auto": the examples run as printed', () => {
   const [shapes] = readmeBlocks('### `hardTruncateToolPayload(result, limits?)`')
   runAsPrinted(shapes)
-  const lines = readmeBlocks('### Cuts on whole lines')
+  const lines = [...readmeBlocks('### Cuts on whole lines'), ...readmeBlocks("### `strategy: 'auto'`")]
   assert.equal(lines.length, 2)
   for (const code of lines) runAsPrinted(code)
 })

@@ -13,6 +13,7 @@ import {
   wrapToolWithHardOutputTruncate,
 } from '../index.mjs'
 import { measure, fits } from './reference.mjs'
+import { deepFreeze } from './helpers.mjs'
 
 const DEFAULT_LIMITS = { maxBytes: 51200, maxLines: 2000 }
 const ERROR_LIMITS = { maxBytes: 4096, maxLines: 40 }
@@ -36,15 +37,6 @@ function textOf(block) {
 /** All text of a list of blocks, in order, as the budget sees it. */
 const joinedText = (blocks) => blocks.map(textOf).filter((t) => t !== undefined).join('')
 
-/** Freezes a value and everything it holds, without calling getters. */
-function deepFreeze(value) {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(value))) {
-    if ('value' in descriptor) deepFreeze(descriptor.value)
-  }
-  return value
-}
 
 /** A property that fails the test if anything reads it. */
 function untouchable(object, key) {

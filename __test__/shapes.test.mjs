@@ -10,6 +10,7 @@ import { Command } from '@langchain/langgraph'
 
 import { hardTruncateToolPayload, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { measure } from './reference.mjs'
+import { deepFreeze } from './helpers.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 300)
 const DEFAULTS = { maxChars: Infinity, maxBytes: 51_200, maxLines: 2_000 }
@@ -23,15 +24,6 @@ const text = (t) => ({ type: 'text', text: t })
 const bytes = (s) => Buffer.byteLength(s)
 const jsonBytes = (value) => bytes(JSON.stringify(value))
 
-/** Freezes a value and everything it holds, without calling getters. */
-function deepFreeze(value) {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(value))) {
-    if ('value' in descriptor) deepFreeze(descriptor.value)
-  }
-  return value
-}
 
 /** The text a model reads of a block, or undefined for blocks that carry none. */
 function blockText(block) {

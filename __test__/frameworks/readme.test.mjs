@@ -2,9 +2,10 @@
 // frameworks, and print what their comments say.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+
+import { runAsPrinted } from '../helpers.mjs'
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
 
@@ -17,24 +18,6 @@ function exampleUnder(heading) {
   const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
   assert.equal(blocks.length, 1, `one example under ${heading}`)
   return blocks[0]
-}
-
-/**
- * Runs a block as an ES module from the package root ('toolclamp' resolves to this package) and
- * checks each `console.log(...) // expected` line printed what its comment says (the comment up
- * to any parenthesised remark).
- */
-function runAsPrinted(code) {
-  const { status, stdout, stderr } = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
-    encoding: 'utf8',
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
-  })
-  assert.equal(status, 0, stderr)
-  const expected = [...code.matchAll(/^console\.log\(.*\) \/\/ (.*?)(?: \(.*\))?$/gm)].map((m) => m[1])
-  assert.ok(expected.length > 0, 'the example says what it prints')
-  const printed = stdout.split('\n').filter((line) => line !== '')
-  assert.deepEqual(printed, expected)
-  return printed
 }
 
 test('README "Tool results": the pi-agent-core example clamps to its per-tool budget and keeps details', () => {

@@ -1,0 +1,46 @@
+// Helpers shared by the tests: running README examples as printed, and freezing inputs.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const README = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8')
+
+/** The ```js blocks under `heading`, up to the next heading of its level or above. */
+export function readmeBlocks(heading) {
+  const start = README.indexOf(`\n${heading}\n`)
+  assert.notEqual(start, -1, heading)
+  const level = heading.match(/^#+/)[0].length
+  const next = new RegExp(`\\n#{2,${level}} `)
+  const body = README.slice(start + heading.length + 2)
+  const end = body.search(next)
+  const section = end === -1 ? body : body.slice(0, end)
+  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
+}
+
+/**
+ * Runs a block as an ES module from the package root ('toolclamp' resolves to this package by
+ * its own name) and checks that the lines it printed are, in order, what the comments of its
+ * `console.log(...) // expected` lines say (up to any parenthesised remark). Returns the
+ * lines printed.
+ */
+export function runAsPrinted(code) {
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', cwd: ROOT })
+  assert.equal(status, 0, stderr)
+  const expected = [...code.matchAll(/^console\.log\(.*\) \/\/ (.*?)(?: \(.*\))?$/gm)].map((m) => m[1])
+  assert.ok(expected.length > 0, 'the example says what it prints')
+  const printed = stdout.split('\n').filter((line) => line !== '')
+  assert.deepEqual(printed.slice(-expected.length), expected)
+  return printed
+}
+
+/** Freezes a value and everything it holds, without calling getters. */
+export function deepFreeze(value) {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(value))) {
+    if ('value' in descriptor) deepFreeze(descriptor.value)
+  }
+  return value
+}

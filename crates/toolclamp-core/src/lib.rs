@@ -18,10 +18,14 @@
 //! [`plan_tool_output`] lays out the head/tail view of a tool's output with line
 //! indicators, from one such plan.
 //!
+//! [`plan_budget`] shares a model's context window among the tool results of a
+//! conversation, in estimated tokens ([`estimate_tokens`]).
+//!
 //! [`page()`] serves the other way of reading a long text: one bounded page at a time, from
 //! a line and column, with the handle that continues it.
 
 pub mod auto;
+pub mod budget;
 pub mod json;
 pub mod measure;
 pub mod notice;
@@ -33,6 +37,10 @@ pub mod tool_output;
 pub mod utf8;
 
 pub use auto::{auto_strategy, AUTO_SIGNALS, AUTO_WINDOW};
+pub use budget::{
+    bytes_for_tokens, elision_marker, estimate_tokens, plan_budget, Action, Budget, BudgetRequest, MarkerFacts,
+    ResultSize, BYTES_PER_TOKEN, MEDIA_TOKENS,
+};
 pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};

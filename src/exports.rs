@@ -7,13 +7,16 @@ use std::borrow::Cow;
 
 use napi::sys;
 use toolclamp_core::{
-    answer_text, chars_windows, clamp_json, classify_provider_error, decode_lossy, lossy_position, measure, page,
-    partial_banner, plan_tool_output, plan_with_snap, JsonError, JsonRequest, Limits, Markers, Notice, NoticeFacts,
-    Page, PageRequest, Plan, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
+    answer_text, chars_windows, clamp_json, classify_provider_error, decode_lossy, elision_marker, estimate_tokens,
+    lossy_position, measure, measure_str, page, partial_banner, plan_budget, plan_tool_output, plan_with_snap,
+    BudgetRequest, JsonError, JsonRequest, Limits, MarkerFacts, Markers, Notice, NoticeFacts, Page, PageRequest, Plan,
+    ResultSize, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
-use crate::layout::{error_kind_code, position_code, strategy_code, Results, Slot, Verdict};
+use crate::layout::{
+    budget_action_code, error_kind_code, position_code, strategy_code, Results, Slot, Verdict, BUDGET_FIELDS,
+};
 use crate::text::{with_scratch, NoticeText, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 
 #[rustfmt::skip]
@@ -57,6 +60,12 @@ pub static EXPORTS: &[Export] = &[
         body: clamp_json_string,
     },
     Export { name: c"classifyError", params: &["out", "message", "status", "code"], body: classify_error },
+    Export {
+        name: c"planBudget",
+        params: &["out", "sizes", "perResult", "aggregate", "minKeepChars", "protectRecent"],
+        body: plan_budget_of,
+    },
+    Export { name: c"elisionMarker", params: &["out", "chars", "lines", "tokens", "spillPath"], body: elision_marker_of },
     Export {
         name: c"planPageBuffer",
         params: &["out", "bytes", "line", "column", "maxBytes", "maxLines"],
@@ -417,7 +426,7 @@ fn measure_string(call: &Call) -> Answer {
         with_scratch(&LATIN1, |buf| call.string_arg::<u8>(1, buf).map(measure))?
     };
     let mut r = Results::new(Verdict::Measured);
-    r.set_measure(Slot::TotalChars, m);
+    r.set_measure(Slot::TotalChars, m).set(Slot::TotalTokens, estimate_tokens(m.bytes));
     call.answer(&r)?;
     call.null()
 }
@@ -644,4 +653,74 @@ fn classify_error(call: &Call) -> Answer {
     };
     call.answer(&r)?;
     Ok(provider)
+}
+
+/// `planBudget(out, sizes, perResult, aggregate, minKeepChars, protectRecent)`: plans the tool
+/// results of a conversation (oldest first) into token budgets. `sizes` is a `Float64Array`
+/// of `LAYOUT.budgetFields` per result; each result's first two fields are overwritten with
+/// its action's code (`LAYOUT.budgetActions`) and the text tokens a clamp keeps.
+fn plan_budget_of(call: &Call) -> Answer {
+    let request = BudgetRequest {
+        per_result: call.budget(2)?,
+        aggregate: call.budget(3)?,
+        min_keep_chars: call.budget(4)?,
+        protect_recent: call.index(5)?,
+    };
+    let fields = BUDGET_FIELDS.len();
+    // SAFETY: no JS runs until this function returns (the plan is pure Rust and the
+    // answer is written to argument 0, another buffer), and this is the only slice taken.
+    let sizes = unsafe { call.f64s_mut(1)? };
+    if sizes.len() % fields != 0 {
+        return Err(call.range_error(1, &format!("{fields} numbers per result"), sizes.len()));
+    }
+    let mut results = Vec::with_capacity(sizes.len() / fields);
+    for (k, f) in sizes.chunks_exact(fields).enumerate() {
+        let count = |x: f64| {
+            let n = x as u64;
+            (n as f64 == x)
+                .then_some(n)
+                .ok_or_else(|| call.range_error(1, "non-negative integers", format!("{x} at {k}")))
+        };
+        results.push(ResultSize {
+            text_tokens: count(f[0])?,
+            text_chars: count(f[1])?,
+            fixed_tokens: count(f[2])?,
+            marker_tokens: count(f[3])?,
+        });
+    }
+    let budget = plan_budget(&results, &request);
+    for (f, &action) in sizes.chunks_exact_mut(fields).zip(&budget.actions) {
+        let (code, tokens) = budget_action_code(action);
+        f[0] = code;
+        f[1] = tokens as f64;
+    }
+    let mut r = Results::new(Verdict::Budgeted);
+    r.set(Slot::TokensBefore, budget.tokens_before)
+        .set(Slot::TokensAfter, budget.tokens_after)
+        .set(Slot::Fits, u8::from(budget.fits));
+    call.answer(&r)?;
+    call.undefined()
+}
+
+/// `elisionMarker(out, chars, lines, tokens, spillPath)` → the marker that stands for an
+/// elided tool result (`spillPath` a string or null), with its chars, bytes, lines and
+/// tokens in the total slots.
+fn elision_marker_of(call: &Call) -> Answer {
+    let chars = call.index(1)? as u64;
+    let lines = call.index(2)? as u64;
+    let tokens = call.index(3)? as u64;
+    let path = match call.type_of(call.arg(4))? {
+        sys::ValueType::napi_null => None,
+        _ => Some(call.notice_text(call.arg(4)).map_err(|e| call.naming(e, 4, "a string or null"))?),
+    };
+    let marker =
+        elision_marker(&MarkerFacts { chars, lines, tokens, spill_path: path.as_ref().map(|p| p.text.as_str()) });
+    let m = measure_str(&marker);
+    let mut r = Results::new(Verdict::Marker);
+    r.set_measure(Slot::TotalChars, m).set(Slot::TotalTokens, estimate_tokens(m.bytes));
+    call.answer(&r)?;
+    match &path {
+        Some(p) => call.string_from_core(&marker, &p.stand_ins),
+        None => call.string_from_utf8(marker.as_bytes(), m.chars as usize),
+    }
 }

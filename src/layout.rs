@@ -2,7 +2,7 @@
 //! codes, and the names behind the numeric codes that cross the boundary. `register`
 //! exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from there.
 
-use toolclamp_core::{Dims, ErrorKind, Measure, Position, Strategy};
+use toolclamp_core::{Action, Dims, ErrorKind, Measure, Position, Strategy};
 
 macro_rules! slots {
     ($($slot:ident => $name:literal,)*) => {
@@ -59,6 +59,10 @@ slots! {
     ErrorKind => "errorKind",
     LimitTokens => "limitTokens",
     RequestedTokens => "requestedTokens",
+    TotalTokens => "totalTokens",
+    TokensBefore => "tokensBefore",
+    TokensAfter => "tokensAfter",
+    Fits => "fits",
 }
 
 /// How many doubles the result array holds.
@@ -75,6 +79,8 @@ pub enum Verdict {
     Page = 4,
     Windows = 5,
     Classified = 6,
+    Budgeted = 7,
+    Marker = 8,
 }
 
 pub const VERDICTS: &[(&str, Verdict)] = &[
@@ -84,7 +90,23 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
     ("page", Verdict::Page),
     ("windows", Verdict::Windows),
     ("classified", Verdict::Classified),
+    ("budgeted", Verdict::Budgeted),
+    ("marker", Verdict::Marker),
 ];
+
+/// What a budget plan does with a tool result, by the code it writes; a result's fields in
+/// the array `planBudget` reads and answers in, in order.
+pub const BUDGET_ACTIONS: &[&str] = &["keep", "clamp", "elide"];
+pub const BUDGET_FIELDS: &[&str] = &["textTokens", "textChars", "fixedTokens", "markerTokens"];
+
+/// The code of a budget action, and the text tokens it keeps (0 but for a clamp).
+pub fn budget_action_code(action: Action) -> (f64, u64) {
+    match action {
+        Action::Keep => (0.0, 0),
+        Action::Clamp(tokens) => (1.0, tokens),
+        Action::Elide => (2.0, 0),
+    }
+}
 
 /// Strategy names by code: the code JS passes is the index. `auto` is resolved per text
 /// ([`toolclamp_core::auto_strategy`]) to `head` or `headTail`, the code a plan answers with
@@ -225,6 +247,13 @@ mod tests {
         assert_eq!(strategy_of(STRATEGIES.len(), 0.5), None);
         for code in 0..AUTO {
             assert_eq!(strategy_code(strategy_of(code, 0.5).unwrap()), code);
+        }
+    }
+
+    #[test]
+    fn budget_action_codes_follow_the_names() {
+        for (action, name) in [(Action::Keep, "keep"), (Action::Clamp(7), "clamp"), (Action::Elide, "elide")] {
+            assert_eq!(BUDGET_ACTIONS[budget_action_code(action).0 as usize], name);
         }
     }
 

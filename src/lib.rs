@@ -28,7 +28,10 @@ use napi::sys;
 use napi_derive::napi;
 
 use crate::call::dispatch;
-use crate::layout::{DIMS, ERROR_KINDS, MAX_STRING_LENGTH, POSITIONS, SLOT_NAMES, STRATEGIES, VERDICTS};
+use crate::layout::{
+    BUDGET_ACTIONS, BUDGET_FIELDS, DIMS, ERROR_KINDS, MAX_STRING_LENGTH, POSITIONS, SLOT_NAMES, STRATEGIES, VERDICTS,
+};
+use toolclamp_core::{BYTES_PER_TOKEN, MEDIA_TOKENS};
 
 /// How many doubles the result buffer holds (also `LAYOUT.slotCount`). It is a `#[napi]`
 /// item because `napi build` writes the JS loader (`binding.js`) only for a crate with one.
@@ -122,7 +125,8 @@ impl Js {
     }
 
     /// `LAYOUT`: `slots` (name → index), `slotCount`, `verdicts` (name → code),
-    /// `strategies`, `positions`, `dims` and `errorKinds` (names by code or bit), `maxStringLength`.
+    /// `strategies`, `positions`, `dims`, `errorKinds` and `budgetActions` (names by code or
+    /// bit), `budgetFields`, `maxStringLength`, `bytesPerToken` and `mediaTokens`.
     fn layout(&self) -> napi::Result<sys::napi_value> {
         let slots: Vec<_> = SLOT_NAMES
             .iter()
@@ -142,7 +146,11 @@ impl Js {
             ("positions", self.strings(&positions)?),
             ("dims", self.strings(&dims)?),
             ("errorKinds", self.strings(&error_kinds)?),
+            ("budgetActions", self.strings(BUDGET_ACTIONS)?),
+            ("budgetFields", self.strings(BUDGET_FIELDS)?),
             ("maxStringLength", self.number(MAX_STRING_LENGTH as f64)?),
+            ("bytesPerToken", self.number(BYTES_PER_TOKEN as f64)?),
+            ("mediaTokens", self.number(MEDIA_TOKENS as f64)?),
         ])
     }
 }

@@ -200,6 +200,60 @@ impl Call {
         Ok((bytes, !is_array_buffer))
     }
 
+    /// The doubles of the `Float64Array` argument `i`, to read and overwrite in place. Its
+    /// buffer must be an attached, unshared `ArrayBuffer`: only the JS that made the array
+    /// (`lib/native.js`) can reach it, and no other thread can.
+    ///
+    /// # Safety
+    ///
+    /// The slice is valid until JS runs: the caller must not let JS run while it holds it,
+    /// nor hold two slices of the same argument.
+    // The doubles live in JS memory, not in `self`: the borrow of `self` only ties the
+    // slice to the call that may reach them.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn f64s_mut(&self, i: usize) -> Result<&mut [f64], Thrown> {
+        let env = self.env();
+        let v = self.arg(i);
+        let expected = "a Float64Array over an attached ArrayBuffer";
+        let mut is_typed_array = false;
+        // SAFETY: `env` and `v` are valid while the call runs.
+        self.check(unsafe { sys::napi_is_typedarray(env, v, &mut is_typed_array) })?;
+        if !is_typed_array {
+            return Err(self.type_error(i, expected));
+        }
+        let mut kind = 0;
+        let mut length = 0;
+        let mut data: *mut c_void = ptr::null_mut();
+        let mut memory = ptr::null_mut();
+        let mut offset = 0;
+        // SAFETY: as above; every out-pointer is valid.
+        self.check(unsafe {
+            sys::napi_get_typedarray_info(env, v, &mut kind, &mut length, &mut data, &mut memory, &mut offset)
+        })?;
+        let mut is_array_buffer = false;
+        // SAFETY: `memory` is the array's buffer, valid while the call runs.
+        self.check(unsafe { sys::napi_is_arraybuffer(env, memory, &mut is_array_buffer) })?;
+        if kind != sys::TypedarrayType::float64_array || !is_array_buffer {
+            return Err(self.type_error(i, expected));
+        }
+        let mut detached = false;
+        // SAFETY: as above.
+        self.check(unsafe { sys::napi_is_detached_arraybuffer(env, memory, &mut detached) })?;
+        if detached {
+            return Err(self.type_error(i, expected));
+        }
+        if length == 0 || data.is_null() {
+            return Ok(&mut []);
+        }
+        if data.align_offset(std::mem::align_of::<f64>()) != 0 {
+            return Err(self.type_error(i, expected));
+        }
+        // SAFETY: an attached, unshared Float64Array's data points at `length` initialised,
+        // 8-aligned (checked) doubles that no other thread can touch; the caller lets no JS
+        // run while the slice lives and holds no other slice of them (# Safety).
+        Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<f64>(), length) })
+    }
+
     fn check_length(&self, chars: usize) -> Result<(), Thrown> {
         if chars as u64 > MAX_STRING_LENGTH {
             return Err(Thrown::Range(format!(

@@ -67,7 +67,7 @@ describe('text', () => {
 
 describe('limit', () => {
   const typeMessage = (shown) =>
-    `limit must be a number or an object with maxChars, maxBytes or maxLines, got ${shown}`
+    `limit must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${shown}`
 
   test('missing or of the wrong type', () => {
     const cases = [
@@ -128,7 +128,7 @@ describe('limit', () => {
   })
 
   test('no budget at all', () => {
-    const message = 'at least one of maxChars, maxBytes, maxLines is required'
+    const message = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required'
     for (const limit of [{}, { maxChars: undefined }, { maxChars: undefined, maxBytes: undefined, maxLines: undefined }]) {
       for (const [label, fn] of everyEntryPoint(SHORT, limit)) throwsExactly(fn, 'TypeError', message, label)
     }
@@ -166,7 +166,7 @@ describe('unknown option keys', () => {
   })
 
   test('otherwise the keys valid for that call are listed', () => {
-    const limitKeys = 'maxChars, maxBytes, maxLines'
+    const limitKeys = 'maxChars, maxBytes, maxLines, maxTokens, tokenizer'
     const cases = [
       [() => stringTruncateHead(SHORT, { maxChars: 10, foo: 1 }), 'foo', limitKeys],
       [() => stringTruncateTail(SHORT, { maxChars: 10, notice: 'n' }), 'notice', limitKeys],

@@ -102,11 +102,9 @@ const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice',
 
 function truncateText(text, options) {
   checkText(text)
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, snap } = readOptionsObject(
-    options,
-    TRUNCATE_TEXT_OPTIONS,
-  )
-  const limits = readLimits({ maxChars, maxBytes, maxLines })
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap } =
+    readOptionsObject(options, TRUNCATE_TEXT_OPTIONS)
+  const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer })
   const name = readStrategy(strategy)
   const ratio = readHeadRatio(headRatio)
   const lines = readSnap(snap, 'none')

@@ -17,6 +17,7 @@ const {
   LIMIT_KEYS,
   readHeadRatio,
   readOptionalBudget,
+  withTokenBudget,
 } = require('./options.js')
 
 const JSON_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'markers', 'space']
@@ -55,10 +56,10 @@ function readJsonOptions(options) {
   if (options === undefined) return DEFAULT_JSON_OPTIONS
   if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
   checkKeys(options, JSON_OPTIONS)
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, markers, space } = options
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, markers, space } = options
   return {
     maxChars: readOptionalBudget('maxChars', maxChars, Infinity),
-    maxBytes: readOptionalBudget('maxBytes', maxBytes, DEFAULT_MAX_BYTES),
+    maxBytes: withTokenBudget(readOptionalBudget('maxBytes', maxBytes, DEFAULT_MAX_BYTES), maxTokens, tokenizer),
     maxLines: readOptionalBudget('maxLines', maxLines, DEFAULT_MAX_LINES),
     strategy: readChoice('strategy', strategy, JSON_STRATEGIES, 'head'),
     headRatio: readHeadRatio(headRatio),

@@ -9,7 +9,8 @@ const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('./defaults.js')
 const { describe, isArray } = require('./format.js')
 const native = require('./native.js')
 
-const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines']
+const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
+const TOKENIZERS = ['estimate']
 
 /**
  * Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line: this proves a text of
@@ -69,17 +70,34 @@ function readOptionalBudget(name, value, fallback = Infinity) {
 }
 
 /**
- * `maxChars`, `maxBytes` and `maxLines` of an object whose keys were checked, at least one
- * given; `prefix` names them in errors (`stdout.`).
+ * A byte budget with a token budget folded in. Tokens are estimated (the only tokenizer
+ * there is yet, `'estimate'`): one per `BYTES_PER_TOKEN` UTF-8 bytes, rounded up, so a text
+ * fits `maxTokens` exactly when it fits `maxTokens × BYTES_PER_TOKEN` bytes, which the byte
+ * planner keeps. The one place `maxTokens` and `tokenizer` are read.
  */
-function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines is required') {
+function withTokenBudget(maxBytes, maxTokens, tokenizer, prefix = '') {
+  if (tokenizer !== undefined && !TOKENIZERS.includes(tokenizer)) {
+    throw new TypeError(`${prefix}tokenizer must be "estimate", got ${describe(tokenizer)}`)
+  }
+  if (maxTokens === undefined) return maxBytes
+  const tokens = readBudget(`${prefix}maxTokens`, maxTokens)
+  return Math.min(maxBytes, tokens * native.BYTES_PER_TOKEN, tokens === Infinity ? Infinity : Number.MAX_SAFE_INTEGER)
+}
+
+/**
+ * `maxChars`, `maxBytes` and `maxLines` of an object whose keys were checked, at least one
+ * of them or `maxTokens` given (tokens become bytes: withTokenBudget); `prefix` names them
+ * in errors (`stdout.`).
+ */
+function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required') {
   const chars = object.maxChars
   const bytes = object.maxBytes
   const lines = object.maxLines
-  if (chars === undefined && bytes === undefined && lines === undefined) throw new TypeError(what)
+  const tokens = object.maxTokens
+  if (chars === undefined && bytes === undefined && lines === undefined && tokens === undefined) throw new TypeError(what)
   return {
     maxChars: readOptionalBudget(`${prefix}maxChars`, chars),
-    maxBytes: readOptionalBudget(`${prefix}maxBytes`, bytes),
+    maxBytes: withTokenBudget(readOptionalBudget(`${prefix}maxBytes`, bytes), tokens, object.tokenizer, prefix),
     maxLines: readOptionalBudget(`${prefix}maxLines`, lines),
   }
 }
@@ -92,7 +110,7 @@ function readLimitArgument(name, limit) {
   if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
   if (!isPlainObject(limit)) {
     throw new TypeError(
-      `${name} must be a number or an object with maxChars, maxBytes or maxLines, got ${describe(limit)}`,
+      `${name} must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${describe(limit)}`,
     )
   }
   if (name === 'limit') {
@@ -100,7 +118,7 @@ function readLimitArgument(name, limit) {
     return readLimits(limit)
   }
   checkKeys(limit, LIMIT_KEYS, `${name}.`)
-  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines`)
+  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines, maxTokens`)
 }
 
 function readHeadRatio(value, fallback = 0.5) {
@@ -163,6 +181,7 @@ module.exports = {
   readBudget,
   readOptionalBudget,
   readLimits,
+  withTokenBudget,
   readLimitArgument,
   readHeadRatio,
   readStrategy,

@@ -11,6 +11,7 @@ const toolOutput = require('./lib/tool-output.js')
 const spill = require('./lib/spill.js')
 const json = require('./lib/json.js')
 const providerErrors = require('./lib/provider-errors.js')
+const messages = require('./lib/messages.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -46,6 +47,10 @@ module.exports = {
   // Provider errors: is the prompt too long? (lib/provider-errors.js)
   classifyProviderError: providerErrors.classifyProviderError,
   isContextOverflowError: providerErrors.isContextOverflowError,
+  // Tool results across a conversation, in estimated tokens (lib/messages.js)
+  estimateTokens: messages.estimateTokens,
+  clampToolResultsInMessages: messages.clampToolResultsInMessages,
+  withContextOverflowRecovery: messages.withContextOverflowRecovery,
   // Spill files (lib/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
 }

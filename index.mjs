@@ -27,5 +27,8 @@ export const {
   pruneSpillDir,
   classifyProviderError,
   isContextOverflowError,
+  estimateTokens,
+  clampToolResultsInMessages,
+  withContextOverflowRecovery,
 } = toolclamp
 export default toolclamp

@@ -28,6 +28,8 @@ const EXPORTS = {
   planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
   planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
   classifyError: ['out', 'message', 'status', 'code'],
+  planBudget: ['out', 'sizes', 'perResult', 'aggregate', 'minKeepChars', 'protectRecent'],
+  elisionMarker: ['out', 'chars', 'lines', 'tokens', 'spillPath'],
   clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
 }
 
@@ -43,6 +45,10 @@ describe('LAYOUT', () => {
     assert.deepEqual(LAYOUT.strategies, ['head', 'tail', 'headTail', 'auto'])
     assert.deepEqual(LAYOUT.dims, ['chars', 'bytes', 'lines'])
     assert.deepEqual(LAYOUT.errorKinds, ['context_overflow', 'payload_too_large', 'rate_limit', 'other'])
+    assert.deepEqual(LAYOUT.budgetActions, ['keep', 'clamp', 'elide'])
+    assert.deepEqual(LAYOUT.budgetFields, ['textTokens', 'textChars', 'fixedTokens', 'markerTokens'])
+    assert.equal(LAYOUT.bytesPerToken, 3)
+    assert.equal(LAYOUT.mediaTokens, 1600)
     assert.equal(LAYOUT.maxStringLength, require('node:buffer').constants.MAX_STRING_LENGTH)
   })
 

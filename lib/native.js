@@ -274,6 +274,62 @@ function measureText(text) {
   return measureAt(SLOTS.totalChars)
 }
 
+/** Chars, bytes, lines and estimated tokens of `text`. */
+function measureTokens(text) {
+  out[VERDICT] = 0
+  binding.measure(slotBuffer, text, isWide(text))
+  expect(VERDICTS.measured, 'measure')
+  const m = measureAt(SLOTS.totalChars)
+  m.tokens = out[SLOTS.totalTokens]
+  return m
+}
+
+/** UTF-8 bytes per estimated token, and the estimate of one media part (src/layout.rs). */
+const BYTES_PER_TOKEN = LAYOUT.bytesPerToken
+const MEDIA_TOKENS = LAYOUT.mediaTokens
+const BUDGET_ACTIONS = [...LAYOUT.budgetActions]
+
+/** The estimated tokens of `bytes` UTF-8 bytes, as the core estimates them (budget.rs). */
+function tokensOfBytes(bytes) {
+  return Math.ceil(bytes / BYTES_PER_TOKEN)
+}
+const BUDGET_FIELDS = LAYOUT.budgetFields.length
+
+/**
+ * Plans the tool results of a conversation into token budgets. `sizes` lists, oldest
+ * first, `{ textTokens, textChars, fixedTokens, markerTokens }`; the answer is `{ actions,
+ * tokensBefore, tokensAfter, fits }`, an action per result: `{ action: 'keep' | 'clamp' |
+ * 'elide', tokens }` (the text tokens a clamp keeps).
+ */
+function planBudget(sizes, perResult, aggregate, minKeepChars, protectRecent) {
+  const fields = new Float64Array(sizes.length * BUDGET_FIELDS)
+  const names = LAYOUT.budgetFields
+  for (let i = 0; i < sizes.length; i++) {
+    for (let f = 0; f < BUDGET_FIELDS; f++) fields[i * BUDGET_FIELDS + f] = sizes[i][names[f]]
+  }
+  out[VERDICT] = 0
+  binding.planBudget(slotBuffer, fields, perResult, aggregate, minKeepChars, protectRecent)
+  expect(VERDICTS.budgeted, 'planBudget')
+  const actions = new Array(sizes.length)
+  for (let i = 0; i < sizes.length; i++) {
+    const action = BUDGET_ACTIONS[fields[i * BUDGET_FIELDS]]
+    if (action === undefined) throw noAnswer('planBudget')
+    actions[i] = { action, tokens: fields[i * BUDGET_FIELDS + 1] }
+  }
+  return { actions, tokensBefore: out[SLOTS.tokensBefore], tokensAfter: out[SLOTS.tokensAfter], fits: out[SLOTS.fits] === 1 }
+}
+
+/**
+ * The marker that stands for an elided tool result of `chars`, `lines` and `tokens`, naming
+ * `spillPath` (or saying to rerun the tool when null): `{ text, tokens }`.
+ */
+function elisionMarker(chars, lines, tokens, spillPath) {
+  out[VERDICT] = 0
+  const text = binding.elisionMarker(slotBuffer, chars, lines, tokens, spillPath)
+  if (out[VERDICT] !== VERDICTS.marker || typeof text !== 'string') throw noAnswer('elisionMarker')
+  return { text, tokens: out[SLOTS.totalTokens] }
+}
+
 /**
  * Clamps a JSON text (as `JSON.stringify(value, null, gap)` wrote it) under `limits`:
  * `{ cut, answer, total, output }`, where `answer` is null when it fits, else the JSON text
@@ -363,6 +419,12 @@ module.exports = {
   planBytes,
   planToolOutput,
   measureText,
+  measureTokens,
+  BYTES_PER_TOKEN,
+  MEDIA_TOKENS,
+  tokensOfBytes,
+  planBudget,
+  elisionMarker,
   planJson,
   classifyError,
   pageOf,

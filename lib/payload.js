@@ -23,6 +23,7 @@ const {
   readOptionalBudget,
   readSnap,
   readStrategy,
+  withTokenBudget,
 } = require('./options.js')
 
 const PAYLOAD_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES })
@@ -56,7 +57,8 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, responseFormat, snap } = limits
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, responseFormat, snap } =
+    limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw new TypeError(`responseFormat must be "content" or "content_and_artifact", got ${describe(responseFormat)}`)
@@ -65,7 +67,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
     responseFormat: responseFormat ?? 'content',
     snap: readSnap(snap, 'line'),
     maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
-    maxBytes: readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes),
+    maxBytes: withTokenBudget(readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes), maxTokens, tokenizer),
     maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
     strategy: readStrategy(strategy),
     headRatio: readHeadRatio(headRatio),
@@ -363,6 +365,59 @@ function sizeOfPayload(value) {
     else if (kind === 'data') size = plus(size, sizeOfData(item))
   }
   return size
+}
+
+/**
+ * What the clamp of a tool result can cut, and what it keeps whatever happens: `{ text,
+ * media }`, the text as a model reads it (block texts; data as compact JSON) and the count
+ * of media parts (images, audio, files), read through the shapes as clampPayload reads them.
+ */
+function payloadSize(result) {
+  const size = { text: NOTHING, media: 0 }
+  addPayloadSize(size, result)
+  return size
+}
+
+function addPayloadSize(size, result) {
+  if (typeof result === 'string') {
+    size.text = plus(size.text, sizeOfText(result))
+  } else if (isArray(result) && isBlockList(result)) {
+    for (let i = 0, length = lengthOf(result); i < length; i++) {
+      const item = read(result, i)
+      const kind = kindOf(item)
+      if (kind === 'text') size.text = plus(size.text, sizeOfText(blockText(item)))
+      else if (kind === 'data') size.text = plus(size.text, sizeOfData(item))
+      else if (kind === 'block' && !TEXT_TYPES.has(typeOf(item))) size.media++
+    }
+  } else if (typeof result === 'object' && result !== null && !isArray(result)) {
+    addObjectSize(size, result)
+  } else {
+    size.text = plus(size.text, sizeOfData(result))
+  }
+}
+
+/** addPayloadSize for an object, by the shape clampObject sees in it. */
+function addObjectSize(size, result) {
+  const content = read(result, 'content')
+  const structured = read(result, 'structuredContent')
+  if (read(result, 'lc_direct_tool_output') !== true && (isArray(content) || structured !== undefined)) {
+    if (content !== undefined) addPayloadSize(size, content)
+    if (structured !== undefined) size.text = plus(size.text, sizeOfData(structured))
+    return
+  }
+  const type = typeOf(result)
+  const value = read(result, 'value')
+  if (OUTPUT_ITEMS.has(type)) return addPayloadSize(size, read(result, 'output'))
+  if (TEXT_OUTPUTS.has(type) && typeof value === 'string') return addPayloadSize(size, value)
+  if (JSON_OUTPUTS.has(type) && value !== undefined) {
+    size.text = plus(size.text, sizeOfData(value))
+    return
+  }
+  if (type === 'content' && isArray(value)) return addPayloadSize(size, value)
+  const kind = kindOf(result, type)
+  if (kind === 'text') size.text = plus(size.text, sizeOfText(blockText(result)))
+  else if (kind === 'block' && !TEXT_TYPES.has(type)) size.media++
+  else size.text = plus(size.text, sizeOfData(result))
 }
 
 /** `limits` with `used` taken off each budget. */
@@ -807,6 +862,19 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
 
 module.exports = {
   hardTruncateToolPayload,
+  PAYLOAD_OPTIONS, // the option names, for lib/session.js (not the public API)
+  // For the sibling modules, not the public API (index.js lists that).
+  clampPayload,
+  payloadSize,
+  readPayloadLimits,
+  PAYLOAD_DEFAULTS,
+  withProperty,
+  copyList,
+  kindOf,
+  blockText,
+  typeOf,
+  read,
+  lengthOf,
   hardTruncateToolError,
   wrapOnUpdate,
   wrapToolWithHardOutputTruncate,

@@ -1,0 +1,526 @@
+'use strict'
+
+// Tool results across a conversation: clampToolResultsInMessages keeps them within a share
+// of the model's context window, and withContextOverflowRecovery retries a request the
+// provider rejected as too long with the tool results cut tighter.
+//
+// This file finds the tool results in the message formats of the frameworks toolclamp
+// serves and puts the shortened ones back; the Rust core (budget.rs) decides which to cut
+// and by how much, lib/payload.js cuts them.
+
+const { types } = require('node:util')
+
+const native = require('./native.js')
+const spills = require('./spill.js')
+const payloads = require('./payload.js')
+const { classifyProviderError } = require('./provider-errors.js')
+const { describe, isArray, textOf } = require('./format.js')
+const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('./options.js')
+
+const { read, lengthOf, withProperty, copyList, kindOf, blockText, typeOf } = payloads
+
+const CLAMP_OPTIONS = [
+  'contextWindowTokens',
+  'resultShare',
+  'aggregateShare',
+  'minKeepChars',
+  'protectRecent',
+  'spill',
+  'strategy',
+  'snap',
+]
+const RECOVERY_OPTIONS = ['messages', 'maxAttempts', ...CLAMP_OPTIONS]
+
+const DEFAULTS = Object.freeze({ resultShare: 0.3, aggregateShare: 0.5, minKeepChars: 2000, protectRecent: 1, maxAttempts: 3 })
+
+// ---------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------
+
+function readShare(name, value, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number above 0 and at most 1, got ${describe(value)}`)
+  if (!(value > 0 && value <= 1)) throw new RangeError(`${name} must be a number above 0 and at most 1, got ${describe(value)}`)
+  return value
+}
+
+function readCount(name, value, fallback) {
+  if (value === undefined) return fallback
+  const count = readBudget(name, value)
+  if (count === Infinity) throw new RangeError(`${name} must be a non-negative integer, got Infinity`)
+  return count
+}
+
+/** The options of clampToolResultsInMessages, read once: budgets in tokens and how to cut. */
+function readClampOptions(options, allowed = CLAMP_OPTIONS) {
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object with contextWindowTokens, got ${describe(options)}`)
+  checkKeys(options, allowed)
+  const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap } = options
+  if (contextWindowTokens === undefined) throw new TypeError('contextWindowTokens is required')
+  const window = readBudget('contextWindowTokens', contextWindowTokens)
+  if (window === 0 || window === Infinity) {
+    throw new RangeError(`contextWindowTokens must be a positive integer, got ${describe(contextWindowTokens)}`)
+  }
+  const shares = {
+    result: readShare('resultShare', resultShare, DEFAULTS.resultShare),
+    aggregate: readShare('aggregateShare', aggregateShare, DEFAULTS.aggregateShare),
+  }
+  return {
+    window,
+    perResult: Math.floor(window * shares.result),
+    aggregate: Math.floor(window * shares.aggregate),
+    minKeepChars: readCount('minKeepChars', minKeepChars, DEFAULTS.minKeepChars),
+    protectRecent: readCount('protectRecent', protectRecent, DEFAULTS.protectRecent),
+    spill: spills.readSpill(spill, 'tool-result'),
+    strategy: readStrategy(strategy, 'auto'),
+    snap: readSnap(snap, 'line'),
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Finding tool results
+// ---------------------------------------------------------------------------------------
+
+const ROLE_FORMATS = new Map([
+  ['toolResult', 'pi'],
+  ['tool', 'openai-chat'],
+])
+
+/**
+ * The tool results in one message: `{ format, part, key, payload, toolCallId, toolName }`
+ * each, where `part` is the index of the content part holding it (-1 for the message
+ * itself) and `key` the property holding the payload.
+ */
+function toolResultsOf(message) {
+  if (typeof message !== 'object' || message === null || isArray(message)) return []
+  const role = read(message, 'role')
+  const type = read(message, 'type')
+  const content = read(message, 'content')
+  const found = []
+  const add = (format, part, holder, key, idKey) => {
+    const payload = read(holder, key)
+    if (payload === undefined) return
+    const id = read(holder, idKey)
+    const name = read(holder, 'toolName') ?? read(holder, 'name')
+    found.push({
+      format,
+      part,
+      key,
+      payload,
+      toolCallId: typeof id === 'string' ? id : undefined,
+      toolName: typeof name === 'string' ? name : undefined,
+    })
+  }
+  if (role === 'toolResult') {
+    add('pi', -1, message, 'content', 'toolCallId')
+  } else if (role === 'tool' && isArray(content) && hasPart(content, 'tool-result')) {
+    // Vercel AI SDK ModelMessage and LanguageModelV3 prompt: tool-result parts.
+    forEachPart(content, 'tool-result', (part, i) => {
+      add('ai-sdk', i, part, read(part, 'output') !== undefined ? 'output' : 'result', 'toolCallId')
+    })
+  } else if (role === 'tool' || isLangChainToolMessage(message, type)) {
+    // OpenAI Chat Completions, or a LangChain ToolMessage.
+    const format = role === 'tool' && !isLangChainToolMessage(message, type) ? 'openai-chat' : 'langchain'
+    add(format, -1, message, 'content', 'tool_call_id')
+  } else if (type === 'function_call_output' || type === 'function_call_result') {
+    // OpenAI Responses input item, OpenAI Agents SDK item.
+    add('openai-responses', -1, message, 'output', read(message, 'call_id') !== undefined ? 'call_id' : 'callId')
+  } else if (role === 'user' && isArray(content)) {
+    // Anthropic Messages: tool_result blocks in a user message.
+    forEachPart(content, 'tool_result', (part, i) => add('anthropic', i, part, 'content', 'tool_use_id'))
+  }
+  return found
+}
+
+function isLangChainToolMessage(message, type) {
+  if (typeof read(message, 'tool_call_id') !== 'string') return false
+  if (type === 'tool') return true
+  try {
+    const getType = message._getType ?? message.getType
+    return typeof getType === 'function' && getType.call(message) === 'tool'
+  } catch {
+    return false
+  }
+}
+
+function hasPart(parts, type) {
+  for (let i = 0, n = lengthOf(parts); i < n; i++) if (typeOf(read(parts, i)) === type) return true
+  return false
+}
+
+function forEachPart(parts, type, visit) {
+  for (let i = 0, n = lengthOf(parts); i < n; i++) {
+    const part = read(parts, i)
+    if (typeOf(part) === type) visit(part, i)
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Measuring, cutting, eliding
+// ---------------------------------------------------------------------------------------
+
+/** `{ textTokens, textChars, textLines, fixedTokens }` of a payload. */
+function sizeOf(payload) {
+  const { text, media } = payloads.payloadSize(payload)
+  return {
+    textTokens: native.tokensOfBytes(text.bytes),
+    textChars: text.chars,
+    textLines: text.lines,
+    fixedTokens: media * native.MEDIA_TOKENS,
+  }
+}
+
+/**
+ * An upper bound of a payload's tokens read from lengths alone (a UTF-16 unit is at most 3
+ * UTF-8 bytes, one token), or undefined when only measuring tells.
+ */
+function boundOf(payload) {
+  if (typeof payload === 'string') return payload.length
+  if (!isArray(payload)) {
+    const type = typeOf(payload)
+    const value = type === undefined ? undefined : read(payload, 'value')
+    return (type === 'text' || type === 'error-text') && typeof value === 'string' ? value.length : undefined
+  }
+  let bound = 0
+  for (let i = 0, n = lengthOf(payload); i < n; i++) {
+    const item = read(payload, i)
+    const kind = kindOf(item)
+    if (kind === 'text') bound += blockText(item).length
+    else if (kind === 'block') bound += native.MEDIA_TOKENS
+    else if (typeof item === 'string') bound += item.length
+    else if (kind !== 'none') return undefined
+  }
+  return bound
+}
+
+/** The text a model would have read of a payload, as saved to a spill file. */
+function fullTextOf(payload) {
+  if (typeof payload === 'string') return payload
+  const type = typeOf(payload)
+  if (!isArray(payload) && (type === 'text' || type === 'error-text')) return textOf(read(payload, 'value'))
+  const parts = isArray(payload) ? payload : type === 'content' ? read(payload, 'value') : undefined
+  if (isArray(parts)) {
+    const texts = []
+    for (let i = 0, n = lengthOf(parts); i < n; i++) {
+      const item = read(parts, i)
+      const kind = kindOf(item)
+      if (kind === 'text') texts.push(blockText(item))
+      else if (kind === 'data') texts.push(typeof item === 'string' ? item : jsonText(item))
+    }
+    return texts.join('\n')
+  }
+  return jsonText(type === 'json' || type === 'error-json' ? read(payload, 'value') : payload)
+}
+
+function jsonText(value) {
+  try {
+    return JSON.stringify(value, null, 2) ?? ''
+  } catch {
+    return textOf(value)
+  }
+}
+
+/** Blocks with their text replaced by one text block of `marker`; media kept, in place. */
+function elideBlocks(blocks, marker, textBlock) {
+  const kept = []
+  let placed = false
+  for (let i = 0, n = lengthOf(blocks); i < n; i++) {
+    const item = read(blocks, i)
+    const kind = kindOf(item)
+    if (kind === 'block' && !['text', 'input_text', 'output_text', 'resource'].includes(typeOf(item))) {
+      kept.push(item)
+    } else if (kind === 'text' || kind === 'data') {
+      if (!placed) kept.push(textBlock(marker))
+      placed = true
+    }
+  }
+  if (!placed) kept.unshift(textBlock(marker))
+  return kept
+}
+
+/** The payload with its text replaced by `marker`, in the payload's own shape; media kept. */
+function elide(payload, marker) {
+  if (typeof payload === 'string' || !(typeof payload === 'object' && payload !== null)) return marker
+  if (isArray(payload)) {
+    const first = read(payload, 0)
+    // A text part as this list writes them: OpenAI Responses input_text, else { type: 'text' }.
+    const textType = typeOf(first) === 'input_text' || typeOf(first) === 'output_text' ? typeOf(first) : 'text'
+    return elideBlocks(payload, marker, (text) => ({ type: textType, text }))
+  }
+  const type = typeOf(payload)
+  if (type === 'content' && isArray(read(payload, 'value'))) {
+    return withProperty(payload, 'value', elideBlocks(read(payload, 'value'), marker, (text) => ({ type: 'text', text })))
+  }
+  // An AI SDK output: an error stays an error.
+  if (type === 'error-text' || type === 'error-json') return { type: 'error-text', value: marker }
+  if (type === 'text' || type === 'json') return { type: 'text', value: marker }
+  return marker
+}
+
+const CUT_NOTICE =
+  '[... {omitted} of this tool output cut to fit the context window; full output saved to {spillPath} ...]'
+
+/** Payload limits that cut a result's text to `tokens` estimated tokens. */
+function cutLimits(options, tokens, notice) {
+  return Object.freeze({
+    responseFormat: 'content',
+    snap: options.snap,
+    maxChars: Infinity,
+    maxBytes: tokens * native.BYTES_PER_TOKEN,
+    maxLines: Infinity,
+    strategy: options.strategy,
+    headRatio: 0.5,
+    notice,
+    spill: undefined,
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// The clamp
+// ---------------------------------------------------------------------------------------
+
+/** The messages with each changed tool result put back, copying only what changed. */
+function rebuild(messages, found, changes) {
+  const result = copyList(messages)
+  const byMessage = new Map()
+  for (let k = 0; k < found.length; k++) {
+    if (changes[k] === undefined) continue
+    const at = found[k].index
+    if (!byMessage.has(at)) byMessage.set(at, [])
+    byMessage.get(at).push(k)
+  }
+  for (const [at, ks] of byMessage) {
+    const message = read(messages, at)
+    let parts
+    let next = message
+    for (const k of ks) {
+      const { part, key } = found[k]
+      if (part === -1) {
+        next = withContent(next, key, changes[k])
+      } else {
+        parts ??= copyList(read(message, 'content'))
+        parts[part] = withProperty(parts[part], key, changes[k])
+      }
+    }
+    if (parts !== undefined) next = withContent(next, 'content', parts)
+    result[at] = next
+  }
+  return result
+}
+
+/** A message with `key` set; a LangChain message keeps its `lc_kwargs` in step. */
+function withContent(message, key, value) {
+  const copy = withProperty(message, key, value)
+  const kwargs = read(message, 'lc_kwargs')
+  if (typeof kwargs !== 'object' || kwargs === null || read(kwargs, key) === undefined) return copy
+  return withProperty(copy, 'lc_kwargs', withProperty(kwargs, key, value))
+}
+
+/**
+ * The clamp with options already read; `perResult` and `aggregate` in tokens. With `exact`,
+ * tokens are measured even when lengths alone show that everything fits.
+ */
+function clampMessages(messages, options, perResult = options.perResult, aggregate = options.aggregate, exact = false) {
+  if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
+  const found = []
+  for (let i = 0, n = lengthOf(messages); i < n; i++) {
+    for (const result of toolResultsOf(read(messages, i))) found.push({ index: i, ...result })
+  }
+  // Most conversations fit: proven from lengths alone, without measuring.
+  let bound = 0
+  for (const result of found) {
+    const b = boundOf(result.payload)
+    if (b === undefined || b > perResult || (bound += b) > aggregate) {
+      bound = undefined
+      break
+    }
+  }
+  if (bound !== undefined && !exact) return unchanged(messages, found)
+  const sizes = found.map(({ payload }) => sizeOf(payload))
+  const markers = sizes.map((size, k) => {
+    const path = options.spill === undefined ? null : spills.spillPath(nameFor(options.spill, found[k].toolName))
+    const { text, tokens } = native.elisionMarker(size.textChars, size.textLines, size.textTokens, path)
+    return { path, text, tokens }
+  })
+  const plan = native.planBudget(
+    sizes.map((size, k) => ({ ...size, markerTokens: markers[k].tokens })),
+    perResult,
+    aggregate,
+    options.minKeepChars,
+    options.protectRecent,
+  )
+  const changes = new Array(found.length)
+  const results = found.map((result, k) => {
+    const { action, tokens } = plan.actions[k]
+    const before = sizes[k].textTokens + sizes[k].fixedTokens
+    const report = {
+      messageIndex: result.index,
+      partIndex: result.part === -1 ? undefined : result.part,
+      format: result.format,
+      toolCallId: result.toolCallId,
+      toolName: result.toolName,
+      action: 'kept',
+      tokensBefore: before,
+      tokensAfter: before,
+    }
+    if (action === 'keep') return report
+    // The original is saved before anything that names it is written.
+    let path = null
+    if (options.spill !== undefined) {
+      const saved = spills.writeSpill(markers[k].path, fullTextOf(result.payload))
+      path = saved.path
+      if (saved.error !== undefined) report.spillError = saved.error
+      if (path !== null) report.spillPath = path
+    }
+    let next
+    if (action === 'elide') {
+      const marker = path === markers[k].path ? markers[k].text : native.elisionMarker(sizes[k].textChars, sizes[k].textLines, sizes[k].textTokens, null).text
+      next = elide(result.payload, marker)
+      report.action = 'elided'
+    } else {
+      const notice = path === null ? undefined : spills.templateWithPath(CUT_NOTICE, path)
+      next = payloads.clampPayload(result.payload, cutLimits(options, tokens, notice))
+      report.action = 'clamped'
+    }
+    if (next === result.payload) {
+      report.action = 'kept'
+      return report
+    }
+    changes[k] = next
+    const after = sizeOf(next)
+    report.tokensAfter = after.textTokens + after.fixedTokens
+    return report
+  })
+  const changed = changes.some((c) => c !== undefined)
+  const tokensBefore = results.reduce((sum, r) => sum + r.tokensBefore, 0)
+  const tokensAfter = results.reduce((sum, r) => sum + r.tokensAfter, 0)
+  return {
+    messages: changed ? rebuild(messages, found, changes) : messages,
+    changed,
+    savedTokens: tokensBefore - tokensAfter,
+    tokensBefore,
+    tokensAfter,
+    fits: tokensAfter <= aggregate && results.every((r) => r.tokensAfter <= perResult),
+    results,
+  }
+}
+
+function nameFor(spill, toolName) {
+  return toolName === undefined || spill.name !== 'tool-result' ? spill : { ...spill, name: toolName }
+}
+
+/** The answer for messages whose tool results fit by their lengths: counted by length bounds. */
+function unchanged(messages, found) {
+  const results = found.map((result) => {
+    const tokens = boundOf(result.payload)
+    return {
+      messageIndex: result.index,
+      partIndex: result.part === -1 ? undefined : result.part,
+      format: result.format,
+      toolCallId: result.toolCallId,
+      toolName: result.toolName,
+      action: 'kept',
+      tokensBefore: tokens,
+      tokensAfter: tokens,
+    }
+  })
+  const tokens = results.reduce((sum, r) => sum + r.tokensBefore, 0)
+  return { messages, changed: false, savedTokens: 0, tokensBefore: tokens, tokensAfter: tokens, fits: true, results }
+}
+
+/**
+ * The estimated tokens of a text or a value (see budget.rs for the estimate): a string or
+ * bytes by their UTF-8 length; any other value as clampPayload reads it, text by its UTF-8
+ * length, data as its compact JSON, each media part (an image, audio, a file) as
+ * `MEDIA_TOKENS`.
+ */
+function estimateTokens(value) {
+  if (typeof value === 'string') return value.length === 0 ? 0 : native.measureTokens(value).tokens
+  if (types.isUint8Array(value)) return native.tokensOfBytes(native.byteLengthOf.call(value))
+  const size = sizeOf(value)
+  return size.textTokens + size.fixedTokens
+}
+
+/**
+ * Keeps the tool results of a conversation within a share of the context window: each
+ * within `resultShare`, all together within `aggregateShare`, the oldest cut first.
+ * Returns `{ messages, changed, savedTokens, tokensBefore, tokensAfter, fits, results }`;
+ * `messages` is the very array given when nothing changed. Never mutates.
+ */
+function clampToolResultsInMessages(messages, options) {
+  return clampMessages(messages, readClampOptions(options))
+}
+
+// ---------------------------------------------------------------------------------------
+// Recovery
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The tool-result budget for the next attempt after the provider said the request was too
+ * long: the tool results cut by what the error says was over (with room for the estimate's
+ * error, as the provider's tokenizer may count our tokens as up to 1.5 of its own, and 5%
+ * of the window for the answer), or halved when it says no numbers.
+ */
+function tighterBudget(tokensNow, classification) {
+  const { limitTokens, requestedTokens } = classification
+  if (limitTokens > 0 && requestedTokens > limitTokens) {
+    const over = Math.ceil((requestedTokens - limitTokens) * 1.5 + limitTokens * 0.05)
+    return Math.max(0, tokensNow - over)
+  }
+  return Math.floor(tokensNow / 2)
+}
+
+/**
+ * Calls `send(messages)`; when the provider answers that the request is too long, cuts the
+ * tool results tighter and sends again, at most `maxAttempts` calls in all. A rate limit or
+ * any other error is thrown as it came. Resolves to `{ result, messages, attempts }`:
+ * the messages of the call that succeeded and what each attempt did.
+ */
+async function withContextOverflowRecovery(send, options) {
+  if (typeof send !== 'function') throw new TypeError(`send must be a function, got ${describe(send)}`)
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object with messages and contextWindowTokens, got ${describe(options)}`)
+  checkKeys(options, RECOVERY_OPTIONS)
+  const { messages, maxAttempts: attemptsGiven, ...clampGiven } = options
+  if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
+  const maxAttempts = readCount('maxAttempts', attemptsGiven, DEFAULTS.maxAttempts)
+  if (maxAttempts < 1) throw new RangeError(`maxAttempts must be at least 1, got ${maxAttempts}`)
+  const clampOptions = readClampOptions(clampGiven)
+  const attempts = []
+  let current = messages
+  let perResult = clampOptions.perResult
+  let aggregate = clampOptions.aggregate
+  let tokensNow
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await send(current)
+      attempts.push({ attempt, error: null })
+      return { result, messages: current, attempts }
+    } catch (error) {
+      const classification = classifyProviderError(error)
+      const overflow = classification.kind === 'context_overflow' || classification.kind === 'payload_too_large'
+      attempts.push({ attempt, error: classification })
+      if (!overflow || attempt >= maxAttempts) throw error
+      // Cut from the original messages each time, so notices never stack.
+      tokensNow ??= clampMessages(messages, clampOptions, Infinity, Infinity, true).tokensAfter
+      aggregate = Math.min(aggregate, tighterBudget(tokensNow, classification))
+      perResult = Math.min(perResult, aggregate)
+      const clamped = clampMessages(messages, clampOptions, perResult, aggregate)
+      // Nothing left to cut: another call would fail the same way.
+      if (clamped.messages === current || (current !== messages && clamped.tokensAfter >= tokensNow)) throw error
+      attempts[attempts.length - 1].savedTokens = clamped.savedTokens
+      tokensNow = clamped.tokensAfter
+      current = clamped.messages
+    }
+  }
+}
+
+module.exports = {
+  estimateTokens,
+  clampToolResultsInMessages,
+  withContextOverflowRecovery,
+  // For the framework adapters, not the public API (index.js lists that).
+  readClampOptions,
+  clampMessages,
+  tighterBudget,
+  CLAMP_OPTIONS,
+}

@@ -1,0 +1,47 @@
+'use strict'
+
+// Options of the framework adapters (lib/pi-agent.js, lib/ai-sdk.js): each adapter takes a
+// few keys of its own (callbacks, maxAttempts) and hands every other key to the clamp of
+// lib/messages.js, which checks them. All are read once, when the adapter is made, so a
+// mistake throws there and not in the middle of an agent run.
+
+const { describe } = require('./format.js')
+const { checkKeys, isPlainObject } = require('./options.js')
+const { readClampOptions, CLAMP_OPTIONS } = require('./messages.js')
+
+/**
+ * `{ own, clamp, read }`: the values of `ownKeys`, the clamp options as given (for
+ * withContextOverflowRecovery) and as read by readClampOptions (for clampMessages). When
+ * the caller may leave `contextWindowTokens` out, `window` stands in for it in the check.
+ */
+function readAdapterOptions(options, ownKeys, { window } = {}) {
+  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  // Checked here too, so that a misspelt key of the adapter's own is named with its near miss.
+  checkKeys(options, [...CLAMP_OPTIONS, ...ownKeys])
+  const own = {}
+  const clamp = {}
+  for (const key of Object.keys(options)) {
+    if (ownKeys.includes(key)) own[key] = options[key]
+    else clamp[key] = options[key]
+  }
+  for (const key of ['onClamp', 'onRecovered']) {
+    if (own[key] !== undefined && typeof own[key] !== 'function') {
+      throw new TypeError(`${key} must be a function, got ${describe(own[key])}`)
+    }
+  }
+  const { maxAttempts } = own
+  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
+    throw new RangeError(`maxAttempts must be an integer of at least 1, got ${describe(maxAttempts)}`)
+  }
+  const checked = window !== undefined && clamp.contextWindowTokens === undefined ? { ...clamp, contextWindowTokens: window } : clamp
+  return { own, clamp, read: readClampOptions(checked) }
+}
+
+/** The options of withContextOverflowRecovery: the clamp options, the messages, maxAttempts if set. */
+function recoveryOptions(clamp, messages, maxAttempts) {
+  const options = { ...clamp, messages }
+  if (maxAttempts !== undefined) options.maxAttempts = maxAttempts
+  return options
+}
+
+module.exports = { readAdapterOptions, recoveryOptions }

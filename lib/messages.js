@@ -337,13 +337,14 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   }
   if (bound !== undefined && !exact) return unchanged(messages, found)
   const sizes = found.map(({ payload }) => sizeOf(payload))
-  const markers = sizes.map((size, k) => {
-    const path = options.spill === undefined ? null : spills.spillPath(nameFor(options.spill, found[k].toolName))
-    const { text, tokens } = native.elisionMarker(size.textChars, size.textLines, size.textTokens, path)
-    return { path, text, tokens }
+  // Markers sized with a spill path of the length the real one will have (it is named by
+  // the content, hashed only for the results that are cut).
+  const markerTokens = sizes.map((size, k) => {
+    const path = options.spill === undefined ? null : spills.contentSpillPath(nameFor(options.spill, found[k].toolName))
+    return native.elisionMarker(size.textChars, size.textLines, size.textTokens, path).tokens
   })
   const plan = native.planBudget(
-    sizes.map((size, k) => ({ ...size, markerTokens: markers[k].tokens })),
+    sizes.map((size, k) => ({ ...size, markerTokens: markerTokens[k] })),
     perResult,
     aggregate,
     options.minKeepChars,
@@ -367,15 +368,16 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
     // The original is saved before anything that names it is written.
     let path = null
     if (options.spill !== undefined) {
-      const saved = spills.writeSpill(markers[k].path, fullTextOf(result.payload))
+      const text = fullTextOf(result.payload)
+      const saved = spills.writeSpillOnce(spills.contentSpillPath(nameFor(options.spill, result.toolName), text), text)
       path = saved.path
       if (saved.error !== undefined) report.spillError = saved.error
       if (path !== null) report.spillPath = path
     }
     let next
     if (action === 'elide') {
-      const marker = path === markers[k].path ? markers[k].text : native.elisionMarker(sizes[k].textChars, sizes[k].textLines, sizes[k].textTokens, null).text
-      next = elide(result.payload, marker)
+      const { textChars, textLines, textTokens } = sizes[k]
+      next = elide(result.payload, native.elisionMarker(textChars, textLines, textTokens, path).text)
       report.action = 'elided'
     } else {
       const notice = path === null ? undefined : spills.templateWithPath(CUT_NOTICE, path)
@@ -401,6 +403,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
     tokensBefore,
     tokensAfter,
     fits: tokensAfter <= aggregate && results.every((r) => r.tokensAfter <= perResult),
+    exact: true,
     results,
   }
 }
@@ -409,7 +412,10 @@ function nameFor(spill, toolName) {
   return toolName === undefined || spill.name !== 'tool-result' ? spill : { ...spill, name: toolName }
 }
 
-/** The answer for messages whose tool results fit by their lengths: counted by length bounds. */
+/**
+ * The answer for messages whose tool results fit by their lengths. Nothing was measured:
+ * the token counts are those bounds (`exact: false`), at least the estimate.
+ */
 function unchanged(messages, found) {
   const results = found.map((result) => {
     const tokens = boundOf(result.payload)
@@ -425,7 +431,7 @@ function unchanged(messages, found) {
     }
   })
   const tokens = results.reduce((sum, r) => sum + r.tokensBefore, 0)
-  return { messages, changed: false, savedTokens: 0, tokensBefore: tokens, tokensAfter: tokens, fits: true, results }
+  return { messages, changed: false, savedTokens: 0, tokensBefore: tokens, tokensAfter: tokens, fits: true, exact: false, results }
 }
 
 /**
@@ -444,8 +450,10 @@ function estimateTokens(value) {
 /**
  * Keeps the tool results of a conversation within a share of the context window: each
  * within `resultShare`, all together within `aggregateShare`, the oldest cut first.
- * Returns `{ messages, changed, savedTokens, tokensBefore, tokensAfter, fits, results }`;
- * `messages` is the very array given when nothing changed. Never mutates.
+ * Returns `{ messages, changed, savedTokens, tokensBefore, tokensAfter, fits, exact, results }`;
+ * `messages` is the very array given when nothing changed. Never mutates. `exact` is false
+ * when lengths alone proved that everything fits: then nothing was measured, and the token
+ * counts are upper bounds (a UTF-16 unit a token).
  */
 function clampToolResultsInMessages(messages, options) {
   return clampMessages(messages, readClampOptions(options))
@@ -456,18 +464,21 @@ function clampToolResultsInMessages(messages, options) {
 // ---------------------------------------------------------------------------------------
 
 /**
- * The tool-result budget for the next attempt after the provider said the request was too
- * long: the tool results cut by what the error says was over (with room for the estimate's
- * error, as the provider's tokenizer may count our tokens as up to 1.5 of its own, and 5%
- * of the window for the answer), or halved when it says no numbers.
+ * The tool-result budget for the next attempt after the provider said the request it got
+ * was too long, from the estimated tokens of the tool results sent (`tokensSent`):
+ * - the excess the error states, taken off the tool results with a quarter more (for the
+ *   difference between the estimate and the provider's tokenizer) and 2% of the window
+ *   for the answer;
+ * - when that excess is more than all the tool results (a provider that counts denser
+ *   than the estimate: CJK, emoji), the tool results scaled by limit / requested, less 2%;
+ * - halved when the error states no numbers.
  */
-function tighterBudget(tokensNow, classification) {
+function tighterBudget(tokensSent, classification) {
   const { limitTokens, requestedTokens } = classification
-  if (limitTokens > 0 && requestedTokens > limitTokens) {
-    const over = Math.ceil((requestedTokens - limitTokens) * 1.5 + limitTokens * 0.05)
-    return Math.max(0, tokensNow - over)
-  }
-  return Math.floor(tokensNow / 2)
+  if (!(limitTokens > 0 && requestedTokens > limitTokens)) return Math.floor(tokensSent / 2)
+  const left = tokensSent - Math.ceil((requestedTokens - limitTokens) * 1.25 + limitTokens * 0.02)
+  if (left > 0) return left
+  return Math.floor(((tokensSent * limitTokens) / requestedTokens) * 0.98)
 }
 
 /**
@@ -489,7 +500,8 @@ async function withContextOverflowRecovery(send, options) {
   let current = messages
   let perResult = clampOptions.perResult
   let aggregate = clampOptions.aggregate
-  let tokensNow
+  // Estimated tokens of the tool results in the messages sent last.
+  let tokensSent
   for (let attempt = 1; ; attempt++) {
     try {
       const result = await send(current)
@@ -500,15 +512,16 @@ async function withContextOverflowRecovery(send, options) {
       const overflow = classification.kind === 'context_overflow' || classification.kind === 'payload_too_large'
       attempts.push({ attempt, error: classification })
       if (!overflow || attempt >= maxAttempts) throw error
-      // Cut from the original messages each time, so notices never stack.
-      tokensNow ??= clampMessages(messages, clampOptions, Infinity, Infinity, true).tokensAfter
-      aggregate = Math.min(aggregate, tighterBudget(tokensNow, classification))
+      tokensSent ??= clampMessages(messages, clampOptions, Infinity, Infinity, true).tokensAfter
+      // The shares first, then tighter by what the provider said was over.
+      aggregate = Math.min(aggregate, tighterBudget(tokensSent, classification))
       perResult = Math.min(perResult, aggregate)
-      const clamped = clampMessages(messages, clampOptions, perResult, aggregate)
-      // Nothing left to cut: another call would fail the same way.
-      if (clamped.messages === current || (current !== messages && clamped.tokensAfter >= tokensNow)) throw error
+      // Cut from the original messages each time, so notices never stack.
+      const clamped = clampMessages(messages, clampOptions, perResult, aggregate, true)
+      // Nothing more to cut: another call would fail the same way.
+      if (clamped.tokensAfter >= tokensSent) throw error
       attempts[attempts.length - 1].savedTokens = clamped.savedTokens
-      tokensNow = clamped.tokensAfter
+      tokensSent = clamped.tokensAfter
       current = clamped.messages
     }
   }

@@ -12,16 +12,17 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { randomBytes } = require('node:crypto')
+const { createHash, randomBytes } = require('node:crypto')
 
 const { describe, messageOf } = require('./format.js')
 const { checkKeys, isPlainObject, readNotice } = require('./options.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
-// <name>-<UTC time>-<16 hex><SUFFIX>, and its temporary twin .<final>.<8 hex>.tmp
-const SPILL_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-\d{8}T\d{6}Z-[0-9a-f]{16}\.toolclamp-spill\.txt$/
-const SPILL_TEMP = /^\.[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-\d{8}T\d{6}Z-[0-9a-f]{16}\.toolclamp-spill\.txt\.[0-9a-f]{8}\.tmp$/
+// <name>-<UTC time>-<16 hex><SUFFIX> (or <name>-<16 hex of the content's SHA-256><SUFFIX>),
+// and its temporary twin .<final>.<8 hex>.tmp
+const SPILL_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-(?:\d{8}T\d{6}Z-)?[0-9a-f]{16}\.toolclamp-spill\.txt$/
+const SPILL_TEMP = /^\.[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-(?:\d{8}T\d{6}Z-)?[0-9a-f]{16}\.toolclamp-spill\.txt\.[0-9a-f]{8}\.tmp$/
 
 /**
  * A file-name-safe form of a tool name: ASCII letters, digits, `.`, `_`, `-`; anything
@@ -81,6 +82,43 @@ function spillPath(spill, suffix = '') {
   // guarantee the directory's owner relies on.
   if (path.dirname(full) !== spill.dir) throw new Error(`spill file ${JSON.stringify(file)} escapes ${spill.dir}`)
   return full
+}
+
+/**
+ * The path of a spill named by its content (`text`'s SHA-256): the same text always gets
+ * the same file, so a conversation clamped before every model call saves each output once
+ * and names it the same way each time (a stable prompt, which provider caches need).
+ * Without `text`, a path of the same length, for sizing a notice before hashing.
+ */
+function contentSpillPath(spill, text) {
+  const hash = text === undefined ? '0'.repeat(16) : createHash('sha256').update(text).digest('hex').slice(0, 16)
+  const full = path.join(spill.dir, `${sanitizeName(spill.name)}-${hash}${SUFFIX}`)
+  if (path.dirname(full) !== spill.dir) throw new Error(`spill file ${JSON.stringify(full)} escapes ${spill.dir}`)
+  return full
+}
+
+/**
+ * writeSpill for a content-named file: one already there with the same size is the same
+ * text, kept (its time is renewed, so pruneSpillDir keeps what is still in use).
+ */
+function writeSpillOnce(file, text) {
+  const existing = (size) => {
+    try {
+      const stat = fs.lstatSync(file)
+      if (!stat.isFile() || stat.size !== size) return false
+      const now = new Date()
+      fs.utimesSync(file, now, now)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const size = Buffer.byteLength(text)
+  if (existing(size)) return { path: file }
+  const report = writeSpill(file, text)
+  // Written meanwhile by another call with the same text.
+  if (report.path === null && report.error?.code === 'EEXIST' && existing(size)) return { path: file }
+  return report
 }
 
 /**
@@ -272,6 +310,8 @@ module.exports = {
   readSpill,
   spillPath,
   writeSpill,
+  contentSpillPath,
+  writeSpillOnce,
   templateWithPath,
   sanitizeName,
   clampAndSpill,

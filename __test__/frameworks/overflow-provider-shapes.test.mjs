@@ -241,7 +241,6 @@ test('withContextOverflowRecovery: a provider that counts 1.4 times the estimate
 
 test(
   'withContextOverflowRecovery: a request far over the window keeps the part of the tool result that fits',
-  { todo: 'the retry budget is the whole results less 1.5 times the excess: results over about 2.7 windows are elided, not clamped' },
   async () => {
     const { messages } = await recoverCjk()
     const kept = messages[2].content

@@ -36,9 +36,16 @@ export interface Limits {
   maxBytes?: number
   /** Maximum lines. */
   maxLines?: number
+  /**
+   * Maximum estimated tokens (see {@link estimateTokens}): one token per 3 UTF-8 bytes, rounded up,
+   * so this is `maxBytes: 3 * maxTokens`, and `truncatedBy` names `'bytes'` when it binds.
+   */
+  maxTokens?: number
+  /** How tokens are counted. Only `'estimate'` for now. @default 'estimate' */
+  tokenizer?: 'estimate'
 }
 
-/** A number is `maxChars`; an object sets any of the three budgets. */
+/** A number is `maxChars`; an object sets any of the budgets. */
 export type Limit = number | Limits
 
 /** What a notice may say; counts are of the input, in its units. */
@@ -363,6 +370,165 @@ export declare function classifyProviderError(error: unknown): ProviderErrorClas
  * (shrinking the conversation fixes both); never a rate limit. Never throws.
  */
 export declare function isContextOverflowError(error: unknown): boolean
+
+// ---------------------------------------------------------------------------------------
+// Tool results across a conversation
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Estimated tokens, never under the count of the tokenizers agents meet for CJK: one token per 3
+ * UTF-8 bytes, rounded up (a CJK char is one token; ASCII is a token per 3 chars, the safe side
+ * for logs, JSON and code). A string or bytes by their UTF-8 length; any other value as
+ * {@link hardTruncateToolPayload} reads it: text blocks by their text, data as compact JSON, each
+ * media part (image, audio, file) as 1,600 tokens.
+ *
+ * @example
+ * estimateTokens('上下左右') // 4
+ * estimateTokens([{ type: 'text', text: 'abc' }, { type: 'image', data, mimeType: 'image/png' }]) // 1601
+ */
+export declare function estimateTokens(value: unknown): number
+
+/** How the tool results of a conversation share its model's context window. */
+export interface ClampMessagesOptions {
+  /** The model's context window, in tokens. Required. */
+  contextWindowTokens: number
+  /** One tool result may use at most this share of the window (media included). @default 0.3 */
+  resultShare?: number
+  /** All tool results together may use at most this share; the oldest are cut first. @default 0.5 */
+  aggregateShare?: number
+  /** A cut keeps at least this many chars of a result, or the result is elided to its marker. @default 2000 */
+  minKeepChars?: number
+  /** The newest N tool results are cut last. @default 1 */
+  protectRecent?: number
+  /**
+   * Save each cut result's full text first (a file named by its content's SHA-256, 0600, written once,
+   * never overwritten), and name it in the notice or the marker.
+   */
+  spill?: SpillOptions
+  /** How a cut result is shortened. @default 'auto' */
+  strategy?: Strategy
+  /** @default 'line' */
+  snap?: Snap
+}
+
+/** What became of one tool result. */
+export interface ClampedToolResult {
+  messageIndex: number
+  /** The content part holding it (AI SDK `tool-result` parts, Anthropic `tool_result` blocks). */
+  partIndex?: number
+  format: 'pi' | 'ai-sdk' | 'openai-chat' | 'openai-responses' | 'anthropic' | 'langchain'
+  toolCallId?: string
+  toolName?: string
+  /** `'elided'`: its text is now a marker saying what was there and how to get it back; media kept. */
+  action: 'kept' | 'clamped' | 'elided'
+  tokensBefore: number
+  tokensAfter: number
+  /** The spill file holding its full text. */
+  spillPath?: string
+  /** Why the spill file could not be written (the notice then says to rerun the tool). */
+  spillError?: Error
+}
+
+export interface ClampMessagesResult<M> {
+  /** The very array given when nothing changed; otherwise a copy with copies of the changed messages. */
+  messages: M[]
+  changed: boolean
+  savedTokens: number
+  /** Estimated tokens of all tool results before and after. */
+  tokensBefore: number
+  tokensAfter: number
+  /** False only when media and markers alone are over the budgets. */
+  fits: boolean
+  /**
+   * False when lengths alone proved that everything fits: nothing was measured, and the token
+   * counts are upper bounds (one token a UTF-16 unit).
+   */
+  exact: boolean
+  results: ClampedToolResult[]
+}
+
+/**
+ * Keeps the tool results of a conversation within their shares of the context window: each
+ * result above `resultShare` is clamped to it; then, while all tool results exceed
+ * `aggregateShare`, the OLDEST are cut first (the newest `protectRecent` last), by just what is
+ * over, or elided to a marker when less than `minKeepChars` would remain. A result is never
+ * deleted: tool-call / tool-result pairs stay intact and in order, images and other media are kept.
+ *
+ * Formats, detected per message: pi-ai / pi-agent-core (`role: 'toolResult'`), AI SDK
+ * `ModelMessage` and `LanguageModelV3Prompt` (`tool-result` parts), OpenAI Chat (`role: 'tool'`),
+ * OpenAI Responses (`function_call_output`), Anthropic (`tool_result` blocks in `user` messages),
+ * LangChain `ToolMessage`. Never mutates.
+ */
+export declare function clampToolResultsInMessages<M>(messages: M[], options: ClampMessagesOptions): ClampMessagesResult<M>
+
+export interface OverflowRecoveryOptions<M> extends ClampMessagesOptions {
+  messages: M[]
+  /** Calls in all, the first included. @default 3 */
+  maxAttempts?: number
+}
+
+export interface OverflowAttempt {
+  attempt: number
+  /** What the provider's error said; null for the call that succeeded. */
+  error: ProviderErrorClass | null
+  /** Tokens the rewrite after this attempt saved. */
+  savedTokens?: number
+}
+
+/**
+ * Calls `send(messages)`; when the provider answers that the request is too long
+ * ({@link isContextOverflowError}), rewrites the tool results of the original messages tighter
+ * (by the excess the error states, or by half) and calls again, at most `maxAttempts` calls.
+ * A rate limit or any other error is thrown as it came, as is the last overflow.
+ */
+export declare function withContextOverflowRecovery<M, R>(
+  send: (messages: M[]) => R | Promise<R>,
+  options: OverflowRecoveryOptions<M>,
+): Promise<{ result: R; messages: M[]; attempts: OverflowAttempt[] }>
+
+export interface GuardOptions extends ClampMessagesOptions {
+  /** Called with the clamp's result when it changed the request. */
+  onClamp?: (result: ClampMessagesResult<unknown>) => void
+}
+
+export interface RecoveryHooks {
+  /** Calls in all, the first included. @default 3 */
+  maxAttempts?: number
+  /** Called when a retried call got through, with the attempts and the messages that did. */
+  onRecovered?: (info: { attempts: OverflowAttempt[]; messages: unknown[] }) => void
+}
+
+/**
+ * pi-agent-core: a `transformContext` that clamps the tool results of every request to their
+ * shares of the window. Only the request changes: the agent's transcript keeps every result.
+ * Never rejects (pi's contract): if the clamp throws, the messages go as they were, with a
+ * process warning.
+ */
+export declare function toolResultsContextGuard(
+  options: GuardOptions,
+): <M>(messages: M[], signal?: AbortSignal) => Promise<M[]>
+
+/**
+ * pi-agent-core: wraps a `streamFn` (pi-ai's `streamSimple`) so that a response refused as too
+ * long before any content is retried with the tool results cut tighter; the agent never sees the
+ * refused attempt. `contextWindowTokens` defaults to the model's `contextWindow`.
+ */
+export declare function wrapStreamFnWithOverflowRecovery<F extends (...args: any[]) => any>(
+  streamFn: F,
+  options?: Partial<ClampMessagesOptions> & RecoveryHooks,
+): F
+
+/**
+ * Vercel AI SDK: a `LanguageModelV3Middleware` for `wrapLanguageModel`: `transformParams` clamps
+ * the tool results of the prompt; `wrapGenerate` and `wrapStream` retry a call refused as too
+ * long (an `APICallError`, or a stream opening with an `error` part) with a tighter prompt.
+ */
+export declare function toolResultsMiddleware(options: GuardOptions & RecoveryHooks): {
+  specificationVersion: 'v3'
+  transformParams: (options: { params: any; type: string; model: any }) => PromiseLike<any>
+  wrapGenerate: (options: any) => PromiseLike<any>
+  wrapStream: (options: any) => PromiseLike<any>
+}
 
 // ---------------------------------------------------------------------------------------
 // Tool results

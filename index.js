@@ -12,6 +12,8 @@ const spill = require('./lib/spill.js')
 const json = require('./lib/json.js')
 const providerErrors = require('./lib/provider-errors.js')
 const messages = require('./lib/messages.js')
+const piAgent = require('./lib/pi-agent.js')
+const aiSdk = require('./lib/ai-sdk.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -51,6 +53,10 @@ module.exports = {
   estimateTokens: messages.estimateTokens,
   clampToolResultsInMessages: messages.clampToolResultsInMessages,
   withContextOverflowRecovery: messages.withContextOverflowRecovery,
+  // The same for pi-agent-core (lib/pi-agent.js) and the AI SDK (lib/ai-sdk.js)
+  toolResultsContextGuard: piAgent.toolResultsContextGuard,
+  wrapStreamFnWithOverflowRecovery: piAgent.wrapStreamFnWithOverflowRecovery,
+  toolResultsMiddleware: aiSdk.toolResultsMiddleware,
   // Spill files (lib/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
 }

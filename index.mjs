@@ -30,5 +30,8 @@ export const {
   estimateTokens,
   clampToolResultsInMessages,
   withContextOverflowRecovery,
+  toolResultsContextGuard,
+  wrapStreamFnWithOverflowRecovery,
+  toolResultsMiddleware,
 } = toolclamp
 export default toolclamp

@@ -27,8 +27,8 @@ const { readAdapterOptions, recoveryOptions } = require('./adapter-options.js')
  * in the messages are clamped to their shares of `contextWindowTokens` (see
  * clampToolResultsInMessages for the options). `onClamp(result)` is called with the clamp's
  * result whenever it changed something. Per pi's contract the function never rejects: a
- * clamp that throws, or an onClamp that throws, leaves the messages as they were or as
- * clamped.
+ * clamp that throws leaves the messages as they were, with a process warning, and an
+ * onClamp that throws leaves them as clamped.
  */
 function toolResultsContextGuard(options) {
   const { own, read } = readAdapterOptions(options, ['onClamp'])
@@ -37,7 +37,9 @@ function toolResultsContextGuard(options) {
     let result
     try {
       result = clampMessages(messages, read)
-    } catch {
+    } catch (error) {
+      // pi's contract forbids a throw here; never silently: the stream wrapper is the backstop.
+      process.emitWarning(`toolclamp: the context guard could not clamp the tool results: ${messageOf(error)}`)
       return messages
     }
     if (result.changed && onClamp !== undefined) {
@@ -192,7 +194,12 @@ async function relay(output, streamFn, settings, model, context, streamOptions) 
     const recovered = await withContextOverflowRecovery(send, recoveryOptions(settings.clamp, context.messages, settings.maxAttempts))
     attempt = recovered.result
     if (recovered.attempts.length > 1 && settings.onRecovered !== undefined) {
-      settings.onRecovered({ attempts: recovered.attempts, messages: recovered.messages })
+      try {
+        settings.onRecovered({ attempts: recovered.attempts, messages: recovered.messages })
+      } catch (error) {
+        // The caller's observer must not turn a recovered answer into a failure.
+        process.emitWarning(`toolclamp: onRecovered threw: ${messageOf(error)}`)
+      }
     }
   } catch (error) {
     // Attempts ran out, or nothing was left to cut: the last overflow is the answer.

@@ -167,3 +167,36 @@ const providerClass: ProviderErrorClass = classifyProviderError(new Error('promp
 const overflowKind: 'context_overflow' | 'payload_too_large' | 'rate_limit' | 'other' = providerClass.kind
 const shouldShrink: boolean = isContextOverflowError({ status: 413 })
 export { overflowKind, shouldShrink }
+
+import {
+  estimateTokens,
+  clampToolResultsInMessages,
+  withContextOverflowRecovery,
+  toolResultsContextGuard,
+  wrapStreamFnWithOverflowRecovery,
+  toolResultsMiddleware,
+  truncateText as truncateTextByTokens,
+} from 'toolclamp'
+import type { ClampMessagesResult, OverflowAttempt } from 'toolclamp'
+interface ChatMessage {
+  role: 'user' | 'tool'
+  content: string
+  tool_call_id?: string
+}
+const chat: ChatMessage[] = [{ role: 'tool', tool_call_id: 'a', content: 'x'.repeat(10) }]
+const clampedChat: ClampMessagesResult<ChatMessage> = clampToolResultsInMessages(chat, { contextWindowTokens: 128_000, resultShare: 0.2 })
+const firstMessage: ChatMessage | undefined = clampedChat.messages[0]
+const tokens: number = estimateTokens('abc') + truncateTextByTokens('abc', { maxTokens: 10, tokenizer: 'estimate' }).outputBytes
+async function recovered(): Promise<string> {
+  const { result, attempts }: { result: string; attempts: OverflowAttempt[] } = await withContextOverflowRecovery(
+    async (messages: ChatMessage[]) => `${messages.length}`,
+    { messages: chat, contextWindowTokens: 128_000, maxAttempts: 2 },
+  )
+  return result + attempts.length
+}
+const guard = toolResultsContextGuard({ contextWindowTokens: 200_000, onClamp: (r) => r.savedTokens })
+const streamFn = wrapStreamFnWithOverflowRecovery((model: string, context: { messages: unknown[] }) => ({ model, context }), { maxAttempts: 2 })
+const middleware = toolResultsMiddleware({ contextWindowTokens: 1_000_000 })
+// @ts-expect-error contextWindowTokens is required
+clampToolResultsInMessages(chat, { resultShare: 0.2 })
+export { firstMessage, tokens, recovered, guard, streamFn, middleware }

@@ -531,6 +531,62 @@ export declare function toolResultsMiddleware(options: GuardOptions & RecoveryHo
 }
 
 // ---------------------------------------------------------------------------------------
+// Session transcripts (pi-coding-agent's JSONL)
+// ---------------------------------------------------------------------------------------
+
+/** Payload limits for persisted tool results; `responseFormat` does not apply. */
+export type SessionLimits = Omit<PayloadLimits, 'responseFormat'>
+
+/**
+ * A guarded pi-coding-agent `SessionManager`: `appendMessage` clamps a `toolResult` message's
+ * content to `limits` (default 51,200 bytes / 2,000 lines) before it is persisted; with `spill`,
+ * the original text is saved first and the notice names it. Everything else is forwarded to the
+ * manager (a Proxy with methods bound to it, so classes with `#private` fields work); the manager
+ * and the messages are never mutated. A message field that cannot be read throws, and nothing is
+ * persisted.
+ *
+ * @example
+ * const sessionManager = guardSessionManager(SessionManager.create(cwd), { spill: { dir: '.pi/spill' } })
+ */
+export declare function guardSessionManager<M extends object>(sessionManager: M, limits?: SessionLimits): M
+
+export interface RepairOptions extends Omit<SessionLimits, 'spill'> {
+  /** Where the originals of cut results are saved (0600, never overwritten). @default `<file>.toolclamp-spill/` */
+  spill?: { dir: string }
+  /** Keep the original file as `<file>.<UTC time>-<8 hex>.toolclamp-backup` (0600). @default true */
+  backup?: boolean
+}
+
+export interface RepairReport {
+  /** False when no tool result was over the limits: then no file was written. */
+  changed: boolean
+  path: string
+  backupPath: string | null
+  /** Each tool result rewritten: its line (1-based), sizes of the line in bytes, and its spill file. */
+  results: {
+    line: number
+    toolCallId: string | null
+    toolName: string | null
+    bytesBefore: number
+    bytesAfter: number
+    spillPath: string
+  }[]
+  /** Tool results over the limits left as they were, and why (content not of text and media blocks, invalid UTF-8). */
+  skipped: { line: number; toolCallId: string | null; toolName: string | null; reason: string }[]
+}
+
+/**
+ * Rewrites a pi JSONL session file so that no tool result exceeds `limits`. Every other line stays
+ * byte for byte (a torn last line too); each cut original is saved to a spill file first; the
+ * rewrite is atomic (temporary file, fsync, rename, directory fsync) and keeps a backup; a second
+ * run changes nothing. Concurrent writers: the repair takes `<file>.lock` (refusing with
+ * `code: 'TOOLCLAMP_SESSION_LOCKED'` when it exists) and aborts with `'TOOLCLAMP_SESSION_CHANGED'`
+ * when the file changed while it ran (pi appends without a lock); `'TOOLCLAMP_SPILL_FAILED'` when an
+ * original could not be saved. In all three cases the file is left as it was.
+ */
+export declare function repairSessionFile(path: string, options?: RepairOptions): RepairReport
+
+// ---------------------------------------------------------------------------------------
 // Tool results
 // ---------------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ const providerErrors = require('./lib/provider-errors.js')
 const messages = require('./lib/messages.js')
 const piAgent = require('./lib/pi-agent.js')
 const aiSdk = require('./lib/ai-sdk.js')
+const session = require('./lib/session.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -57,6 +58,9 @@ module.exports = {
   toolResultsContextGuard: piAgent.toolResultsContextGuard,
   wrapStreamFnWithOverflowRecovery: piAgent.wrapStreamFnWithOverflowRecovery,
   toolResultsMiddleware: aiSdk.toolResultsMiddleware,
+  // Session transcripts: clamp before persisting, repair what was persisted (lib/session.js)
+  guardSessionManager: session.guardSessionManager,
+  repairSessionFile: session.repairSessionFile,
   // Spill files (lib/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
 }

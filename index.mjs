@@ -33,5 +33,7 @@ export const {
   toolResultsContextGuard,
   wrapStreamFnWithOverflowRecovery,
   toolResultsMiddleware,
+  guardSessionManager,
+  repairSessionFile,
 } = toolclamp
 export default toolclamp

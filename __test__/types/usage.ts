@@ -200,3 +200,14 @@ const middleware = toolResultsMiddleware({ contextWindowTokens: 1_000_000 })
 // @ts-expect-error contextWindowTokens is required
 clampToolResultsInMessages(chat, { resultShare: 0.2 })
 export { firstMessage, tokens, recovered, guard, streamFn, middleware }
+
+import { guardSessionManager, repairSessionFile } from 'toolclamp'
+import type { RepairReport } from 'toolclamp'
+class FakeSessionManager {
+  appendMessage(message: unknown): string {
+    return String(message)
+  }
+}
+const guardedManager: FakeSessionManager = guardSessionManager(new FakeSessionManager(), { maxBytes: 8192, spill: { dir: '/tmp/x' } })
+const repairReport: () => RepairReport = () => repairSessionFile('session.jsonl', { maxTokens: 10_000, backup: false })
+export { guardedManager, repairReport }

@@ -2,11 +2,15 @@
 //! (the conversation must shrink), a request body too large (it must shrink too), a rate
 //! limit or quota (waiting helps, shrinking does not), or another error.
 //!
-//! The rule: the message (every text the caller found in the error, joined) is folded to
-//! lower case; rate-limit and quota phrases are checked first, so a tokens-per-minute limit
+//! The rule: the message (every text the caller found in the error, joined) is read
+//! without regard to ASCII case; rate-limit and quota phrases are checked first, so a tokens-per-minute limit
 //! answered with 413 (Groq) or "Too many tokens" from a throttle (Bedrock) never reads as an
 //! overflow; then [`OVERFLOWS`], each with the provider it names and where its token counts
 //! are; then a bare `request_too_large` or status 413 is a body too large, 429 a rate limit.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 /// What an error says about the request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,15 +140,65 @@ pub const RATE_LIMITS: &[&str] = &[
     "限流",
 ];
 
+/// Phrases that tell a body too large, apart from a provider's overflow wording.
+const PAYLOAD_TOO_LARGE: &[&str] = &["request_too_large", "request entity too large"];
+
+/// Every phrase of the tables in one automaton, so a message is read once whatever the
+/// number of rules (a 1 KiB message: one pass instead of a search per phrase and rule).
+struct Phrases {
+    automaton: AhoCorasick,
+    /// The pattern ids of each table's phrases: [`RATE_LIMITS`], each rule's `all`, then
+    /// [`PAYLOAD_TOO_LARGE`].
+    rate_limits: Vec<usize>,
+    overflows: Vec<Vec<usize>>,
+    payload_too_large: Vec<usize>,
+}
+
+fn phrases() -> &'static Phrases {
+    static PHRASES: OnceLock<Phrases> = OnceLock::new();
+    PHRASES.get_or_init(|| {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut ids = |list: &[&'static str]| {
+            list.iter()
+                .map(|p| {
+                    patterns.push(p);
+                    patterns.len() - 1
+                })
+                .collect::<Vec<_>>()
+        };
+        let rate_limits = ids(RATE_LIMITS);
+        let overflows = OVERFLOWS.iter().map(|o| ids(o.all)).collect();
+        let payload_too_large = ids(PAYLOAD_TOO_LARGE);
+        // Phrases are lower case; ASCII case is ignored by the automaton, so the message is
+        // read as it is (the only non-ASCII phrases are Chinese, which has no case). A DFA:
+        // the tables are small, and a message is read once per call.
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&patterns)
+            .expect("the phrase tables build an automaton");
+        Phrases { automaton, rate_limits, overflows, payload_too_large }
+    })
+}
+
 /// Classifies an error from its joined texts, its HTTP status and its code.
 pub fn classify_provider_error(message: &str, status: Option<u16>, code: Option<&str>) -> ErrorClass {
-    let text = format!("{}\n{}", message, code.unwrap_or("")).to_lowercase();
+    let phrases = phrases();
+    let mut found = vec![false; phrases.automaton.patterns_len()];
+    for text in [message, code.unwrap_or("")] {
+        for m in phrases.automaton.find_overlapping_iter(text) {
+            found[m.pattern().as_usize()] = true;
+        }
+    }
+    let any = |ids: &[usize]| ids.iter().any(|&i| found[i]);
     let class = |kind, provider| ErrorClass { kind, provider, limit_tokens: None, requested_tokens: None };
-    if RATE_LIMITS.iter().any(|p| text.contains(p)) || status == Some(429) {
+    if any(&phrases.rate_limits) || status == Some(429) {
         return class(ErrorKind::RateLimit, None);
     }
-    for o in OVERFLOWS {
-        if o.all.iter().all(|p| text.contains(p)) {
+    for (o, ids) in OVERFLOWS.iter().zip(&phrases.overflows) {
+        if ids.iter().all(|&i| found[i]) {
+            // Lower case for the counts' phrases, only for the error that matched.
+            let text = message.to_lowercase();
             return ErrorClass {
                 kind: ErrorKind::ContextOverflow,
                 provider: (!o.provider.is_empty()).then_some(o.provider),
@@ -153,8 +207,8 @@ pub fn classify_provider_error(message: &str, status: Option<u16>, code: Option<
             };
         }
     }
-    if text.contains("request_too_large") || text.contains("request entity too large") || status == Some(413) {
-        let provider = text.contains("request_too_large").then_some("anthropic");
+    if any(&phrases.payload_too_large) || status == Some(413) {
+        let provider = found[phrases.payload_too_large[0]].then_some("anthropic");
         return class(ErrorKind::PayloadTooLarge, provider);
     }
     class(ErrorKind::Other, None)

@@ -27,7 +27,7 @@ const EXPORTS = {
   planToolOutput: ['out', 'text', 'wide', 'maxChars', 'maxLines', 'headRatio', 'notice'],
   planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
   planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
-  classifyError: ['out', 'message', 'status', 'code'],
+  classifyError: ['out', 'message', 'wide', 'status', 'code'],
   planBudget: ['out', 'sizes', 'perResult', 'aggregate', 'minKeepChars', 'protectRecent'],
   elisionMarker: ['out', 'chars', 'lines', 'tokens', 'spillPath'],
   clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],

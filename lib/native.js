@@ -366,7 +366,7 @@ const ERROR_KINDS = [...LAYOUT.errorKinds]
  */
 function classifyError(message, status, code) {
   out[VERDICT] = 0
-  const provider = binding.classifyError(slotBuffer, message, status, code)
+  const provider = binding.classifyError(slotBuffer, message, isWide(message), status, code)
   if (out[VERDICT] !== VERDICTS.classified || (provider !== null && typeof provider !== 'string')) throw noAnswer('classifyError')
   const count = (slot) => (out[slot] < 0 ? null : out[slot])
   return {

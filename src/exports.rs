@@ -59,7 +59,7 @@ pub static EXPORTS: &[Export] = &[
                   "gap"],
         body: clamp_json_string,
     },
-    Export { name: c"classifyError", params: &["out", "message", "status", "code"], body: classify_error },
+    Export { name: c"classifyError", params: &["out", "message", "wide", "status", "code"], body: classify_error },
     Export {
         name: c"planBudget",
         params: &["out", "sizes", "perResult", "aggregate", "minKeepChars", "protectRecent"],
@@ -637,12 +637,26 @@ fn answer_json<U: StringUnit + toolclamp_core::Unit>(call: &Call, units: &[U], r
 /// Answers the provider's name (or `null`), with the kind and the token counts (-1 when
 /// the message states none) in their slots.
 fn classify_error(call: &Call) -> Answer {
-    let message = call.notice_text(call.arg(1)).map_err(|e| call.naming(e, 1, "a string"))?;
-    let status = call.number(2)?;
-    let code = call.notice_text(call.arg(3)).map_err(|e| call.naming(e, 3, "a string"))?;
+    let wide = call.boolean(2)?;
+    let status = call.number(3)?;
+    let code = call.notice_text(call.arg(4)).map_err(|e| call.naming(e, 4, "a string"))?;
     let status = (status.fract() == 0.0 && (100.0..=599.0).contains(&status)).then_some(status as u16);
     let code = (!code.text.is_empty()).then_some(code.text.as_str());
-    let class = classify_provider_error(&message.text, status, code);
+    let class = if wide {
+        // Lone surrogates cannot be part of a phrase: replaced, as the UTF-16 is read.
+        let units = with_scratch(&UTF16, |buf| call.string_arg::<u16>(1, buf).map(String::from_utf16_lossy))?;
+        classify_provider_error(&units, status, code)
+    } else {
+        with_scratch(&LATIN1, |buf| {
+            let units = call.string_arg::<u8>(1, buf)?;
+            // ASCII (the usual error) is UTF-8 as it is; other Latin-1 is widened.
+            let text = match std::str::from_utf8(units) {
+                Ok(text) if units.is_ascii() => Cow::Borrowed(text),
+                _ => Cow::Owned(units.iter().map(|&b| char::from(b)).collect::<String>()),
+            };
+            Ok::<_, Thrown>(classify_provider_error(&text, status, code))
+        })?
+    };
     let mut r = Results::new(Verdict::Classified);
     r.set(Slot::ErrorKind, error_kind_code(class.kind))
         .set_optional(Slot::LimitTokens, class.limit_tokens)

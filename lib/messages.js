@@ -92,10 +92,10 @@ const ROLE_FORMATS = new Map([
  * itself) and `key` the property holding the payload.
  */
 function toolResultsOf(message) {
-  if (typeof message !== 'object' || message === null || isArray(message)) return []
+  if (typeof message !== 'object' || message === null || isArray(message)) return NONE
+  // Most messages are not tool results: the role alone tells, before anything else is read.
   const role = read(message, 'role')
-  const type = read(message, 'type')
-  const content = read(message, 'content')
+  if (role === 'assistant' || role === 'system' || role === 'developer') return NONE
   const found = []
   const add = (format, part, holder, key, idKey) => {
     const payload = read(holder, key)
@@ -113,24 +113,36 @@ function toolResultsOf(message) {
   }
   if (role === 'toolResult') {
     add('pi', -1, message, 'content', 'toolCallId')
-  } else if (role === 'tool' && isArray(content) && hasPart(content, 'tool-result')) {
-    // Vercel AI SDK ModelMessage and LanguageModelV3 prompt: tool-result parts.
-    forEachPart(content, 'tool-result', (part, i) => {
-      add('ai-sdk', i, part, read(part, 'output') !== undefined ? 'output' : 'result', 'toolCallId')
-    })
-  } else if (role === 'tool' || isLangChainToolMessage(message, type)) {
-    // OpenAI Chat Completions, or a LangChain ToolMessage.
-    const format = role === 'tool' && !isLangChainToolMessage(message, type) ? 'openai-chat' : 'langchain'
-    add(format, -1, message, 'content', 'tool_call_id')
+    return found
+  }
+  if (role === 'user') {
+    // Anthropic Messages: tool_result blocks in a user message.
+    const content = read(message, 'content')
+    if (isArray(content)) forEachPart(content, 'tool_result', (part, i) => add('anthropic', i, part, 'content', 'tool_use_id'))
+    return found
+  }
+  const type = read(message, 'type')
+  if (role === 'tool') {
+    const content = read(message, 'content')
+    if (isArray(content) && hasPart(content, 'tool-result')) {
+      // Vercel AI SDK ModelMessage and LanguageModelV3 prompt: tool-result parts.
+      forEachPart(content, 'tool-result', (part, i) => {
+        add('ai-sdk', i, part, read(part, 'output') !== undefined ? 'output' : 'result', 'toolCallId')
+      })
+    } else {
+      // OpenAI Chat Completions (or a LangChain ToolMessage given a role).
+      add(isLangChainToolMessage(message, type) ? 'langchain' : 'openai-chat', -1, message, 'content', 'tool_call_id')
+    }
   } else if (type === 'function_call_output' || type === 'function_call_result') {
     // OpenAI Responses input item, OpenAI Agents SDK item.
     add('openai-responses', -1, message, 'output', read(message, 'call_id') !== undefined ? 'call_id' : 'callId')
-  } else if (role === 'user' && isArray(content)) {
-    // Anthropic Messages: tool_result blocks in a user message.
-    forEachPart(content, 'tool_result', (part, i) => add('anthropic', i, part, 'content', 'tool_use_id'))
+  } else if (role === undefined && isLangChainToolMessage(message, type)) {
+    add('langchain', -1, message, 'content', 'tool_call_id')
   }
   return found
 }
+
+const NONE = Object.freeze([])
 
 function isLangChainToolMessage(message, type) {
   if (typeof read(message, 'tool_call_id') !== 'string') return false
@@ -324,7 +336,10 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
   const found = []
   for (let i = 0, n = lengthOf(messages); i < n; i++) {
-    for (const result of toolResultsOf(read(messages, i))) found.push({ index: i, ...result })
+    for (const result of toolResultsOf(read(messages, i))) {
+      result.index = i
+      found.push(result)
+    }
   }
   // Most conversations fit: proven from lengths alone, without measuring.
   let bound = 0

@@ -5,6 +5,7 @@
 //   node bench/index.mjs --quick      smoke run (under 30 s); also BENCH_QUICK=1
 //   node bench/index.mjs seed004 tail only the cases whose id contains one of the words
 //   node bench/index.mjs payload      only the tool-payload cases
+//   node bench/index.mjs conversation only the conversation and provider-error cases
 //
 // Timings are tinybench medians (latency p50) per call, the better of two rounds. Calls
 // shorter than ~20 µs are timed in batches and divided, so the timer's own cost does not
@@ -18,6 +19,7 @@ import { Bench } from 'tinybench'
 import toolclamp from '../index.js'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
+import { CONVERSATION_COLUMNS, ERROR_COLUMNS, runConversationCases } from './conversations.mjs'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1'
@@ -546,7 +548,8 @@ async function main() {
   const cases = CASES.filter(selected)
   const payloadCases = PAYLOAD_CASES.filter(selected)
   const jsonCases = JSON_CASES.filter(selected)
-  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0) {
+  const conversations = filters.length === 0 || filters.some((f) => 'conversation'.includes(f.toLowerCase()))
+  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations) {
     console.error(`no case matches ${filters.join(', ')}; cases: ${[...CASES, ...PAYLOAD_CASES, ...JSON_CASES].map((c) => c.id).join(', ')}`)
     process.exit(2)
   }
@@ -606,6 +609,9 @@ async function main() {
   for (const c of payloadCases) await runPayloadCase(c, results.get(c.id), failures)
   const jsonRows = []
   await runJsonCases(jsonCases, jsonRows, failures)
+  const { conversationRows, errorRows } = conversations
+    ? await runConversationCases({ timeCase, formatTime, benchOptions, quick })
+    : { conversationRows: [], errorRows: [] }
 
   const seconds = ((performance.now() - started) / 1000).toFixed(0)
   let passes = 0
@@ -668,6 +674,30 @@ async function main() {
       'parses, fits 51,200 bytes, keeps the first record; a value that fits comes back as itself).',
       '',
       markdownTable(JSON_COLUMNS, jsonRows),
+    )
+  }
+  if (conversationRows.length > 0) {
+    for (const row of [...conversationRows, ...errorRows]) (row.at(-1).startsWith('PASS') ? passes++ : misses++)
+    console.log('conversation: clampToolResultsInMessages({ contextWindowTokens: 200000 }) against one JSON.stringify of the messages')
+    console.log(textTable(CONVERSATION_COLUMNS, conversationRows))
+    console.log('')
+    console.log('provider errors: classifyProviderError per call')
+    console.log(textTable(ERROR_COLUMNS, errorRows))
+    console.log('')
+    md.push(
+      '',
+      '## Conversations and provider errors',
+      '',
+      '`clampToolResultsInMessages(messages, { contextWindowTokens: 200000 })` on pi-agent-core',
+      'conversations, against one `JSON.stringify` of the same messages (what sending them costs',
+      'anyway). Each result is checked before timing: every tool result within 30% of the window',
+      'and all within 50% (by an independent count of 3 UTF-8 bytes a token), or the very same',
+      'array back when nothing needs cutting. `classifyProviderError` per call on 1 KiB errors,',
+      'each checked for its kind.',
+      '',
+      markdownTable(CONVERSATION_COLUMNS, conversationRows),
+      '',
+      markdownTable(ERROR_COLUMNS, errorRows),
     )
   }
   console.log(`targets: ${passes} PASS, ${misses} MISS; ${seconds} s`)

@@ -1,0 +1,135 @@
+// Conversation cases: clampToolResultsInMessages against one JSON.stringify of the same
+// messages (which any agent pays to send them), and classifyProviderError per call. No pure-JS
+// library returns the same output to compare with; each result is checked before timing.
+
+import assert from 'node:assert/strict'
+import toolclamp from '../index.js'
+
+const WINDOW = 200_000
+
+/** A pi-agent-core conversation: `results` tool results of `resultBytes` each, among `count` messages. */
+export function conversation(count, results, resultBytes) {
+  const line = (i) => `${String(i).padStart(8, '0')} INFO  [worker-${i % 8}] request handled path=/api/v1/items status=200\n`
+  const lines = Math.max(1, Math.round(resultBytes / line(0).length))
+  const messages = []
+  const every = Math.floor(count / results)
+  for (let i = 0; messages.length < count; i++) {
+    if (i % every === every - 1 && messages.filter((m) => m.role === 'toolResult').length < results) {
+      const id = `call_${i}`
+      messages.push({ role: 'assistant', content: [{ type: 'toolCall', id, name: 'bash', arguments: { command: 'cat log' } }] })
+      let text = ''
+      for (let k = 0; k < lines; k++) text += line(i * lines + k)
+      messages.push({ role: 'toolResult', toolCallId: id, toolName: 'bash', content: [{ type: 'text', text }], isError: false, timestamp: i })
+    } else {
+      messages.push({ role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `turn ${i}: what next?` }] })
+    }
+  }
+  return messages
+}
+
+const tokensOf = (text) => Math.ceil(Buffer.byteLength(text) / 3)
+const resultTokens = (messages) =>
+  messages.filter((m) => m.role === 'toolResult').map((m) => m.content.reduce((sum, b) => sum + tokensOf(b.text ?? ''), 0))
+
+export const CONVERSATION_CASES = [
+  {
+    label: '2,000 messages, 500 tool results, 200 MB; window 200k tokens',
+    make: () => conversation(2000, 500, 400_000),
+    options: { contextWindowTokens: WINDOW },
+    max: 2,
+    check(messages, r) {
+      assert.equal(r.changed, true)
+      assert.equal(r.messages.length, messages.length)
+      const after = resultTokens(r.messages)
+      assert.ok(after.every((t) => t <= WINDOW * 0.3), 'a result over its share')
+      assert.ok(after.reduce((a, b) => a + b) <= WINDOW * 0.5, 'all results over their share')
+    },
+  },
+  {
+    label: 'the same, within budget (window 1,000M tokens)',
+    make: () => conversation(2000, 500, 400_000),
+    options: { contextWindowTokens: 1_000_000_000 },
+    max: 0.1,
+    check(messages, r) {
+      assert.equal(r.messages, messages)
+    },
+  },
+  {
+    label: '2,000 messages, 500 tool results of 150 B, within budget',
+    make: () => conversation(2000, 500, 150),
+    options: { contextWindowTokens: WINDOW },
+    max: 0.1,
+    check(messages, r) {
+      assert.equal(r.messages, messages)
+    },
+  },
+]
+
+/** A 1 KiB provider error of each kind the classifier tells apart. */
+export const ERROR_CASES = [
+  {
+    label: 'OpenAI context_length_exceeded, 1 KiB',
+    make: () =>
+      Object.assign(
+        new Error(
+          `400 This model's maximum context length is 128000 tokens. However, your messages resulted in 213462 tokens. Please reduce the length of the messages. ${'x'.repeat(850)}`,
+        ),
+        { status: 400, code: 'context_length_exceeded' },
+      ),
+    kind: 'context_overflow',
+  },
+  {
+    label: 'Groq TPM rate limit (413), 1 KiB',
+    make: () =>
+      Object.assign(
+        new Error(
+          `Request too large for model llama-3.3-70b in organization org_x service tier on_demand on tokens per minute (TPM): Limit 6000, Requested 21500 ${'y'.repeat(850)}`,
+        ),
+        { status: 413 },
+      ),
+    kind: 'rate_limit',
+  },
+]
+
+export const CONVERSATION_COLUMNS = ['input', 'toolclamp', 'JSON.stringify', 'toolclamp / stringify', 'target']
+export const ERROR_COLUMNS = ['input', 'classifyProviderError', 'target']
+
+/** Checks and times the conversation and error cases with `timeCase`, into rows for the tables. */
+export async function runConversationCases({ timeCase, formatTime, benchOptions, quick }) {
+  const conversationRows = []
+  for (const c of CONVERSATION_CASES) {
+    const messages = c.make()
+    try {
+      c.check(messages, toolclamp.clampToolResultsInMessages(messages, c.options))
+    } catch (error) {
+      // Not timed: the result is wrong. The messages are too large to print.
+      throw new Error(`conversation ${c.label}: ${error.message}`)
+    }
+    process.stderr.write(`timing conversation ${c.label}…\n`)
+    const bytes = JSON.stringify(messages).length
+    const medians = await timeCase(
+      {
+        impls: {
+          toolclamp: (m) => toolclamp.clampToolResultsInMessages(m, c.options),
+          stringify: (m) => JSON.stringify(m),
+        },
+      },
+      messages,
+      bytes,
+      quick ? benchOptions(0) : { time: 6000, warmupTime: 500, iterations: 6, warmupIterations: 2 },
+    )
+    const ratio = medians.toolclamp / medians.stringify
+    const pass = ratio <= c.max
+    conversationRows.push([c.label, formatTime(medians.toolclamp), formatTime(medians.stringify), `${ratio.toFixed(3)}x`, `${pass ? 'PASS' : 'MISS'} ≤${c.max}x`])
+  }
+  const errorRows = []
+  for (const c of ERROR_CASES) {
+    const error = c.make()
+    assert.equal(toolclamp.classifyProviderError(error).kind, c.kind)
+    process.stderr.write(`timing ${c.label}…\n`)
+    const medians = await timeCase({ impls: { toolclamp: (e) => toolclamp.classifyProviderError(e) } }, error, 1024)
+    const pass = medians.toolclamp <= 0.005
+    errorRows.push([c.label, formatTime(medians.toolclamp), `${pass ? 'PASS' : 'MISS'} ≤5 µs`])
+  }
+  return { conversationRows, errorRows }
+}

@@ -87,14 +87,15 @@ const ROLE_FORMATS = new Map([
 ])
 
 /**
- * The tool results in one message: `{ format, part, key, payload, toolCallId, toolName }`
- * each, where `part` is the index of the content part holding it (-1 for the message
- * itself) and `key` the property holding the payload.
+ * The tool results in one message (at `index`): `{ index, format, part, key, payload,
+ * toolCallId, toolName, bound }` each, where `part` is the index of the content part holding
+ * it (-1 for the message itself), `key` the property holding the payload, and `bound` its
+ * tokens bounded by lengths (set by clampMessages).
  */
-function toolResultsOf(message) {
+function toolResultsOf(message, index) {
   if (typeof message !== 'object' || message === null || isArray(message)) return NONE
   // Most messages are not tool results: the role alone tells, before anything else is read.
-  const role = read(message, 'role')
+  const role = roleOf(message)
   if (role === 'assistant' || role === 'system' || role === 'developer') return NONE
   const found = []
   const add = (format, part, holder, key, idKey) => {
@@ -103,12 +104,14 @@ function toolResultsOf(message) {
     const id = read(holder, idKey)
     const name = read(holder, 'toolName') ?? read(holder, 'name')
     found.push({
+      index,
       format,
       part,
       key,
       payload,
       toolCallId: typeof id === 'string' ? id : undefined,
       toolName: typeof name === 'string' ? name : undefined,
+      bound: undefined,
     })
   }
   if (role === 'toolResult') {
@@ -143,6 +146,18 @@ function toolResultsOf(message) {
 }
 
 const NONE = Object.freeze([])
+
+/**
+ * A message's role, read by name: a conversation's few message shapes keep this load fast,
+ * where `read`'s keyed load is slow on every one. Undefined when it cannot be read.
+ */
+function roleOf(message) {
+  try {
+    return message.role
+  } catch {
+    return undefined
+  }
+}
 
 function isLangChainToolMessage(message, type) {
   if (typeof read(message, 'tool_call_id') !== 'string') return false
@@ -336,15 +351,12 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
   const found = []
   for (let i = 0, n = lengthOf(messages); i < n; i++) {
-    for (const result of toolResultsOf(read(messages, i))) {
-      result.index = i
-      found.push(result)
-    }
+    for (const result of toolResultsOf(read(messages, i), i)) found.push(result)
   }
   // Most conversations fit: proven from lengths alone, without measuring.
   let bound = 0
   for (const result of found) {
-    const b = boundOf(result.payload)
+    const b = (result.bound = boundOf(result.payload))
     if (b === undefined || b > perResult || (bound += b) > aggregate) {
       bound = undefined
       break
@@ -433,7 +445,7 @@ function nameFor(spill, toolName) {
  */
 function unchanged(messages, found) {
   const results = found.map((result) => {
-    const tokens = boundOf(result.payload)
+    const tokens = result.bound
     return {
       messageIndex: result.index,
       partIndex: result.part === -1 ? undefined : result.part,

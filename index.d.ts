@@ -487,14 +487,14 @@ export declare function withContextOverflowRecovery<M, R>(
 ): Promise<{ result: R; messages: M[]; attempts: OverflowAttempt[] }>
 
 export interface GuardOptions extends ClampMessagesOptions {
-  /** Called with the clamp's result when it changed the request. */
+  /** Called with the clamp's result when it changed the request; a throw is a process warning, never a failed call. */
   onClamp?: (result: ClampMessagesResult<unknown>) => void
 }
 
 export interface RecoveryHooks {
   /** Calls in all, the first included. @default 3 */
   maxAttempts?: number
-  /** Called when a retried call got through, with the attempts and the messages that did. */
+  /** Called when a retried call got through, with the attempts and the messages that did; a throw is a process warning. */
   onRecovered?: (info: { attempts: OverflowAttempt[]; messages: unknown[] }) => void
 }
 
@@ -582,7 +582,9 @@ export interface RepairReport {
  * run changes nothing. Concurrent writers: the repair takes `<file>.lock` (refusing with
  * `code: 'TOOLCLAMP_SESSION_LOCKED'` when it exists) and aborts with `'TOOLCLAMP_SESSION_CHANGED'`
  * when the file changed while it ran (pi appends without a lock); `'TOOLCLAMP_SPILL_FAILED'` when an
- * original could not be saved. In all three cases the file is left as it was.
+ * original could not be saved. In all three cases the file is left as it was, but for one race: a
+ * write that lands between the last check and the rename is kept in the backup, which the
+ * `'TOOLCLAMP_SESSION_CHANGED'` error then names.
  */
 export declare function repairSessionFile(path: string, options?: RepairOptions): RepairReport
 

@@ -5,7 +5,7 @@
 // lib/messages.js, which checks them. All are read once, when the adapter is made, so a
 // mistake throws there and not in the middle of an agent run.
 
-const { describe } = require('./format.js')
+const { describe, messageOf } = require('./format.js')
 const { checkKeys, isPlainObject } = require('./options.js')
 const { readClampOptions, CLAMP_OPTIONS } = require('./messages.js')
 
@@ -44,4 +44,17 @@ function recoveryOptions(clamp, messages, maxAttempts) {
   return options
 }
 
-module.exports = { readAdapterOptions, recoveryOptions }
+/**
+ * Calls the caller's observer `onClamp` or `onRecovered` with `value`. It must not turn a
+ * clamped or recovered call into a failure: a throw becomes a process warning.
+ */
+function observe(name, callback, value) {
+  if (callback === undefined) return
+  try {
+    callback(value)
+  } catch (error) {
+    process.emitWarning(`toolclamp: ${name} threw: ${messageOf(error)}`)
+  }
+}
+
+module.exports = { readAdapterOptions, recoveryOptions, observe }

@@ -15,7 +15,7 @@
 
 const { clampMessages, withContextOverflowRecovery } = require('./messages.js')
 const { isContextOverflowError } = require('./provider-errors.js')
-const { readAdapterOptions, recoveryOptions } = require('./adapter-options.js')
+const { readAdapterOptions, recoveryOptions, observe } = require('./adapter-options.js')
 
 // Stream parts that say nothing of the answer yet: held back until one that does.
 const PREAMBLE_PARTS = new Set(['stream-start', 'response-metadata', 'raw'])
@@ -32,9 +32,7 @@ function toolResultsMiddleware(options) {
 
   async function recover(params, call) {
     const recovered = await withContextOverflowRecovery(call, recoveryOptions(clamp, params.prompt, maxAttempts))
-    if (recovered.attempts.length > 1 && onRecovered !== undefined) {
-      onRecovered({ attempts: recovered.attempts, messages: recovered.messages })
-    }
+    if (recovered.attempts.length > 1) observe('onRecovered', onRecovered, { attempts: recovered.attempts, messages: recovered.messages })
     return recovered.result
   }
 
@@ -44,7 +42,7 @@ function toolResultsMiddleware(options) {
     async transformParams({ params }) {
       const result = clampMessages(params.prompt, read)
       if (!result.changed) return params
-      if (onClamp !== undefined) onClamp(result)
+      observe('onClamp', onClamp, result)
       return { ...params, prompt: result.messages }
     },
 

@@ -20,7 +20,7 @@
 const { clampMessages, withContextOverflowRecovery } = require('./messages.js')
 const { isContextOverflowError } = require('./provider-errors.js')
 const { describe, messageOf } = require('./format.js')
-const { readAdapterOptions, recoveryOptions } = require('./adapter-options.js')
+const { readAdapterOptions, recoveryOptions, observe } = require('./adapter-options.js')
 
 /**
  * A `transformContext` for pi-agent-core's Agent: before every model call, the tool results
@@ -28,7 +28,7 @@ const { readAdapterOptions, recoveryOptions } = require('./adapter-options.js')
  * clampToolResultsInMessages for the options). `onClamp(result)` is called with the clamp's
  * result whenever it changed something. Per pi's contract the function never rejects: a
  * clamp that throws leaves the messages as they were, with a process warning, and an
- * onClamp that throws leaves them as clamped.
+ * onClamp that throws leaves them as clamped (with a warning).
  */
 function toolResultsContextGuard(options) {
   const { own, read } = readAdapterOptions(options, ['onClamp'])
@@ -42,13 +42,7 @@ function toolResultsContextGuard(options) {
       process.emitWarning(`toolclamp: the context guard could not clamp the tool results: ${messageOf(error)}`)
       return messages
     }
-    if (result.changed && onClamp !== undefined) {
-      try {
-        onClamp(result)
-      } catch {
-        // The caller's observer; the request goes on with the clamped messages.
-      }
-    }
+    if (result.changed) observe('onClamp', onClamp, result)
     return result.messages
   }
 }
@@ -193,13 +187,8 @@ async function relay(output, streamFn, settings, model, context, streamOptions) 
   try {
     const recovered = await withContextOverflowRecovery(send, recoveryOptions(settings.clamp, context.messages, settings.maxAttempts))
     attempt = recovered.result
-    if (recovered.attempts.length > 1 && settings.onRecovered !== undefined) {
-      try {
-        settings.onRecovered({ attempts: recovered.attempts, messages: recovered.messages })
-      } catch (error) {
-        // The caller's observer must not turn a recovered answer into a failure.
-        process.emitWarning(`toolclamp: onRecovered threw: ${messageOf(error)}`)
-      }
+    if (recovered.attempts.length > 1) {
+      observe('onRecovered', settings.onRecovered, { attempts: recovered.attempts, messages: recovered.messages })
     }
   } catch (error) {
     // Attempts ran out, or nothing was left to cut: the last overflow is the answer.

@@ -390,3 +390,38 @@ describe('toolResultsMiddleware with streamText', () => {
     assert.deepEqual(errors, [rateLimit])
   })
 })
+
+test('an onClamp or onRecovered that throws is a warning, never a failed call', async () => {
+  const prompt = [
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'x\n'.repeat(300_000) } }] },
+  ]
+  const overflow = new APICallError({
+    message: 'prompt is too long: 300000 tokens > 200000 maximum',
+    url: 'https://api.example/v1/messages',
+    requestBodyValues: {},
+    statusCode: 400,
+  })
+  const warnings = []
+  const onWarning = (w) => warnings.push(w.message)
+  process.on('warning', onWarning)
+  try {
+    const middleware = toolResultsMiddleware({
+      contextWindowTokens: 200_000,
+      onClamp: () => {
+        throw new Error('observer bug in onClamp')
+      },
+      onRecovered: () => {
+        throw new Error('observer bug in onRecovered')
+      },
+    })
+    const params = await middleware.transformParams({ params: { prompt }, type: 'generate', model: {} })
+    assert.notEqual(params.prompt, prompt, 'the prompt was clamped')
+    const model = { doGenerate: async () => ({ content: [{ type: 'text', text: 'answer' }] }) }
+    const result = await middleware.wrapGenerate({ doGenerate: () => Promise.reject(overflow), params: { prompt }, model })
+    assert.deepEqual(result.content, [{ type: 'text', text: 'answer' }])
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(warnings, ['toolclamp: onClamp threw: observer bug in onClamp', 'toolclamp: onRecovered threw: observer bug in onRecovered'])
+  } finally {
+    process.off('warning', onWarning)
+  }
+})

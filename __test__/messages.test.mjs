@@ -171,6 +171,7 @@ describe('clampToolResultsInMessages', () => {
         ],
       },
       // OpenAI Chat Completions.
+      { role: 'assistant', content: null, tool_calls: [{ id: 'oc', type: 'function', function: { name: 'read_logs', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'oc', content: big },
       { role: 'tool', tool_call_id: 'oc2', content: [{ type: 'text', text: big }] },
       // OpenAI Responses.
@@ -206,7 +207,8 @@ describe('clampToolResultsInMessages', () => {
       assert.equal(x.action, 'clamped', x.toolCallId)
       assert.ok(x.tokensAfter <= 10_000, `${x.toolCallId}: ${x.tokensAfter}`)
     }
-    const [ai, oc, oc2, or, an, out] = r.messages
+    assert.equal(r.results[3].toolName, 'read_logs', 'named after the call it answers')
+    const [ai, , oc, oc2, or, an, out] = r.messages
     assert.equal(ai.content[0].output.type, 'text')
     assert.ok(tokensOf(ai.content[0].output.value) <= 10_000)
     assert.equal(ai.content[1].output.type, 'json')
@@ -214,7 +216,7 @@ describe('clampToolResultsInMessages', () => {
     assert.equal(ai.content[2].output.value[1], messages[0].content[2].output.value[1], 'the image part is kept')
     assert.ok(tokensOf(oc.content) <= 10_000 && tokensOf(oc2.content[0].text) <= 10_000 && tokensOf(or.output) <= 10_000)
     assert.equal(oc.tool_call_id, 'oc')
-    assert.equal(an.content[2], messages[4].content[2])
+    assert.equal(an.content[2], messages[5].content[2])
     assert.ok(tokensOf(an.content[0].content[0].text) <= 10_000 && tokensOf(an.content[1].content) <= 10_000)
     assert.ok(out instanceof ToolMessage)
     assert.equal(out.tool_call_id, 'lc')

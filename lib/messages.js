@@ -186,6 +186,40 @@ function forEachPart(parts, type, visit) {
 // Measuring, cutting, eliding
 // ---------------------------------------------------------------------------------------
 
+/**
+ * Names the results that carry no tool name (OpenAI, Anthropic, LangChain) after the call
+ * they answer: OpenAI Chat and LangChain `tool_calls`, Responses `function_call` items,
+ * Anthropic `tool_use` blocks. For the report and the spill files' names.
+ */
+function nameFromCalls(messages, found) {
+  if (found.every((result) => result.toolName !== undefined || result.toolCallId === undefined)) return
+  const names = new Map()
+  const note = (id, name) => {
+    if (typeof id === 'string' && typeof name === 'string') names.set(id, name)
+  }
+  for (let i = 0, n = lengthOf(messages); i < n; i++) {
+    const message = read(messages, i)
+    if (typeof message !== 'object' || message === null) continue
+    if (read(message, 'type') === 'function_call') note(read(message, 'call_id'), read(message, 'name'))
+    const calls = read(message, 'tool_calls')
+    if (isArray(calls)) {
+      for (let k = 0, m = lengthOf(calls); k < m; k++) {
+        const call = read(calls, k)
+        if (typeof call !== 'object' || call === null) continue
+        const fn = read(call, 'function')
+        note(read(call, 'id'), typeof fn === 'object' && fn !== null ? read(fn, 'name') : read(call, 'name'))
+      }
+    }
+    if (roleOf(message) === 'assistant') {
+      const content = read(message, 'content')
+      if (isArray(content)) forEachPart(content, 'tool_use', (block) => note(read(block, 'id'), read(block, 'name')))
+    }
+  }
+  for (const result of found) {
+    if (result.toolName === undefined && result.toolCallId !== undefined) result.toolName = names.get(result.toolCallId)
+  }
+}
+
 /** `{ textTokens, textChars, textLines, fixedTokens }` of a payload. */
 function sizeOf(payload) {
   const { text, media } = payloads.payloadSize(payload)
@@ -363,6 +397,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
     }
   }
   if (bound !== undefined && !exact) return unchanged(messages, found)
+  nameFromCalls(messages, found)
   const sizes = found.map(({ payload }) => sizeOf(payload))
   // Markers sized with a spill path of the length the real one will have (it is named by
   // the content, hashed only for the results that are cut).

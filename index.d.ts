@@ -1177,6 +1177,10 @@ export interface ReadPartialOptions {
   maxBytes?: number
   /** Lines per page, at least 1. Default 2,000. */
   maxLines?: number
+  /** Estimated tokens per page, at least 2: `maxBytes: 3 * maxTokens` (see {@link estimateTokens}). */
+  maxTokens?: number
+  /** @default 'estimate' */
+  tokenizer?: 'estimate'
   /** First line of the page, 1-based. Default 1. */
   offset?: number
   /**

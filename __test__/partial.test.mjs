@@ -162,7 +162,7 @@ describe('readPartial', () => {
     const cases = [
       [() => readPartial(5), TypeError, 'text must be a string, Buffer or Uint8Array, got 5'],
       [() => readPartial(text, []), TypeError, 'options must be an object, got an array'],
-      [() => readPartial(text, { limit: 5 }), TypeError, 'unknown option "limit"; expected one of maxBytes, maxLines, offset, column, onOverflow'],
+      [() => readPartial(text, { limit: 5 }), TypeError, 'unknown option "limit"; expected one of maxBytes, maxLines, maxTokens, tokenizer, offset, column, onOverflow'],
       [() => readPartial(text, { maxbytes: 5 }), TypeError, 'unknown option "maxbytes"; did you mean "maxBytes"?'],
       [() => readPartial(text, { maxBytes: 3 }), RangeError, 'maxBytes must be an integer of at least 4 or Infinity, got 3'],
       [() => readPartial(text, { maxLines: 0 }), RangeError, 'maxLines must be an integer of at least 1 or Infinity, got 0'],
@@ -218,4 +218,17 @@ describe('properties', () => {
       }),
     )
   })
+})
+
+test('maxTokens bounds the estimated tokens of each page (3 bytes a token), at least 2', () => {
+  const text = `${'héllo wörld 日本 😀 '.repeat(20)}\n`.repeat(200)
+  fc.assert(
+    fc.property(fc.integer({ min: 2, max: 3000 }), fc.integer({ min: 1, max: 200 }), (maxTokens, offset) => {
+      const view = readPartial(text, { maxTokens, offset })
+      assert.ok(Math.ceil(Buffer.byteLength(view.page) / 3) <= maxTokens)
+      assert.deepEqual(view, readPartial(text, { maxBytes: maxTokens * 3, offset }))
+    }),
+  )
+  assert.throws(() => readPartial(text, { maxTokens: 1 }), { name: 'RangeError', message: 'maxTokens must be an integer of at least 2 or Infinity, got 1' })
+  assert.throws(() => readPartial(text, { maxTokens: 5, tokenizer: 'o200k' }), { name: 'TypeError', message: 'tokenizer must be "estimate", got "o200k"' })
 })

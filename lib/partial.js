@@ -7,9 +7,9 @@
 const { types } = require('node:util')
 const native = require('./native.js')
 const { describe, formatCount, unshared } = require('./format.js')
-const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject } = require('./options.js')
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, withTokenBudget } = require('./options.js')
 
-const OPTIONS = ['maxBytes', 'maxLines', 'offset', 'column', 'onOverflow']
+const OPTIONS = ['maxBytes', 'maxLines', 'maxTokens', 'tokenizer', 'offset', 'column', 'onOverflow']
 
 /** Thrown by `readPartial(text, { onOverflow: 'error' })` when the text does not fit one page. */
 class ToolOutputTooLargeError extends Error {
@@ -60,7 +60,9 @@ function readPartial(text, options) {
   const bytes = typeof text !== 'string'
   const given = readOptionsObject(options, OPTIONS, true)
   // A page must hold any one character (4 bytes) and a line, or paging could stall.
-  const maxBytes = readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4)
+  // maxTokens is 3 bytes a token: at least 2 tokens, for the same reason.
+  const maxTokens = given.maxTokens === undefined ? undefined : readCount('maxTokens', given.maxTokens, undefined, 2)
+  const maxBytes = withTokenBudget(readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4), maxTokens, given.tokenizer)
   const maxLines = readCount('maxLines', given.maxLines, DEFAULT_MAX_LINES, 1)
   const offset = readPosition('offset', given.offset, 1, 1)
   const column = readPosition('column', given.column, 0, 0)

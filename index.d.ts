@@ -380,7 +380,9 @@ export declare function isContextOverflowError(error: unknown): boolean
  * UTF-8 bytes, rounded up (a CJK char is one token; ASCII is a token per 3 chars, the safe side
  * for logs, JSON and code). A string or bytes by their UTF-8 length; any other value as
  * {@link hardTruncateToolPayload} reads it: text blocks by their text, data as compact JSON, each
- * media part (image, audio, file) as 1,600 tokens.
+ * media part (image, audio, file) as 1,600 tokens. A message (an object with a `role`, or an
+ * OpenAI Responses item) or a conversation (an array of them): the content as above, media
+ * 1,600 wherever it sits, and the rest of each message (role, ids, tool-call arguments) as JSON.
  *
  * @example
  * estimateTokens('上下左右') // 4
@@ -429,9 +431,9 @@ export interface ClampedToolResult {
   spillError?: Error
 }
 
-export interface ClampMessagesResult<M> {
+export interface ClampMessagesResult<A extends readonly unknown[]> {
   /** The very array given when nothing changed; otherwise a copy with copies of the changed messages. */
-  messages: M[]
+  messages: A
   changed: boolean
   savedTokens: number
   /** Estimated tokens of all tool results before and after. */
@@ -459,10 +461,13 @@ export interface ClampMessagesResult<M> {
  * OpenAI Responses (`function_call_output`), Anthropic (`tool_result` blocks in `user` messages),
  * LangChain `ToolMessage`. Never mutates.
  */
-export declare function clampToolResultsInMessages<M>(messages: M[], options: ClampMessagesOptions): ClampMessagesResult<M>
+export declare function clampToolResultsInMessages<A extends readonly unknown[]>(
+  messages: A,
+  options: ClampMessagesOptions,
+): ClampMessagesResult<A>
 
-export interface OverflowRecoveryOptions<M> extends ClampMessagesOptions {
-  messages: M[]
+export interface OverflowRecoveryOptions<A extends readonly unknown[]> extends ClampMessagesOptions {
+  messages: A
   /** Calls in all, the first included. @default 3 */
   maxAttempts?: number
 }
@@ -481,14 +486,14 @@ export interface OverflowAttempt {
  * (by the excess the error states, or by half) and calls again, at most `maxAttempts` calls.
  * A rate limit or any other error is thrown as it came, as is the last overflow.
  */
-export declare function withContextOverflowRecovery<M, R>(
-  send: (messages: M[]) => R | Promise<R>,
-  options: OverflowRecoveryOptions<M>,
-): Promise<{ result: R; messages: M[]; attempts: OverflowAttempt[] }>
+export declare function withContextOverflowRecovery<A extends readonly unknown[], R>(
+  send: (messages: A) => R | Promise<R>,
+  options: OverflowRecoveryOptions<A>,
+): Promise<{ result: R; messages: A; attempts: OverflowAttempt[] }>
 
 export interface GuardOptions extends ClampMessagesOptions {
   /** Called with the clamp's result when it changed the request; a throw is a process warning, never a failed call. */
-  onClamp?: (result: ClampMessagesResult<unknown>) => void
+  onClamp?: (result: ClampMessagesResult<readonly unknown[]>) => void
 }
 
 export interface RecoveryHooks {
@@ -548,7 +553,10 @@ export type SessionLimits = Omit<PayloadLimits, 'responseFormat'>
  * @example
  * const sessionManager = guardSessionManager(SessionManager.create(cwd), { spill: { dir: '.pi/spill' } })
  */
-export declare function guardSessionManager<M extends object>(sessionManager: M, limits?: SessionLimits): M
+export declare function guardSessionManager<M extends { appendMessage(message: any): unknown }>(
+  sessionManager: M,
+  limits?: SessionLimits,
+): M
 
 export interface RepairOptions extends Omit<SessionLimits, 'spill'> {
   /** Where the originals of cut results are saved (0600, never overwritten). @default `<file>.toolclamp-spill/` */

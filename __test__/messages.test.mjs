@@ -229,7 +229,10 @@ describe('clampToolResultsInMessages', () => {
       [undefined, TypeError, 'options must be an object with contextWindowTokens, got undefined'],
       [{}, TypeError, 'contextWindowTokens is required'],
       [{ contextWindowTokens: 0 }, RangeError, 'contextWindowTokens must be a positive integer, got 0'],
-      [{ contextWindowTokens: 1.5 }, RangeError, 'contextWindowTokens must be a non-negative integer or Infinity, got 1.5'],
+      [{ contextWindowTokens: 1.5 }, RangeError, 'contextWindowTokens must be a positive integer, got 1.5'],
+      [{ contextWindowTokens: -1 }, RangeError, 'contextWindowTokens must be a positive integer, got -1'],
+      [{ contextWindowTokens: Infinity }, RangeError, 'contextWindowTokens must be a positive integer, got Infinity'],
+      [{ contextWindowTokens: '128k' }, TypeError, 'contextWindowTokens must be a positive integer, got "128k"'],
       [{ contextWindowTokens: 100, resultShare: 0 }, RangeError, 'resultShare must be a number above 0 and at most 1, got 0'],
       [{ contextWindowTokens: 100, aggregateShare: '0.5' }, TypeError, 'aggregateShare must be a number above 0 and at most 1, got "0.5"'],
       [{ contextWindowTokens: 100, protectRecent: -1 }, RangeError, 'protectRecent must be a non-negative integer or Infinity, got -1'],
@@ -403,6 +406,19 @@ describe('estimateTokens and maxTokens', () => {
     assert.equal(estimateTokens([{ type: 'text', text: 'abc' }, { type: 'image', data: 'A'.repeat(10_000), mimeType: 'image/png' }]), 1601)
     assert.equal(estimateTokens({ type: 'text', value: 'abcdef' }), 2)
     assert.equal(estimateTokens({ a: [1, 2] }), 4) // {"a":[1,2]}
+  })
+
+  test('a conversation or a message: media 1,600 wherever it sits, never its base64', () => {
+    const screenshot = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(3_000_000) } }
+    const user = { role: 'user', content: [{ type: 'text', text: 'what is on screen?' }, screenshot] }
+    const rest = (m) => tokensOf(JSON.stringify({ ...m, content: null }))
+    assert.equal(estimateTokens(user), tokensOf('what is on screen?') + 1600 + rest(user))
+    const answer = { role: 'assistant', content: 'a login form' }
+    assert.equal(estimateTokens([user, answer]), estimateTokens(user) + tokensOf('a login form') + rest(answer))
+    const pi = piResult('a', 'abc', [{ type: 'image', data: 'A'.repeat(1_000_000), mimeType: 'image/png' }])
+    assert.ok(estimateTokens([pi]) < 1700)
+    const item = { type: 'function_call_output', call_id: 'c', output: 'x'.repeat(300) }
+    assert.equal(estimateTokens([item]), 100 + tokensOf(JSON.stringify({ ...item, output: null })))
   })
 
   test('property: maxTokens bounds the estimate of what truncateText, payloads and clampJson return', () => {

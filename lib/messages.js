@@ -13,6 +13,7 @@ const { types } = require('node:util')
 const native = require('./native.js')
 const spills = require('./spill.js')
 const payloads = require('./payload.js')
+const { stringifyAny } = require('./json.js')
 const { classifyProviderError } = require('./provider-errors.js')
 const { describe, isArray, textOf } = require('./format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('./options.js')
@@ -57,9 +58,10 @@ function readClampOptions(options, allowed = CLAMP_OPTIONS) {
   checkKeys(options, allowed)
   const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap } = options
   if (contextWindowTokens === undefined) throw new TypeError('contextWindowTokens is required')
-  const window = readBudget('contextWindowTokens', contextWindowTokens)
-  if (window === 0 || window === Infinity) {
-    throw new RangeError(`contextWindowTokens must be a positive integer, got ${describe(contextWindowTokens)}`)
+  const window = contextWindowTokens
+  if (typeof window !== 'number') throw new TypeError(`contextWindowTokens must be a positive integer, got ${describe(window)}`)
+  if (!(Number.isSafeInteger(window) && window > 0)) {
+    throw new RangeError(`contextWindowTokens must be a positive integer, got ${describe(window)}`)
   }
   const shares = {
     result: readShare('resultShare', resultShare, DEFAULTS.resultShare),
@@ -415,17 +417,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   const changes = new Array(found.length)
   const results = found.map((result, k) => {
     const { action, tokens } = plan.actions[k]
-    const before = sizes[k].textTokens + sizes[k].fixedTokens
-    const report = {
-      messageIndex: result.index,
-      partIndex: result.part === -1 ? undefined : result.part,
-      format: result.format,
-      toolCallId: result.toolCallId,
-      toolName: result.toolName,
-      action: 'kept',
-      tokensBefore: before,
-      tokensAfter: before,
-    }
+    const report = keptReport(result, sizes[k].textTokens + sizes[k].fixedTokens)
     if (action === 'keep') return report
     // The original is saved before anything that names it is written.
     let path = null
@@ -470,6 +462,20 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   }
 }
 
+/** The report of a result left as it is, of `tokens` estimated tokens. */
+function keptReport(result, tokens) {
+  return {
+    messageIndex: result.index,
+    partIndex: result.part === -1 ? undefined : result.part,
+    format: result.format,
+    toolCallId: result.toolCallId,
+    toolName: result.toolName,
+    action: 'kept',
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+  }
+}
+
 function nameFor(spill, toolName) {
   return toolName === undefined || spill.name !== 'tool-result' ? spill : { ...spill, name: toolName }
 }
@@ -479,19 +485,7 @@ function nameFor(spill, toolName) {
  * the token counts are those bounds (`exact: false`), at least the estimate.
  */
 function unchanged(messages, found) {
-  const results = found.map((result) => {
-    const tokens = result.bound
-    return {
-      messageIndex: result.index,
-      partIndex: result.part === -1 ? undefined : result.part,
-      format: result.format,
-      toolCallId: result.toolCallId,
-      toolName: result.toolName,
-      action: 'kept',
-      tokensBefore: tokens,
-      tokensAfter: tokens,
-    }
-  })
+  const results = found.map((result) => keptReport(result, result.bound))
   const tokens = results.reduce((sum, r) => sum + r.tokensBefore, 0)
   return { messages, changed: false, savedTokens: 0, tokensBefore: tokens, tokensAfter: tokens, fits: true, exact: false, results }
 }
@@ -505,8 +499,49 @@ function unchanged(messages, found) {
 function estimateTokens(value) {
   if (typeof value === 'string') return value.length === 0 ? 0 : native.measureTokens(value).tokens
   if (types.isUint8Array(value)) return native.tokensOfBytes(native.byteLengthOf.call(value))
+  if (isArray(value) && isConversation(value)) {
+    let tokens = 0
+    for (let i = 0, n = lengthOf(value); i < n; i++) tokens += messageTokens(read(value, i))
+    return tokens
+  }
+  if (isMessage(value)) return messageTokens(value)
   const size = sizeOf(value)
   return size.textTokens + size.fixedTokens
+}
+
+// The keys where a message of the formats above holds what it says.
+const MESSAGE_BODIES = ['content', 'output']
+
+/** A message of a conversation: an object with a string `role`, or a Responses item. */
+function isMessage(value) {
+  if (typeof value !== 'object' || value === null || isArray(value)) return false
+  const role = roleOf(value)
+  if (typeof role === 'string') return true
+  const type = read(value, 'type')
+  return type === 'message' || type === 'function_call' || type === 'function_call_output' || type === 'reasoning'
+}
+
+/** Whether a list is a conversation (its first item a message), not data. */
+function isConversation(list) {
+  return lengthOf(list) > 0 && isMessage(read(list, 0))
+}
+
+/**
+ * A message's tokens: what it says (`content` or `output`) as clampPayload reads it, media
+ * as MEDIA_TOKENS wherever it sits, and the rest (role, ids, tool-call arguments) as JSON.
+ */
+function messageTokens(message) {
+  if (!isMessage(message)) return typeof message === 'string' ? estimateTokens(message) : sizeOf(message).textTokens
+  let tokens = 0
+  let rest = message
+  for (const key of MESSAGE_BODIES) {
+    const body = read(message, key)
+    if (body === undefined || body === null) continue
+    const size = sizeOf(body)
+    tokens += size.textTokens + size.fixedTokens
+    rest = withProperty(rest, key, null)
+  }
+  return tokens + estimateTokens(stringifyAny(rest).text ?? '')
 }
 
 /**

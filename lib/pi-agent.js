@@ -140,10 +140,20 @@ function wrapStreamFnWithOverflowRecovery(streamFn, options = {}) {
     throw new TypeError(`streamFn must be a function (pi-ai's streamSimple or one with its signature), got ${describe(streamFn)}`)
   }
   const { own, clamp } = readAdapterOptions(options, ['maxAttempts', 'onRecovered'], { window: 200_000 })
+  let warned = false
   return function streamWithOverflowRecovery(model, context, streamOptions) {
     const window = clamp.contextWindowTokens ?? model?.contextWindow
-    // No window to measure against (a model without contextWindow): the call goes through as it is.
-    if (!(Number.isInteger(window) && window > 0)) return streamFn(model, context, streamOptions)
+    // No window to measure against (a model without contextWindow): the call goes through as
+    // it is, never silently.
+    if (!(Number.isSafeInteger(window) && window > 0)) {
+      if (!warned) {
+        warned = true
+        process.emitWarning(
+          `toolclamp: model ${JSON.stringify(String(model?.id))} has no contextWindow and no contextWindowTokens was given: overflow recovery is off for it`,
+        )
+      }
+      return streamFn(model, context, streamOptions)
+    }
     const output = new RelayedEventStream()
     const settings = { ...own, clamp: { ...clamp, contextWindowTokens: window } }
     relay(output, streamFn, settings, model, context, streamOptions).catch((error) => {

@@ -323,3 +323,27 @@ test('toolResultsContextGuard with wrapStreamFnWithOverflowRecovery: a request o
   // The spec is never cut: only tool results are.
   assert.equal(textOfBlocks(requests.at(-1).messages[0].content), `Why did build 7421 fail? The spec:\n${spec}`)
 })
+
+test('wrapStreamFnWithOverflowRecovery: a model with no window passes through, with one warning', async () => {
+  const warnings = []
+  const onWarning = (w) => warnings.push(w.message)
+  process.on('warning', onWarning)
+  try {
+    const calls = []
+    const inner = (model, context) => {
+      calls.push(context)
+      return { marker: 'inner stream' }
+    }
+    const wrapped = wrapStreamFnWithOverflowRecovery(inner)
+    const context = { messages: [] }
+    assert.deepEqual(wrapped({ id: 'no-window' }, context), { marker: 'inner stream' })
+    assert.deepEqual(wrapped({ id: 'no-window' }, context), { marker: 'inner stream' })
+    assert.deepEqual(calls, [context, context])
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(warnings, [
+      'toolclamp: model "no-window" has no contextWindow and no contextWindowTokens was given: overflow recovery is off for it',
+    ])
+  } finally {
+    process.off('warning', onWarning)
+  }
+})

@@ -184,12 +184,15 @@ interface ChatMessage {
   tool_call_id?: string
 }
 const chat: ChatMessage[] = [{ role: 'tool', tool_call_id: 'a', content: 'x'.repeat(10) }]
-const clampedChat: ClampMessagesResult<ChatMessage> = clampToolResultsInMessages(chat, { contextWindowTokens: 128_000, resultShare: 0.2 })
+const clampedChat: ClampMessagesResult<ChatMessage[]> = clampToolResultsInMessages(chat, { contextWindowTokens: 128_000, resultShare: 0.2 })
 const firstMessage: ChatMessage | undefined = clampedChat.messages[0]
+// Read-only conversations are taken as they are.
+const frozenChat: readonly ChatMessage[] = Object.freeze([...chat])
+const frozenResult: readonly ChatMessage[] = clampToolResultsInMessages(frozenChat, { contextWindowTokens: 128_000 }).messages
 const tokens: number = estimateTokens('abc') + truncateTextByTokens('abc', { maxTokens: 10, tokenizer: 'estimate' }).outputBytes
 async function recovered(): Promise<string> {
   const { result, attempts }: { result: string; attempts: OverflowAttempt[] } = await withContextOverflowRecovery(
-    async (messages: ChatMessage[]) => `${messages.length}`,
+    async (messages: readonly ChatMessage[]) => `${messages.length}`,
     { messages: chat, contextWindowTokens: 128_000, maxAttempts: 2 },
   )
   return result + attempts.length
@@ -199,7 +202,7 @@ const streamFn = wrapStreamFnWithOverflowRecovery((model: string, context: { mes
 const middleware = toolResultsMiddleware({ contextWindowTokens: 1_000_000 })
 // @ts-expect-error contextWindowTokens is required
 clampToolResultsInMessages(chat, { resultShare: 0.2 })
-export { firstMessage, tokens, recovered, guard, streamFn, middleware }
+export { firstMessage, frozenResult, tokens, recovered, guard, streamFn, middleware }
 
 import { guardSessionManager, repairSessionFile } from 'toolclamp'
 import type { RepairReport } from 'toolclamp'
@@ -210,4 +213,6 @@ class FakeSessionManager {
 }
 const guardedManager: FakeSessionManager = guardSessionManager(new FakeSessionManager(), { maxBytes: 8192, spill: { dir: '/tmp/x' } })
 const repairReport: () => RepairReport = () => repairSessionFile('session.jsonl', { maxTokens: 10_000, backup: false })
+// @ts-expect-error a session manager has appendMessage
+guardSessionManager({})
 export { guardedManager, repairReport }

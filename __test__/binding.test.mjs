@@ -288,3 +288,39 @@ describe('fail closed', () => {
     }
   })
 })
+
+describe('planBudget', () => {
+  const out = () => new ArrayBuffer(LAYOUT.slotCount * 8)
+  const sizes = (...values) => new Float64Array(values)
+
+  test('answers in place: an action code and the tokens a clamp keeps, per result', () => {
+    const r = out()
+    const fields = sizes(9_000, 27_000, 0, 40, 100, 300, 0, 40)
+    binding.planBudget(r, fields, 5_000, 5_000, 0, 0)
+    const slots = new Float64Array(r)
+    assert.equal(slots[S.verdict], LAYOUT.verdicts.budgeted)
+    assert.deepEqual([...fields.subarray(0, 2)], [LAYOUT.budgetActions.indexOf('clamp'), 4_900])
+    assert.deepEqual([...fields.subarray(4, 6)], [LAYOUT.budgetActions.indexOf('keep'), 0])
+    assert.deepEqual([slots[S.tokensBefore], slots[S.tokensAfter], slots[S.fits]], [9_100, 5_000, 1])
+  })
+
+  test('refuses sizes it cannot trust, and writes no verdict', () => {
+    const cases = [
+      [new Float64Array(new SharedArrayBuffer(32)), TypeError, /Float64Array over an attached ArrayBuffer/],
+      [new Float32Array(4), TypeError, /Float64Array over an attached ArrayBuffer/],
+      [[1, 2, 3, 4], TypeError, /Float64Array over an attached ArrayBuffer/],
+      [sizes(1, 2, 3), RangeError, /4 numbers per result/],
+      [sizes(1, 2, 3, NaN), RangeError, /non-negative integers/],
+      [sizes(-1, 2, 3, 4), RangeError, /non-negative integers/],
+      [sizes(1.5, 2, 3, 4), RangeError, /non-negative integers/],
+    ]
+    const detached = new Float64Array(4)
+    structuredClone(detached.buffer, { transfer: [detached.buffer] })
+    cases.push([detached, TypeError, /Float64Array over an attached ArrayBuffer/])
+    for (const [k, [fields, type, message]] of cases.entries()) {
+      const r = out()
+      assert.throws(() => binding.planBudget(r, fields, 10, 10, 0, 0), (e) => e instanceof type && message.test(e.message), `case ${k}`)
+      assert.equal(new Float64Array(r)[S.verdict], 0)
+    }
+  })
+})

@@ -159,45 +159,18 @@ impl Call {
     /// The slice is valid until JS runs: JS may write to the array or detach its buffer, so
     /// a caller that lets JS run while planning must copy the bytes first.
     pub fn bytes(&self, i: usize) -> Result<(&[u8], bool), Thrown> {
-        let env = self.env();
-        let v = self.arg(i);
-        let mut is_typed_array = false;
-        // SAFETY: `env` and `v` are valid while the call runs.
-        self.check(unsafe { sys::napi_is_typedarray(env, v, &mut is_typed_array) })?;
-        if !is_typed_array {
-            return Err(self.type_error(i, "a Uint8Array or Buffer"));
+        let array = self.typed_array(i, sys::TypedarrayType::uint8_array, "a Uint8Array or Buffer")?;
+        if array.detached {
+            return Err(self.type_error(i, "a Uint8Array whose buffer is not detached"));
         }
-        let mut kind = 0;
-        let mut length = 0;
-        let mut data: *mut c_void = ptr::null_mut();
-        let mut memory = ptr::null_mut();
-        let mut offset = 0;
-        // SAFETY: as above; every out-pointer is valid.
-        self.check(unsafe {
-            sys::napi_get_typedarray_info(env, v, &mut kind, &mut length, &mut data, &mut memory, &mut offset)
-        })?;
-        if kind != sys::TypedarrayType::uint8_array {
-            return Err(self.type_error(i, "a Uint8Array or Buffer"));
-        }
-        let mut is_array_buffer = false;
-        // SAFETY: `memory` is the array's buffer, valid while the call runs.
-        self.check(unsafe { sys::napi_is_arraybuffer(env, memory, &mut is_array_buffer) })?;
-        if is_array_buffer {
-            let mut detached = false;
-            // SAFETY: as above.
-            self.check(unsafe { sys::napi_is_detached_arraybuffer(env, memory, &mut detached) })?;
-            if detached {
-                return Err(self.type_error(i, "a Uint8Array whose buffer is not detached"));
-            }
-        }
-        let bytes = if length == 0 || data.is_null() {
+        let bytes = if array.length == 0 || array.data.is_null() {
             &[][..]
         } else {
             // SAFETY: an attached Uint8Array's data points at `length` initialised bytes,
             // which stay valid until JS runs again (see the doc comment).
-            unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) }
+            unsafe { std::slice::from_raw_parts(array.data.cast::<u8>(), array.length) }
         };
-        Ok((bytes, !is_array_buffer))
+        Ok((bytes, !array.unshared))
     }
 
     /// The doubles of the `Float64Array` argument `i`, to read and overwrite in place. Its
@@ -212,46 +185,55 @@ impl Call {
     // slice to the call that may reach them.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn f64s_mut(&self, i: usize) -> Result<&mut [f64], Thrown> {
+        let expected = "a Float64Array over an attached ArrayBuffer";
+        let array = self.typed_array(i, sys::TypedarrayType::float64_array, expected)?;
+        if !array.unshared || array.detached {
+            return Err(self.type_error(i, expected));
+        }
+        if array.length == 0 || array.data.is_null() {
+            return Ok(&mut []);
+        }
+        if array.data.align_offset(std::mem::align_of::<f64>()) != 0 {
+            return Err(self.type_error(i, expected));
+        }
+        // SAFETY: an attached, unshared Float64Array's data points at `length` initialised,
+        // 8-aligned (checked) doubles that no other thread can touch; the caller lets no JS
+        // run while the slice lives and holds no other slice of them (# Safety).
+        Ok(unsafe { std::slice::from_raw_parts_mut(array.data.cast::<f64>(), array.length) })
+    }
+
+    /// What Node-API says of the typed array argument `i`, which must be of `kind`
+    /// (`expected` names it in the error otherwise).
+    fn typed_array(&self, i: usize, kind: sys::napi_typedarray_type, expected: &str) -> Result<TypedArray, Thrown> {
         let env = self.env();
         let v = self.arg(i);
-        let expected = "a Float64Array over an attached ArrayBuffer";
         let mut is_typed_array = false;
         // SAFETY: `env` and `v` are valid while the call runs.
         self.check(unsafe { sys::napi_is_typedarray(env, v, &mut is_typed_array) })?;
         if !is_typed_array {
             return Err(self.type_error(i, expected));
         }
-        let mut kind = 0;
+        let mut actual = 0;
         let mut length = 0;
         let mut data: *mut c_void = ptr::null_mut();
         let mut memory = ptr::null_mut();
         let mut offset = 0;
         // SAFETY: as above; every out-pointer is valid.
         self.check(unsafe {
-            sys::napi_get_typedarray_info(env, v, &mut kind, &mut length, &mut data, &mut memory, &mut offset)
+            sys::napi_get_typedarray_info(env, v, &mut actual, &mut length, &mut data, &mut memory, &mut offset)
         })?;
-        let mut is_array_buffer = false;
+        if actual != kind {
+            return Err(self.type_error(i, expected));
+        }
+        let mut unshared = false;
         // SAFETY: `memory` is the array's buffer, valid while the call runs.
-        self.check(unsafe { sys::napi_is_arraybuffer(env, memory, &mut is_array_buffer) })?;
-        if kind != sys::TypedarrayType::float64_array || !is_array_buffer {
-            return Err(self.type_error(i, expected));
-        }
+        self.check(unsafe { sys::napi_is_arraybuffer(env, memory, &mut unshared) })?;
         let mut detached = false;
-        // SAFETY: as above.
-        self.check(unsafe { sys::napi_is_detached_arraybuffer(env, memory, &mut detached) })?;
-        if detached {
-            return Err(self.type_error(i, expected));
+        if unshared {
+            // SAFETY: as above.
+            self.check(unsafe { sys::napi_is_detached_arraybuffer(env, memory, &mut detached) })?;
         }
-        if length == 0 || data.is_null() {
-            return Ok(&mut []);
-        }
-        if data.align_offset(std::mem::align_of::<f64>()) != 0 {
-            return Err(self.type_error(i, expected));
-        }
-        // SAFETY: an attached, unshared Float64Array's data points at `length` initialised,
-        // 8-aligned (checked) doubles that no other thread can touch; the caller lets no JS
-        // run while the slice lives and holds no other slice of them (# Safety).
-        Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<f64>(), length) })
+        Ok(TypedArray { length, data, unshared, detached })
     }
 
     fn check_length(&self, chars: usize) -> Result<(), Thrown> {
@@ -335,6 +317,15 @@ impl StandIns {
 }
 
 /// A notice's text for the core, and the stand-ins it uses.
+/// A typed array argument: its length in elements, its data, and whether its buffer is an
+/// `ArrayBuffer` (not shared with other threads) and detached.
+struct TypedArray {
+    length: usize,
+    data: *mut c_void,
+    unshared: bool,
+    detached: bool,
+}
+
 pub struct NoticeText {
     pub text: String,
     pub stand_ins: StandIns,

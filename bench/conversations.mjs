@@ -120,7 +120,7 @@ export async function runConversationCases({ timeCase, formatTime, benchOptions,
     )
     const ratio = medians.toolclamp / medians.stringify
     const pass = ratio <= c.max
-    conversationRows.push([c.label, formatTime(medians.toolclamp), formatTime(medians.stringify), `${ratio.toFixed(3)}x`, `${pass ? 'PASS' : 'MISS'} ≤${c.max}x`])
+    conversationRows.push([c.label, formatTime(medians.toolclamp), formatTime(medians.stringify), `${ratio < 0.001 ? ratio.toPrecision(2) : ratio.toFixed(3)}x`, `${pass ? 'PASS' : 'MISS'} ≤${c.max}x`])
   }
   const errorRows = []
   for (const c of ERROR_CASES) {

@@ -38,12 +38,6 @@ test('README "JSON values": every example runs as printed and prints what its co
   for (const code of blocks) runAsPrinted(code)
 })
 
-test('README "Shell commands": the example runs as printed on a command writing 5 MB, and keeps stderr', () => {
-  const [code] = readmeBlocks('## Shell commands')
-  const printed = runAsPrinted(code).join('\n')
-  assert.match(printed, /<\/stdout>\n<stderr>\n1 test failed\n<\/stderr>\nexit code: 1\n/)
-})
-
 test('README "hardTruncateToolPayload", "Cuts on whole lines" and "auto": the examples run as printed', () => {
   const [shapes] = readmeBlocks('### `hardTruncateToolPayload(result, limits?)`')
   runAsPrinted(shapes)

@@ -5,7 +5,6 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 import { measureText } from '../index.mjs'
-import { readmeBlocks, runAsPrinted } from './helpers.mjs'
 
 const run = (name) =>
   spawnSync(process.execPath, [fileURLToPath(new URL(`../examples/${name}`, import.meta.url))], { encoding: 'utf8' })
@@ -30,23 +29,4 @@ test('agent-tools: pages followed to the end, the spill file read from the line 
   assert.match(stdout, /full stdout saved to .*run_command-stdout-.*\.toolclamp-spill\.txt \(dropped: lines 1–\d+\)/)
   assert.match(stdout, /case 5000 ok\n<\/stdout>\n<stderr>\n1 failure\n<\/stderr>\nexit code: 1/)
   assert.match(stdout, /\[PARTIAL view: lines 1–40 of 5,000 shown .*\]\ncase 1 ok\ncase 2 ok\n$/)
-})
-
-test('README "JSON values": every example runs as printed and prints what its comments say', () => {
-  const blocks = readmeBlocks('## JSON values')
-  assert.equal(blocks.length, 2)
-  for (const code of blocks) runAsPrinted(code)
-})
-
-test('README "hardTruncateToolPayload", "Cuts on whole lines" and "auto": the examples run as printed', () => {
-  const [shapes] = readmeBlocks('### `hardTruncateToolPayload(result, limits?)`')
-  runAsPrinted(shapes)
-  const lines = [...readmeBlocks('### Cuts on whole lines'), ...readmeBlocks("### `strategy: 'auto'`")]
-  assert.equal(lines.length, 2)
-  for (const code of lines) runAsPrinted(code)
-})
-
-test('README "Provider errors": the example runs as printed', () => {
-  const [code] = readmeBlocks('## Provider errors')
-  runAsPrinted(code)
 })

@@ -1,45 +1,52 @@
-// Packs the package as npm would publish it, installs the tarball into a fresh project and
-// uses it from ESM, CommonJS and TypeScript: catches files missing from "files", a broken
-// "exports" map, and types that do not resolve for users.
+// The install a user gets from the registry: packs the main package (with its real pack
+// lifecycle) and the linux-x64-gnu platform package, installs both into a fresh project with
+// no Rust toolchain on PATH, and uses them from CommonJS, ESM and TypeScript. Catches files
+// missing from "files", a broken "exports" map, types that do not resolve, a main package
+// that ships a binary or a lifecycle script, and a loader that needs a build.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
+const PLATFORM = 'linux-x64-gnu'
+const isLinuxX64Glibc =
+  process.platform === 'linux' && process.arch === 'x64' && Boolean(process.report.getReport().header.glibcVersionRuntime)
 
-function run(command, args, cwd) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', shell: process.platform === 'win32' })
-  assert.equal(
-    result.status,
-    0,
-    `${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
-  )
-  return result.stdout
+/** PATH with node and npm but no cargo or rustc: the machine of a user without Rust. */
+function pathWithoutRust() {
+  const dirs = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
+  return [...new Set(dirs)].filter((dir) => !existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc'))).join(delimiter)
 }
 
-const ESM_CHECK = `
-import { truncateText, stringTruncateTail, measureText } from 'toolclamp'
-import assert from 'node:assert/strict'
-const r = truncateText('line\\n'.repeat(100), { maxLines: 5 })
-assert.equal(r.text, 'line\\nline\\nline\\nline\\n[... 96 lines truncated at the end ...]')
-assert.equal(stringTruncateTail('abcdef', 3, { notice: '' }), 'def')
-assert.deepEqual(measureText('héllo\\n😀'), { chars: 8, bytes: 11, lines: 2 })
-console.log('esm ok')
-`
+function run(command, args, cwd, env = process.env) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env })
+  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
+  return result
+}
 
 const CJS_CHECK = `
 const assert = require('node:assert/strict')
 const toolclamp = require('toolclamp')
 assert.equal(toolclamp.stringTruncateHead('x'.repeat(100), 7), 'x\\n[...]')
-assert.equal(toolclamp.stringTruncateHeadTail('short', 100), 'short')
+assert.equal(toolclamp.estimateTokens('上下左右'), 4)
 console.log('cjs ok')
+`
+
+const ESM_CHECK = `
+import { truncateText, measureText, clampToolResultsInMessages } from 'toolclamp'
+import assert from 'node:assert/strict'
+assert.equal(truncateText('line\\n'.repeat(100), { maxLines: 5 }).text, 'line\\nline\\nline\\nline\\n[... 96 lines truncated at the end ...]')
+assert.deepEqual(measureText('héllo\\n😀'), { chars: 8, bytes: 11, lines: 2 })
+const messages = [{ role: 'tool', tool_call_id: 'a', content: 'x\\n'.repeat(100_000) }]
+assert.equal(clampToolResultsInMessages(messages, { contextWindowTokens: 10_000 }).results[0].action, 'clamped')
+console.log('esm ok')
 `
 
 const TS_CHECK = `
@@ -48,45 +55,117 @@ import { truncateText, stringTruncateHead, type TruncateTextResult, type NoticeF
 const notice = (facts: NoticeFacts): string => \`cut \${facts.omittedLines} lines at the \${facts.where}\`
 const r: TruncateTextResult = truncateText('a\\n'.repeat(50), { maxLines: 3, strategy: 'tail', notice })
 const head: string = stringTruncateHead('abc', { maxChars: 2, maxBytes: Infinity })
-// @ts-expect-error unknown strategy
-truncateText('abc', { maxChars: 1, strategy: 'middle' })
-export { r, head }
+// @ts-expect-error unknown strategy (never called: it would throw)
+const typo = () => truncateText('abc', { maxChars: 1, strategy: 'middle' })
+console.log(\`ts ok \${r.outputLines} \${head.length} \${typeof typo}\`)
 `
 
-test('the packed tarball installs and works from ESM, CommonJS and TypeScript', { timeout: 120_000 }, () => {
-  const work = mkdtempSync(join(tmpdir(), 'toolclamp-pack-'))
-  try {
-    // --ignore-scripts: the build is already done; "prepare" would rebuild the addon.
-    const packed = JSON.parse(run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', work], repoRoot))
-    const { filename, files } = packed[0]
-    const paths = files.map((f) => f.path)
-    for (const required of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js']) {
-      assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
+test(
+  'the main and linux-x64-gnu packages install from their tarballs without Rust and load from CJS, ESM and TypeScript',
+  { timeout: 240_000, skip: isLinuxX64Glibc ? false : 'the platform package packed here is linux-x64-gnu' },
+  () => {
+    const work = mkdtempSync(join(tmpdir(), 'toolclamp-pack-'))
+    try {
+      // The main package, packed as `npm publish` would: prepack strips the lifecycle
+      // scripts, prepare builds nothing, postpack puts package.json back as it was.
+      const before = readFileSync(join(repoRoot, 'package.json'))
+      const pack = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot)
+      assert.deepEqual(readFileSync(join(repoRoot, 'package.json')), before, 'package.json restored after packing')
+      const [main] = JSON.parse(pack.stdout)
+      const paths = main.files.map((f) => f.path)
+      for (const required of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'binding.d.ts', 'lib/native.js']) {
+        assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
+      }
+      assert.ok(!paths.some((p) => p.endsWith('.node')), `the main package ships no binary: ${paths.join(', ')}`)
+      assert.ok(!paths.some((p) => /^(__test__|src|crates|scripts|npm|target)\//.test(p)), paths.join(', '))
+
+      // The platform package: its manifest from npm/, the binary the build wrote.
+      const platformDir = join(work, PLATFORM)
+      mkdirSync(platformDir)
+      for (const file of ['package.json', 'README.md']) copyFileSync(join(repoRoot, 'npm', PLATFORM, file), join(platformDir, file))
+      copyFileSync(join(repoRoot, `toolclamp.${PLATFORM}.node`), join(platformDir, `toolclamp.${PLATFORM}.node`))
+      const [platform] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], platformDir).stdout)
+      assert.deepEqual(platform.files.map((f) => f.path).sort(), ['README.md', 'package.json', `toolclamp.${PLATFORM}.node`])
+
+      const project = join(work, 'project')
+      mkdirSync(project)
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check', private: true }))
+      const env = { ...process.env, PATH: pathWithoutRust() }
+      assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'no cargo on the install PATH')
+      const install = run('npm', ['install', '--no-audit', '--no-fund', join(work, main.filename), join(work, platform.filename)], project, env)
+      assert.doesNotMatch(install.stderr, /EBADENGINE|ERR!|npm error/)
+
+      // What was installed: a manifest with no lifecycle script, the platform package at the same version.
+      const installed = JSON.parse(readFileSync(join(project, 'node_modules/toolclamp/package.json'), 'utf8'))
+      for (const script of ['prepare', 'prepack', 'postpack', 'install', 'postinstall', 'preinstall']) {
+        assert.equal(installed.scripts?.[script], undefined, `no ${script} script`)
+      }
+      assert.equal(installed.optionalDependencies[`toolclamp-${PLATFORM}`], manifest.version)
+      assert.equal(installed.version, manifest.version)
+
+      writeFileSync(join(project, 'check.cjs'), CJS_CHECK)
+      assert.equal(run(process.execPath, ['check.cjs'], project, env).stdout.trim(), 'cjs ok')
+      writeFileSync(join(project, 'check.mjs'), ESM_CHECK)
+      assert.equal(run(process.execPath, ['check.mjs'], project, env).stdout.trim(), 'esm ok')
+      writeFileSync(join(project, 'check.ts'), TS_CHECK)
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', strict: true, outDir: 'out', skipLibCheck: false, types: [] },
+          files: ['check.ts'],
+        }),
+      )
+      run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], project, env)
+      assert.equal(run(process.execPath, ['out/check.js'], project, env).stdout.trim(), 'ts ok 3 2 function')
+
+      // Without the platform package: one clear error, not npm's optional-dependency bug text.
+      rmSync(join(project, 'node_modules', `toolclamp-${PLATFORM}`), { recursive: true })
+      const missing = spawnSync(process.execPath, ['check.cjs'], { cwd: project, encoding: 'utf8', env })
+      assert.notEqual(missing.status, 0)
+      assert.match(missing.stderr, /toolclamp: no native addon for linux-x64 \(glibc\)\. It looked for the package toolclamp-linux-x64-gnu/)
+      assert.match(missing.stderr, /build from source in a clone with Rust installed/)
+      assert.doesNotMatch(missing.stderr.split('\n').find((line) => line.includes('toolclamp: no native addon')), /npm has a bug/)
+    } finally {
+      rmSync(work, { recursive: true, force: true })
     }
-    assert.ok(paths.some((p) => p.endsWith('.node')), `a native addon is packed: ${paths.join(', ')}`)
-    assert.ok(!paths.some((p) => p.startsWith('__test__/') || p.startsWith('src/') || p.startsWith('target/')))
+  },
+)
 
-    const project = join(work, 'project')
-    mkdirSync(project)
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check', private: true, type: 'module' }))
-    // The tarball ships the built addon and its loader, so nothing needs to build here.
-    run(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', join(work, filename)], project)
+test('the linux-x64-gnu binary needs no glibc newer than 2.17', { skip: isLinuxX64Glibc ? false : 'a Linux x64 glibc build' }, () => {
+  const { stdout } = run('objdump', ['-T', join(repoRoot, `toolclamp.${PLATFORM}.node`)], repoRoot)
+  const versions = [...stdout.matchAll(/GLIBC_(\d+)\.(\d+)(?:\.(\d+))?/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)])
+  assert.ok(versions.length > 0, 'the binary links glibc')
+  const newest = versions.sort((a, b) => b[0] - a[0] || b[1] - a[1] || b[2] - a[2])[0]
+  assert.ok(newest[0] < 2 || (newest[0] === 2 && newest[1] <= 17), `needs GLIBC_${newest.join('.')}`)
+})
 
-    writeFileSync(join(project, 'esm-check.mjs'), ESM_CHECK)
-    assert.equal(run(process.execPath, ['esm-check.mjs'], project).trim(), 'esm ok')
-    writeFileSync(join(project, 'cjs-check.cjs'), CJS_CHECK)
-    assert.equal(run(process.execPath, ['cjs-check.cjs'], project).trim(), 'cjs ok')
-
-    writeFileSync(join(project, 'check.ts'), TS_CHECK)
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { module: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] },
-        files: ['check.ts'],
-      }),
-    )
-    run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], project)
-  } finally {
-    rmSync(work, { recursive: true, force: true })
+test('every platform package: napi-rs manifest, same version, listed by the main package', () => {
+  const names = {
+    'x86_64-unknown-linux-gnu': ['linux-x64-gnu', 'linux', 'x64', 'glibc'],
+    'x86_64-unknown-linux-musl': ['linux-x64-musl', 'linux', 'x64', 'musl'],
+    'aarch64-unknown-linux-gnu': ['linux-arm64-gnu', 'linux', 'arm64', 'glibc'],
+    'aarch64-unknown-linux-musl': ['linux-arm64-musl', 'linux', 'arm64', 'musl'],
+    'x86_64-apple-darwin': ['darwin-x64', 'darwin', 'x64'],
+    'aarch64-apple-darwin': ['darwin-arm64', 'darwin', 'arm64'],
+    'x86_64-pc-windows-msvc': ['win32-x64-msvc', 'win32', 'x64'],
+    'aarch64-pc-windows-msvc': ['win32-arm64-msvc', 'win32', 'arm64'],
+  }
+  assert.deepEqual([...manifest.napi.targets].sort(), Object.keys(names).sort())
+  assert.deepEqual(
+    Object.keys(manifest.optionalDependencies).sort(),
+    Object.values(names).map(([name]) => `toolclamp-${name}`).sort(),
+  )
+  for (const [name, os, cpu, libc] of Object.values(names)) {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'npm', name, 'package.json'), 'utf8'))
+    assert.equal(pkg.name, `toolclamp-${name}`)
+    assert.equal(pkg.version, manifest.version)
+    assert.equal(manifest.optionalDependencies[pkg.name], manifest.version)
+    assert.deepEqual(pkg.os, [os])
+    assert.deepEqual(pkg.cpu, [cpu])
+    assert.deepEqual(pkg.libc, libc === undefined ? undefined : [libc])
+    assert.equal(pkg.main, `toolclamp.${name}.node`)
+    assert.deepEqual(pkg.files, [`toolclamp.${name}.node`])
+    assert.equal(pkg.license, manifest.license)
+    assert.deepEqual(pkg.repository, manifest.repository)
   }
 })

@@ -10,8 +10,54 @@
 // The slot indices and the codes that cross the boundary come from the binding's LAYOUT,
 // the one place they are written (src/layout.rs).
 
-const binding = require('../binding.js')
 const { describe } = require('./format.js')
+
+const binding = loadBinding()
+
+/**
+ * The native addon, through the loader `napi build` writes (binding.js: the platform
+ * package, then a local build). When neither is there, one error that says what was looked
+ * for and what to do, instead of the loader's own guess about npm's optional dependencies.
+ */
+function loadBinding() {
+  try {
+    return require('../binding.js')
+  } catch (error) {
+    throw missingAddon(error)
+  }
+}
+
+/** The platform as napi-rs names its packages: `linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`. */
+function platformName() {
+  const { platform, arch } = process
+  if (platform === 'win32') return `win32-${arch}-msvc`
+  if (platform !== 'linux') return `${platform}-${arch}`
+  let glibc
+  try {
+    glibc = process.report?.getReport?.().header?.glibcVersionRuntime
+  } catch {
+    // No report: taken as musl, the libc a Linux without glibc has.
+  }
+  return `${platform}-${arch}-${glibc ? 'gnu' : 'musl'}`
+}
+
+/** The error for no addon; the loader's own error (its guess about npm included) is its cause. */
+function missingAddon(error) {
+  const name = platformName()
+  const libc = name.endsWith('-gnu') ? ' (glibc)' : name.endsWith('-musl') ? ' (musl)' : ''
+  const addon = new Error(
+    `toolclamp: no native addon for ${process.platform}-${process.arch}${libc}. ` +
+      `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node. ` +
+      `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
+      `lockfile was made on another platform, or with --no-optional / --omit=optional), or build ` +
+      `from source in a clone with Rust installed: npm install && npm run build. ` +
+      `Supported: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. ` +
+      'What the loader tried is in this error\'s cause.',
+  )
+  addon.code = 'TOOLCLAMP_NO_ADDON'
+  addon.cause = error
+  return addon
+}
 
 // Copies of the layout: objects made by Node-API are slow to read (dictionary mode),
 // plain copies read as fast as constants.

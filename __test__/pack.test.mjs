@@ -131,7 +131,10 @@ test(
   },
 )
 
-test('the linux-x64-gnu binary needs no glibc newer than 2.17', { skip: isLinuxX64Glibc ? false : 'a Linux x64 glibc build' }, () => {
+const hasObjdump = spawnSync('objdump', ['--version']).status === 0
+const glibcSkip = !isLinuxX64Glibc ? 'a Linux x64 glibc build' : !hasObjdump ? 'objdump (binutils) is not installed' : false
+
+test('the linux-x64-gnu binary needs no glibc newer than 2.17', { skip: glibcSkip }, () => {
   const { stdout } = run('objdump', ['-T', join(repoRoot, `toolclamp.${PLATFORM}.node`)], repoRoot)
   const versions = [...stdout.matchAll(/GLIBC_(\d+)\.(\d+)(?:\.(\d+))?/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)])
   assert.ok(versions.length > 0, 'the binary links glibc')

@@ -7,6 +7,8 @@
 //   node scripts/build.mjs            release build (what `npm run build` runs)
 //   node scripts/build.mjs --debug    debug build
 //   node scripts/build.mjs --host     link against the host's glibc (no toolchain download)
+//   node scripts/build.mjs --target aarch64-unknown-linux-gnu --use-napi-cross
+//                                     any other napi build flags, as the release workflow passes them
 //
 // Everything napi and cargo print goes to stderr, so `npm pack --json` and the like keep a
 // clean stdout.
@@ -17,6 +19,10 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
 const debug = args.includes('--debug')
 const host = args.includes('--host')
+// Anything else goes to napi build as it is (the release workflow passes its --target and
+// cross-compilation flags); a build for a named target gets no cross toolchain of ours.
+const passed = args.filter((arg) => arg !== '--debug' && arg !== '--host')
+const named = passed.some((arg) => arg === '--target' || arg === '-t' || arg.startsWith('--target='))
 
 /** Whether this is a Linux x64 host with glibc, where the glibc 2.17 toolchain runs. */
 function isLinuxX64Glibc() {
@@ -30,12 +36,12 @@ const napi = fileURLToPath(new URL('../node_modules/@napi-rs/cli/dist/cli.js', i
 const base = ['build', '--platform', '--js', 'binding.js', '--dts', 'binding.d.ts', ...(debug ? [] : ['--release'])]
 
 function napiBuild(extra) {
-  const result = spawnSync(process.execPath, [napi, ...base, ...extra], { cwd: root, stdio: ['ignore', 2, 2] })
+  const result = spawnSync(process.execPath, [napi, ...base, ...extra, ...passed], { cwd: root, stdio: ['ignore', 2, 2] })
   return result.status ?? 1
 }
 
 let status
-if (isLinuxX64Glibc() && !host) {
+if (isLinuxX64Glibc() && !host && !named) {
   status = napiBuild(['--use-napi-cross', '--target', 'x86_64-unknown-linux-gnu'])
   if (status !== 0) {
     process.stderr.write(

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 
 const file = fileURLToPath(new URL('../package.json', import.meta.url))
 const saved = `${file}.prepack`
-const LIFECYCLE = ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack']
+const LIFECYCLE = ['preinstall', 'install', 'postinstall', 'prepare', 'prepublishOnly', 'prepack', 'postpack']
 
 const mode = process.argv[2]
 if (mode === 'strip') {

@@ -26,19 +26,24 @@
 export type LimitName = 'chars' | 'bytes' | 'lines'
 
 /**
- * Budgets. Each is a non-negative integer, or `Infinity` for none; at least one is required.
- * `undefined` counts as not given.
+ * Budgets. Each is a non-negative integer, or `Infinity` for none; `undefined` counts as not
+ * given. The string functions, `truncateText` and a stream limit of `formatExecOutput` need at
+ * least one and leave the others unlimited; tool payloads, `clampJson` and `readPartial` have
+ * defaults of their own (documented on {@link PayloadLimits}, {@link ClampJsonOptions},
+ * {@link ReadPartialOptions}).
  */
 export interface Limits {
-  /** Maximum UTF-16 code units (`s.length`). */
+  /** Maximum UTF-16 code units (`s.length`). @default Infinity */
   maxChars?: number
-  /** Maximum UTF-8 bytes (`Buffer.byteLength(s, 'utf8')`). */
+  /** Maximum UTF-8 bytes (`Buffer.byteLength(s, 'utf8')`). @default Infinity */
   maxBytes?: number
-  /** Maximum lines. */
+  /** Maximum lines. @default Infinity */
   maxLines?: number
   /**
    * Maximum estimated tokens (see {@link estimateTokens}): one token per 3 UTF-8 bytes, rounded up,
-   * so this is `maxBytes: 3 * maxTokens`, and `truncatedBy` names `'bytes'` when it binds.
+   * so this is `maxBytes: 3 * maxTokens`, and `truncatedBy` names `'bytes'` when it binds. It never
+   * raises a byte budget: beside `maxBytes` (given or a default) the smaller applies.
+   * @default Infinity
    */
   maxTokens?: number
   /** How tokens are counted. Only `'estimate'` for now. @default 'estimate' */
@@ -97,15 +102,23 @@ export type Notice = string | ((facts: NoticeFacts) => string)
  */
 export type Snap = 'line' | 'none'
 
+/** Options of `stringTruncateHead` and `stringTruncateTail`. */
 export interface NoticeOptions {
+  /**
+   * The notice put where text was dropped (see {@link Notice}).
+   * @default '[... {omitted} truncated at the end ...]' (`stringTruncateHead`; `stringTruncateTail`: `'[... {omitted} truncated at the start ...]'`)
+   */
   notice?: Notice
-  /** Default `'none'` for the string functions and `truncateText`. */
+  /** Where kept text may end (see {@link Snap}): the exact cut by default, as for `truncateText`. @default 'none' */
   snap?: Snap
 }
 
+/** Options of `stringTruncateHeadTail`. */
 export interface HeadTailOptions extends NoticeOptions {
-  /** Share of the budget given to the start, from 0 to 1. Default 0.5. */
+  /** Share of the budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
+  /** The notice put between the kept ends (see {@link Notice}). @default '[... {omitted} truncated in the middle ...]' */
+  notice?: Notice
 }
 
 /**
@@ -117,19 +130,27 @@ export interface HeadTailOptions extends NoticeOptions {
  */
 export type Strategy = 'head' | 'tail' | 'headTail' | 'auto'
 
+/** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
-  /** Default `'head'`: keep the start, drop the end. */
+  /** Where text is kept: by default the start (the end is dropped). @default 'head' */
   strategy?: Strategy
-  /** Default `'none'`: the exact cut. */
+  /** Where kept text may end: by default the exact cut. @default 'none' */
   snap?: Snap
-  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
+  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
+  /**
+   * The notice put where text was dropped (see {@link Notice}). The default says where: `at the end`
+   * (`'head'`), `at the start` (`'tail'`), `in the middle` (`'headTail'`); with `spill`,
+   * `'[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'`.
+   * @default '[... {omitted} truncated at the end ...]'
+   */
   notice?: Notice
   /**
    * Save the full input to a new file in `spill.dir` when (and only when) it is cut; the default
    * notice then names the file and the dropped lines:
    * `[... 370 lines truncated at the end; full output saved to /runs/42/text-…toolclamp-spill.txt (dropped: lines 131–500) ...]`.
-   * A template gets the path as `{spillPath}`, a function as `facts.spillPath`.
+   * A template gets the path as `{spillPath}`, a function as `facts.spillPath`. No default: no
+   * file is written unless this is given; files are named `text-…` unless `spill.name` says otherwise.
    */
   spill?: SpillOptions
 }
@@ -141,8 +162,17 @@ export interface TruncateTextOptions extends Limits {
  * (at most 64 chars), so it always lands directly inside `dir` whatever the tool name holds.
  */
 export interface SpillOptions {
+  /** The directory the files go to (created if missing). Required: no default. */
   dir: string
-  /** Names the file; default: the tool's name, or `text` / `exec` / `tool-result`. */
+  /**
+   * Names the file. By default, per function: `truncateText` `text`; `formatExecOutput` `exec`
+   * (then `-stdout` / `-stderr`); `truncateToolOutput` the tool name it is given;
+   * `wrapToolWithHardOutputTruncate` `tool.name`; `clampToolResultsInMessages` and its adapters,
+   * `guardSessionManager` and `repairSessionFile` the result's tool name (or the name of the call it
+   * answers); otherwise (`hardTruncateToolPayload`, `hardTruncateToolError`, `wrapExecute`, a
+   * result without a tool name) `tool-result`.
+   * @default the tool's name, else 'tool-result' ('text' for truncateText, 'exec' for formatExecOutput)
+   */
   name?: string
 }
 
@@ -238,26 +268,38 @@ export declare function measureText(text: string): TextMeasure
 
 /**
  * Options of `clampJson` and `clampJsonText`. Budgets apply to `JSON.stringify(value, null, space)`;
- * defaults `{ maxBytes: 51200, maxLines: 2000 }` (chars unlimited), as for tool payloads.
+ * defaults `{ maxBytes: 51200, maxLines: 2000 }` (chars unlimited), as for tool payloads. Each
+ * budget not given keeps its default; `Infinity` lifts one.
  */
 export interface ClampJsonOptions extends Limits {
+  /** Maximum UTF-8 bytes of the rendering. @default 51200 */
+  maxBytes?: number
+  /** Maximum lines of the rendering (more than one only with `space`). @default 2000 */
+  maxLines?: number
   /**
-   * Which array items and which part of long strings are kept: `'head'` (default) the first,
-   * `'tail'` the last, `'headTail'` both ends (`headRatio` of the room to the start).
+   * Which array items and which part of long strings are kept: `'head'` the first, `'tail'` the
+   * last, `'headTail'` both ends (`headRatio` of the room to the start). `'auto'` is not taken
+   * here (a `TypeError`).
+   * @default 'head'
    */
-  strategy?: Strategy
-  /** With `'headTail'`: share of the room given to the start, from 0 to 1. Default 0.5. */
+  strategy?: 'head' | 'tail' | 'headTail'
+  /** With `'headTail'`: share of the room given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
   /**
-   * `'inline'` (default): the result says what was cut in band: a string item
+   * `'inline'`: the result says what was cut in band: a string item
    * `"[... 1,234 more items]"` where array items were dropped, a key `"…"` with
    * `"[... 12 more keys]"` where object keys were dropped, `[... 5,241,068 bytes truncated]`
    * inside a cut string. `'none'`: schema-safe, only shorter arrays and shorter strings (a
    * prefix; a suffix with `'tail'`), nothing added; every key is kept while the smallest forms
    * of all values fit. Both report everything in `elided`.
+   * @default 'inline'
    */
   markers?: 'inline' | 'none'
-  /** `JSON.stringify`'s `space`, as the consumer will render the value: an integer 0–10 or a string of at most 10 chars. Default: compact. */
+  /**
+   * `JSON.stringify`'s `space`, as the consumer will render the value: an integer 0–10 or a string
+   * of at most 10 chars. By default compact (no indentation, one line).
+   * @default 0
+   */
   space?: number | string
 }
 
@@ -392,7 +434,7 @@ export declare function estimateTokens(value: unknown): number
 
 /** How the tool results of a conversation share its model's context window. */
 export interface ClampMessagesOptions {
-  /** The model's context window, in tokens. Required. */
+  /** The model's context window, in tokens. Required: no default. */
   contextWindowTokens: number
   /** One tool result may use at most this share of the window (media included). @default 0.3 */
   resultShare?: number
@@ -404,12 +446,13 @@ export interface ClampMessagesOptions {
   protectRecent?: number
   /**
    * Save each cut result's full text first (a file named by its content's SHA-256, 0600, written once,
-   * never overwritten), and name it in the notice or the marker.
+   * never overwritten), and name it in the notice or the marker. No default: no file is written
+   * unless this is given; files are named after the result's tool unless `spill.name` is given.
    */
   spill?: SpillOptions
-  /** How a cut result is shortened. @default 'auto' */
+  /** How a cut result is shortened: its head, or head and tail when its end holds an error (see {@link Strategy}). @default 'auto' */
   strategy?: Strategy
-  /** @default 'line' */
+  /** Where a cut result's kept text may end: on whole lines, as for tool payloads. @default 'line' */
   snap?: Snap
 }
 
@@ -467,6 +510,7 @@ export declare function clampToolResultsInMessages<A extends readonly unknown[]>
 ): ClampMessagesResult<A>
 
 export interface OverflowRecoveryOptions<A extends readonly unknown[]> extends ClampMessagesOptions {
+  /** The conversation `send` first gets. Required. */
   messages: A
   /** Calls in all, the first included. @default 3 */
   maxAttempts?: number
@@ -492,15 +536,32 @@ export declare function withContextOverflowRecovery<A extends readonly unknown[]
 ): Promise<{ result: R; messages: A; attempts: OverflowAttempt[] }>
 
 export interface GuardOptions extends ClampMessagesOptions {
-  /** Called with the clamp's result when it changed the request; a throw is a process warning, never a failed call. */
+  /**
+   * Called with the clamp's result when it changed the request; a throw is a process warning, never
+   * a failed call. No default: nothing is called.
+   */
   onClamp?: (result: ClampMessagesResult<readonly unknown[]>) => void
 }
 
 export interface RecoveryHooks {
   /** Calls in all, the first included. @default 3 */
   maxAttempts?: number
-  /** Called when a retried call got through, with the attempts and the messages that did; a throw is a process warning. */
+  /**
+   * Called when a retried call got through, with the attempts and the messages that did; a throw is
+   * a process warning. No default: nothing is called.
+   */
   onRecovered?: (info: { attempts: OverflowAttempt[]; messages: unknown[] }) => void
+}
+
+/** Options of `wrapStreamFnWithOverflowRecovery`: those of `clampToolResultsInMessages`, the window optional. */
+export interface StreamRecoveryOptions extends Omit<ClampMessagesOptions, 'contextWindowTokens'>, RecoveryHooks {
+  /**
+   * The model's context window, in tokens. By default the `contextWindow` of the model each call
+   * is for; a call for a model without one goes through unclamped and unretried (with one process
+   * warning).
+   * @default model.contextWindow
+   */
+  contextWindowTokens?: number
 }
 
 /**
@@ -520,7 +581,7 @@ export declare function toolResultsContextGuard(
  */
 export declare function wrapStreamFnWithOverflowRecovery<F extends (...args: any[]) => any>(
   streamFn: F,
-  options?: Partial<ClampMessagesOptions> & RecoveryHooks,
+  options?: StreamRecoveryOptions,
 ): F
 
 /**
@@ -559,8 +620,15 @@ export declare function guardSessionManager<M extends { appendMessage(message: a
 ): M
 
 export interface RepairOptions extends Omit<SessionLimits, 'spill'> {
-  /** Where the originals of cut results are saved (0600, never overwritten). @default `<file>.toolclamp-spill/` */
-  spill?: { dir: string }
+  /**
+   * Where the originals of cut results are saved (0600, never overwritten), in files named after
+   * each result's tool: a directory beside the session file by default.
+   * @default { dir: '<file>.toolclamp-spill' }
+   */
+  spill?: {
+    /** The directory. Required when `spill` is given. */
+    dir: string
+  }
   /** Keep the original file as `<file>.<UTC time>-<8 hex>.toolclamp-backup` (0600). @default true */
   backup?: boolean
 }
@@ -602,30 +670,54 @@ export declare function repairSessionFile(path: string, options?: RepairOptions)
 
 /**
  * Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`, head
- * (errors: `{ maxBytes: 4096, maxLines: 40 }`). Each budget not given keeps its default, so
- * `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
+ * (errors: `{ maxBytes: 4096, maxLines: 40 }`, see {@link ToolErrorLimits}). Each budget not given
+ * keeps its default, so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
  */
 export interface PayloadLimits extends Limits {
-  /** Default `'head'`. With `'tail'` the last blocks are kept. JSON data takes `'auto'` as `'head'`. */
+  /** Maximum UTF-8 bytes of the text a model reads (50 KiB). @default 51200 */
+  maxBytes?: number
+  /** Maximum lines of the text a model reads. @default 2000 */
+  maxLines?: number
+  /** With `'tail'` the last blocks are kept. JSON data takes `'auto'` as `'head'`. @default 'head' */
   strategy?: Strategy
-  /** Default `'line'`: text for a model is cut on whole lines. */
+  /** Text for a model is cut on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
   /**
    * `'content_and_artifact'` (LangChain's name): the result is a `[content, artifact]` tuple; only
    * the content is clamped, the artifact (which never reaches the model) is left as it is.
-   * Default `'content'`.
+   * @default 'content'
    */
   responseFormat?: 'content' | 'content_and_artifact'
-  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. Default 0.5. */
+  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
+  /**
+   * The notice put where text was dropped (see {@link Notice}); the default is `truncateText`'s:
+   * `at the start` with `'tail'`, `in the middle` with `'headTail'`, and with `spill` it names the file.
+   * @default '[... {omitted} truncated at the end ...]'
+   */
   notice?: Notice
   /**
    * Save the full text (all text blocks, concatenated) to a spill file when it is cut, named in the
    * notice as with `truncateText`; `onSpill` receives the report. The wrappers spill final results
    * only, never streamed `onUpdate` partials; `wrapToolWithHardOutputTruncate` names files after `tool.name`.
-   * JSON data and `structuredContent` are not spilled (their compact JSON is one line).
+   * JSON data and `structuredContent` are not spilled (their compact JSON is one line). No default:
+   * no file is written unless this is given.
    */
-  spill?: SpillOptions & { onSpill?: (report: SpillReport) => void }
+  spill?: SpillOptions & {
+    /** Called with the report of each spill (the file written, or why none could be). No default: nothing is called. */
+    onSpill?: (report: SpillReport) => void
+  }
+}
+
+/**
+ * Limits for a thrown error's message (`hardTruncateToolError`): as {@link PayloadLimits}, with
+ * smaller default budgets, `{ maxBytes: 4096, maxLines: 40 }`.
+ */
+export interface ToolErrorLimits extends PayloadLimits {
+  /** Maximum UTF-8 bytes of the message (4 KiB). @default 4096 */
+  maxBytes?: number
+  /** Maximum lines of the message. @default 40 */
+  maxLines?: number
 }
 
 /** The blocks toolclamp reads: text, and MCP embedded resources with `text`. Others pass through untouched. */
@@ -763,7 +855,7 @@ export declare function hardTruncateToolPayload<T>(result: T, limits?: PayloadLi
  * @example
  * try { await run() } catch (e) { throw hardTruncateToolError(e) }
  */
-export declare function hardTruncateToolError(error: unknown, limits?: PayloadLimits): Error
+export declare function hardTruncateToolError(error: unknown, limits?: ToolErrorLimits): Error
 
 /**
  * Wraps a streaming `onUpdate` callback so each partial result is clamped.
@@ -827,17 +919,26 @@ export type ToolOutputLimitSource = 'arg' | 'config' | 'env' | 'default'
  * allowed (pass your whole config); a misspelt `maxToolOutput` (`max_tool_output`,
  * `maxtooloutput`) throws a `TypeError`.
  */
-export type ToolOutputConfig = number | { maxToolOutput?: number; [key: string]: unknown }
+export type ToolOutputConfig =
+  | number
+  | {
+      /** The limit in UTF-8 bytes: a non-negative integer or `Infinity`. No default: without it the environment decides, then 16384. */
+      maxToolOutput?: number
+      [key: string]: unknown
+    }
 
-/** Where the environment variable is read from. Default `process.env`. */
+/** Where the environment variable is read from (`process.env` when not given). */
 export type EnvironmentVariables = Record<string, string | undefined>
 
 export interface ResolveToolOutputLimitOptions {
-  /** The explicit limit in UTF-8 bytes: a non-negative integer or `Infinity`. Wins over everything. */
+  /**
+   * The explicit limit in UTF-8 bytes: a non-negative integer or `Infinity`. Wins over everything.
+   * No default: without it `config` decides, then the environment, then 16384.
+   */
   arg?: number
-  /** The run's config; used when `arg` is not given. */
+  /** The run's config; used when `arg` is not given. No default: without it the environment decides, then 16384. */
   config?: ToolOutputConfig
-  /** Read for `TOOLCLAMP_MAX_TOOL_OUTPUT` when neither `arg` nor `config` gives a limit. */
+  /** Read for `TOOLCLAMP_MAX_TOOL_OUTPUT` when neither `arg` nor `config` gives a limit. @default process.env */
   env?: EnvironmentVariables
 }
 
@@ -862,11 +963,14 @@ export interface ResolvedToolOutputLimit {
 export declare function resolveToolOutputLimit(options?: ResolveToolOutputLimitOptions): ResolvedToolOutputLimit
 
 export interface ToolOutputEnvelopeOptions {
-  /** The explicit limit in UTF-8 bytes (the `arg` level): a non-negative integer or `Infinity`. */
+  /**
+   * The explicit limit in UTF-8 bytes (the `arg` level): a non-negative integer or `Infinity`.
+   * No default: without it `config` decides, then `TOOLCLAMP_MAX_TOOL_OUTPUT`, then 16384 (16 KiB).
+   */
   limit?: number
-  /** The run's config (the `config` level). */
+  /** The run's config (the `config` level). No default: without it the environment decides, then 16384. */
   config?: ToolOutputConfig
-  /** Where `TOOLCLAMP_MAX_TOOL_OUTPUT` is read from. Default `process.env`. */
+  /** Where `TOOLCLAMP_MAX_TOOL_OUTPUT` is read from. @default process.env */
   env?: EnvironmentVariables
 }
 
@@ -923,15 +1027,15 @@ export interface PythonRunResult {
 
 /** Budgets in UTF-16 chars: non-negative integers or `Infinity`. */
 export interface PythonResultOptions {
-  /** Budget of the joined prints. Default 8000. */
+  /** Budget of the joined prints. @default 8000 */
   maxPrintChars?: number
-  /** Budget of the result value's text. Default 8000. */
+  /** Budget of the result value's text. @default 8000 */
   maxOutputChars?: number
-  /** Budget of the whole text (with `formatPythonResult`, tags included). Default 16000. */
+  /** Budget of the whole text (with `formatPythonResult`, tags included). @default 16000 */
   maxTotalChars?: number
-  /** Share of each budget given to the start, from 0 to 1. Default 0.5. */
+  /** Share of each budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
-  /** Default `'line'`: cuts on whole lines. */
+  /** Where kept text may end: on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
 }
 
@@ -1015,27 +1119,32 @@ export interface ExecNoticeFacts extends NoticeFacts {
 }
 
 export interface FormatExecOutputOptions {
-  /** Budget for stdout: a number (= maxChars) or `{ maxChars?, maxBytes?, maxLines? }`. Default 8,000 chars. */
+  /**
+   * Budget for stdout: a number (= maxChars) or `{ maxChars?, maxBytes?, maxLines?, maxTokens? }`
+   * (at least one; an object replaces the default, and the budgets it leaves out are unlimited).
+   * @default 8000
+   */
   stdout?: Limit
-  /** Budget for stderr, as for stdout. Default 8,000 chars. */
+  /** Budget for stderr, as for stdout. @default 8000 */
   stderr?: Limit
-  /** Default `'tail'`: keep the end of each stream, where errors and summaries are. */
+  /** Where each stream is kept: its end, where errors and summaries are. @default 'tail' */
   strategy?: Strategy
-  /** With `'headTail'`: share of each budget given to the start, from 0 to 1. Default 0.5. */
+  /** With `'headTail'`: share of each budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
-  /** Default `'line'`: each stream is cut on whole lines. */
+  /** Where kept text may end: each stream is cut on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
   /**
-   * Default `'[... {omitted} truncated from {stream} ...]'`. A template may use `{stream}` besides
-   * the usual placeholders (for a Buffer stream `{headEnd}` and `{tailStart}` are byte offsets);
-   * a function also gets `stream`.
+   * The notice in a cut stream. A template may use `{stream}` besides the usual placeholders (for a
+   * Buffer stream `{headEnd}` and `{tailStart}` are byte offsets); a function also gets `stream`.
+   * With `spill`, the default names the file (below).
+   * @default '[... {omitted} truncated from {stream} ...]'
    */
   notice?: string | ((facts: ExecNoticeFacts) => string)
   /**
    * Save each stream that is cut, whole (a Buffer as its bytes), to its own file (`<name>-stdout-…`,
    * default name `exec`); the stream's notice names it:
    * `[... 12,000 chars truncated from stdout; full stdout saved to … (dropped: lines 1–412) ...]`.
-   * Each stream's info reports it in `spill`.
+   * Each stream's info reports it in `spill`. No default: no file is written unless this is given.
    */
   spill?: SpillOptions
 }
@@ -1089,9 +1198,21 @@ export declare function formatExecOutput(result: ExecResult, options?: FormatExe
 // Per-tool profiles
 // ---------------------------------------------------------------------------------------
 
-/** Character and line limits for one tool's output. */
+/**
+ * Character and line limits for one tool's output. A key left out comes from the layer below (see
+ * {@link resolveToolProfile}): for a tool with a built-in profile, that profile; otherwise your
+ * `default`, then the built-in `default` (20,000 chars / 200 lines).
+ */
 export interface ToolProfile {
+  /**
+   * Maximum UTF-16 code units.
+   * @default 20000 (the built-in `default`; a built-in tool's own: `read_file` 50000, `run_command` 20000, `list_directory` 10000, `search_files` 30000)
+   */
   maxChars?: number
+  /**
+   * Maximum lines.
+   * @default 200 (the built-in `default`; a built-in tool's own: `read_file` 500, `run_command` 200, `list_directory` 100, `search_files` 300)
+   */
   maxLines?: number
 }
 
@@ -1120,18 +1241,31 @@ export interface ResolvedToolProfile {
 export declare function resolveToolProfile(toolName: string, profiles?: Record<string, ToolProfile>): ResolvedToolProfile
 
 export interface TruncateToolOutputOptions {
-  /** Your profiles for this session, added to or overriding the built-in ones (see `resolveToolProfile`). */
+  /**
+   * Your profiles for this session, added to or overriding the built-in ones (see `resolveToolProfile`).
+   * No default: the built-in {@link DEFAULT_TOOL_PROFILES} alone.
+   */
   profiles?: Record<string, ToolProfile>
-  /** Overrides the profile's character limit for this call. */
+  /** Overrides the profile's character limit for this call. No default: the resolved profile's `maxChars`. */
   maxChars?: number
-  /** Overrides the profile's line limit for this call. */
+  /** Overrides the profile's line limit for this call. No default: the resolved profile's `maxLines`. */
   maxLines?: number
-  /** Share of each budget given to the start. Default 0.3: errors and summaries are at the end. */
+  /** Share of each budget given to the start: errors and summaries are at the end. @default 0.3 */
   headRatio?: number
-  /** The middle marker. Default `'... [{omitted} truncated] ...'` (see `Notice`). */
+  /**
+   * The middle marker (see `Notice`). With `spill`, the default names the file:
+   * `'... [{omitted} truncated — full output saved to {spillPath}; dropped lines {fromLine}–{toLine}] ...'`.
+   * @default '... [{omitted} truncated] ...'
+   */
   notice?: Notice
-  /** Save the full output to a spill file when it is cut (the file is named after the tool); the marker names it. */
-  spill?: SpillOptions & { onSpill?: (report: SpillReport) => void }
+  /**
+   * Save the full output to a spill file when it is cut (the file is named after the tool); the
+   * marker names it. No default: no file is written unless this is given.
+   */
+  spill?: SpillOptions & {
+    /** Called with the report of the spill (the file written, or why none could be). No default: nothing is called. */
+    onSpill?: (report: SpillReport) => void
+  }
 }
 
 export interface TruncateToolOutputResult {
@@ -1181,25 +1315,31 @@ export declare function truncateToolOutput(toolName: string, output: string, opt
 // ---------------------------------------------------------------------------------------
 
 export interface ReadPartialOptions {
-  /** UTF-8 bytes per page, at least 4 (any character fits). Default 51,200. */
+  /** UTF-8 bytes per page, at least 4 (any character fits). @default 51200 */
   maxBytes?: number
-  /** Lines per page, at least 1. Default 2,000. */
+  /** Lines per page, at least 1. @default 2000 */
   maxLines?: number
-  /** Estimated tokens per page, at least 2: `maxBytes: 3 * maxTokens` (see {@link estimateTokens}). */
+  /**
+   * Estimated tokens per page, at least 2: `maxBytes: 3 * maxTokens` (see {@link estimateTokens}),
+   * never above `maxBytes` (51,200 unless given). Not given: no token budget.
+   * @default Infinity
+   */
   maxTokens?: number
-  /** @default 'estimate' */
+  /** How tokens are counted. Only `'estimate'` for now. @default 'estimate' */
   tokenizer?: 'estimate'
-  /** First line of the page, 1-based. Default 1. */
+  /** First line of the page, 1-based. @default 1 */
   offset?: number
   /**
    * Where in line `offset` the page starts: UTF-16 units for a string, bytes for a Buffer.
-   * Default 0; only needed to continue a line longer than a page (`nextColumn`).
+   * Only needed to continue a line longer than a page (`nextColumn`).
+   * @default 0
    */
   column?: number
   /**
-   * `'partial'` (default) returns a page; `'error'` throws `ToolOutputTooLargeError` instead when
+   * `'partial'` returns a page; `'error'` throws `ToolOutputTooLargeError` instead when
    * the text from `offset` does not fit one page (for policy files and guardrails, where a silently
    * partial read is a missing rule).
+   * @default 'partial'
    */
   onOverflow?: 'partial' | 'error'
 }

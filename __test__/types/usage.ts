@@ -124,6 +124,8 @@ const wasJson: boolean = jsonText.json
 clampJson({}, { markers: 'schema' })
 // @ts-expect-error clampJsonText takes a string
 clampJsonText({ a: 1 })
+// @ts-expect-error clampJson has no 'auto' strategy (it throws a TypeError)
+clampJson({}, { strategy: 'auto' })
 
 export { keptStdout, elidedPath, wasJson }
 
@@ -158,7 +160,13 @@ const payload: ToolPayload = hardTruncateToolPayload<ToolPayload>([{ type: 'imag
 const badOutput: ToolResultOutput = { type: 'text', value: 1 }
 // @ts-expect-error responseFormat is 'content' or 'content_and_artifact'
 hardTruncateToolPayload('x', { responseFormat: 'artifact' })
-export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput }
+// Error limits are payload limits with smaller defaults: the same object serves both.
+import { hardTruncateToolError } from 'toolclamp'
+import type { PayloadLimits, ToolErrorLimits } from 'toolclamp'
+const sharedLimits: PayloadLimits = { maxLines: 100, snap: 'none' }
+const errorLimits: ToolErrorLimits = sharedLimits
+const clampedError: Error = hardTruncateToolError(new Error('x'), sharedLimits)
+export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput, errorLimits, clampedError }
 
 // Provider errors
 import { classifyProviderError, isContextOverflowError } from 'toolclamp'
@@ -177,7 +185,7 @@ import {
   toolResultsMiddleware,
   truncateText as truncateTextByTokens,
 } from 'toolclamp'
-import type { ClampMessagesResult, OverflowAttempt } from 'toolclamp'
+import type { ClampMessagesResult, OverflowAttempt, StreamRecoveryOptions } from 'toolclamp'
 interface ChatMessage {
   role: 'user' | 'tool'
   content: string
@@ -200,6 +208,9 @@ async function recovered(): Promise<string> {
 const guard = toolResultsContextGuard({ contextWindowTokens: 200_000, onClamp: (r) => r.savedTokens })
 const streamFn = wrapStreamFnWithOverflowRecovery((model: string, context: { messages: unknown[] }) => ({ model, context }), { maxAttempts: 2 })
 const middleware = toolResultsMiddleware({ contextWindowTokens: 1_000_000 })
+// The stream wrapper's window defaults to the model's; any clamp option may be given.
+const streamOptions: StreamRecoveryOptions = { resultShare: 0.2, strategy: 'head', onRecovered: ({ attempts }) => attempts.length }
+wrapStreamFnWithOverflowRecovery((model: string) => model, streamOptions)
 // @ts-expect-error contextWindowTokens is required
 clampToolResultsInMessages(chat, { resultShare: 0.2 })
 export { firstMessage, frozenResult, tokens, recovered, guard, streamFn, middleware }

@@ -1,0 +1,30 @@
+// The package as users' tools see it: publint (exports, files, types conditions) and
+// @arethetypeswrong/cli (types resolve for CommonJS, ESM, bundlers and node10), on the
+// tarball npm pack makes. Both must find nothing.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { publint } from 'publint'
+
+const require = createRequire(import.meta.url)
+const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+
+test('publint finds nothing', async () => {
+  const { messages } = await publint({ pkgDir: repoRoot, level: 'suggestion', strict: true })
+  assert.deepEqual(messages, [])
+})
+
+test('are the types wrong: no problem for any resolution mode', { timeout: 120_000 }, () => {
+  // Its bin, by path: the package exports no subpath for it.
+  const attw = join(dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist/index.js')
+  const result = spawnSync(process.execPath, [attw, '--pack', '.', '--format', 'json'], { cwd: repoRoot, encoding: 'utf8' })
+  assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`)
+  const report = JSON.parse(result.stdout)
+  assert.deepEqual(report.analysis.problems, [])
+  assert.deepEqual(report.problems, {})
+  const modes = Object.values(report.analysis.entrypoints['.'].resolutions).map((r) => r.resolution?.isTypeScript)
+  assert.ok(modes.length >= 4 && modes.every(Boolean), 'every resolution mode finds TypeScript types')
+})

@@ -7,6 +7,20 @@
 //   then reads from the line the notice gives.
 //
 //   node examples/agent-tools.mjs
+//
+// Prints, among other lines (the spill file's name changes from run to run):
+// expected: [PARTIAL view: lines 1–30 of 2,731 shown (bytes 0–1,956 of 307,347). Continue with offset=31.]
+// expected: [PARTIAL view: lines 31–50 of 2,731 shown (bytes 1,956–3,991 of 307,347). Continue with offset=51.]
+// expected: read 155 pages
+// expected: <stdout>
+// expected: case 5000 ok
+// expected: </stdout>
+// expected: <stderr>
+// expected: 1 failure
+// expected: </stderr>
+// expected: [PARTIAL view: lines 1–40 of 5,000 shown (bytes 0–431 of 63,893). Continue with offset=41.]
+// expected: case 1 ok
+// expected: case 2 ok
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -2,6 +2,9 @@
 // the end holds the failures and the summary.
 //
 //   node examples/clamp-a-log.mjs
+//
+// Prints the clamped log, the cut marked where it was made:
+// expected: [... 2,672 lines, 304,368 bytes truncated in the middle ...]
 import { readFileSync } from 'node:fs'
 import { truncateText } from '../index.mjs'
 

@@ -434,3 +434,22 @@ describe('estimateTokens and maxTokens', () => {
     )
   })
 })
+
+test('a tool result that is JSON text is cut as JSON and still parses', () => {
+  const text = JSON.stringify({ stdout: 'PASS src/a.test.ts\n'.repeat(100_000), exitCode: 1 })
+  const messages = deepFreeze([
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 't', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'c', content: text },
+  ])
+  const r = clampToolResultsInMessages(messages, { contextWindowTokens: 32_000 })
+  assert.equal(r.results[0].action, 'clamped')
+  const kept = r.messages[2].content
+  const parsed = JSON.parse(kept)
+  assert.equal(parsed.exitCode, 1, 'the small member is kept whole')
+  assert.ok(parsed.stdout.startsWith('PASS src/a.test.ts\n'))
+  assert.ok(Math.ceil(Buffer.byteLength(kept) / 3) <= 32_000 * 0.3)
+  // Text that only starts like JSON is cut as text.
+  const notJson = deepFreeze([{ role: 'tool', tool_call_id: 'd', content: `[INFO] ${'line\n'.repeat(100_000)}` }])
+  assert.match(clampToolResultsInMessages(notJson, { contextWindowTokens: 32_000 }).messages[0].content, /^\[INFO\] line\n/)
+})

@@ -13,7 +13,7 @@ const { types } = require('node:util')
 const native = require('./native.js')
 const spills = require('./spill.js')
 const payloads = require('./payload.js')
-const { stringifyAny } = require('./json.js')
+const { stringifyAny, clampJsonText } = require('./json.js')
 const { classifyProviderError } = require('./provider-errors.js')
 const { describe, isArray, textOf } = require('./format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('./options.js')
@@ -323,6 +323,23 @@ function elide(payload, marker) {
 const CUT_NOTICE =
   '[... {omitted} of this tool output cut to fit the context window; full output saved to {spillPath} ...]'
 
+/**
+ * A tool result that is JSON text (what OpenAI Agents and LangChain send for an object a
+ * tool returned), cut as JSON so it still parses: the JSON clamp's in-band markers say what
+ * was left out. Undefined for anything else, which is cut as text.
+ */
+function clampJsonString(payload, options, tokens) {
+  if (typeof payload !== 'string' || !/^\s*[[{]/.test(payload.slice(0, 64))) return undefined
+  const strategy = options.strategy === 'auto' ? 'head' : options.strategy
+  let clamped
+  try {
+    clamped = clampJsonText(payload, { maxBytes: tokens * native.BYTES_PER_TOKEN, maxLines: Infinity, strategy })
+  } catch {
+    return undefined // No JSON form fits a budget this small: cut as text.
+  }
+  return clamped.json ? clamped.text : undefined
+}
+
 /** Payload limits that cut a result's text to `tokens` estimated tokens. */
 function cutLimits(options, tokens, notice) {
   return Object.freeze({
@@ -435,7 +452,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
       report.action = 'elided'
     } else {
       const notice = path === null ? undefined : spills.templateWithPath(CUT_NOTICE, path)
-      next = payloads.clampPayload(result.payload, cutLimits(options, tokens, notice))
+      next = clampJsonString(result.payload, options, tokens) ?? payloads.clampPayload(result.payload, cutLimits(options, tokens, notice))
       report.action = 'clamped'
     }
     if (next === result.payload) {

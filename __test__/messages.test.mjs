@@ -113,7 +113,7 @@ describe('clampToolResultsInMessages', () => {
       const a = log(1000, 'a')
       const b = log(2000, 'b')
       const messages = deepFreeze([piResult('a', a), piResult('b', b)])
-      const r = clampToolResultsInMessages(messages, {
+      const options = {
         contextWindowTokens: 100_000,
         aggregateShare: 0.45,
         resultShare: 0.4,
@@ -121,7 +121,8 @@ describe('clampToolResultsInMessages', () => {
         // a would keep 5,000 tokens (15,000 chars): fewer than this, so it is elided.
         minKeepChars: 20_000,
         spill: { dir },
-      })
+      }
+      const r = clampToolResultsInMessages(messages, options)
       assert.deepEqual(r.results.map((x) => x.action), ['elided', 'clamped'])
       const [ra, rb] = r.results
       assert.equal(readFileSync(ra.spillPath, 'utf8'), a)
@@ -136,14 +137,7 @@ describe('clampToolResultsInMessages', () => {
       assert.ok(tokensOf(piText(r.messages[1])) <= 40_000)
       // Clamped again before the next model call: the same files, the same text (a stable
       // prompt for the provider's cache), and no new file.
-      const again = clampToolResultsInMessages(messages, {
-        contextWindowTokens: 100_000,
-        aggregateShare: 0.45,
-        resultShare: 0.4,
-        protectRecent: 0,
-        minKeepChars: 20_000,
-        spill: { dir },
-      })
+      const again = clampToolResultsInMessages(messages, options)
       assert.deepEqual(again.messages, r.messages)
       assert.deepEqual(readdirSync(dir).sort(), [ra.spillPath, rb.spillPath].map((f) => path.basename(f)).sort())
       // Old content-named files are pruned like any spill file.

@@ -35,6 +35,6 @@ lines.push('', ` Test Files  ${lines.length} passed`, ' Duration  41.2s')
 const log = `${lines.join('\n')}\n`
 const result = truncateText(log, { maxBytes: 4096, maxLines: 40, strategy: 'headTail', snap: 'line' })
 say('')
-say(`demo: a ${Math.round(log.length / 1000)} KB test log clamped to 4 KiB / 40 lines (toolclamp built and working):`)
+say(`demo: a ${Math.round(Buffer.byteLength(log) / 1000)} KB test log clamped to 4 KiB / 40 lines (toolclamp built and working):`)
 for (const line of result.text.trimEnd().split('\n')) say(`  │ ${line}`)
 say('')

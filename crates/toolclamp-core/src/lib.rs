@@ -33,6 +33,7 @@ pub mod overflow;
 pub mod page;
 pub mod plan;
 pub mod source;
+pub mod terminal;
 pub mod tool_output;
 pub mod utf8;
 
@@ -50,5 +51,6 @@ pub use plan::{
     chars_windows, plan, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN, SNAP_MIN_SHARE, UNLIMITED,
 };
 pub use source::{Source, Units, Windows};
+pub use terminal::{normalize_terminal_output, Normalize, TerminalNormalizer};
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -1,0 +1,100 @@
+//! Terminal normalisation: what a terminal finally shows, and the same for any split of
+//! the input into chunks.
+
+use proptest::prelude::*;
+use toolclamp_core::{normalize_terminal_output, Normalize, TerminalNormalizer};
+
+fn norm(text: &str) -> String {
+    normalize_terminal_output(text.as_bytes(), Normalize::default())
+}
+
+#[test]
+fn what_a_terminal_shows() {
+    // Colours and styles are dropped.
+    assert_eq!(norm("\x1b[1;31merror\x1b[0m: bad\n"), "error: bad\n");
+    // A progress bar redrawn with \r is its last state.
+    assert_eq!(norm("10%\r50%\r100%\ndone\n"), "100%\ndone\n");
+    // An overwrite by something shorter leaves the rest, as on a terminal...
+    assert_eq!(norm("downloading\rdone"), "doneloading");
+    // ...unless the line is erased, as progress bars do.
+    assert_eq!(norm("downloading\r\x1b[Kdone"), "done");
+    assert_eq!(norm("downloading\r\x1b[2Kdone"), "done");
+    assert_eq!(norm("abcdef\x1b[3D\x1b[1K!"), "   !ef");
+    // \r\n is a line break; so is \n alone.
+    assert_eq!(norm("a\r\nb\nc"), "a\nb\nc");
+    // Backspaces.
+    assert_eq!(norm("ab\x08c"), "ac");
+    assert_eq!(norm("\x08\x08x"), "x");
+    // Cursor moves along the line.
+    assert_eq!(norm("abc\x1b[1Gz"), "zbc");
+    assert_eq!(norm("a\x1b[3Cb"), "a   b");
+    // OSC (titles, hyperlinks) are dropped, bell- or ST-terminated.
+    assert_eq!(norm("\x1b]0;title\x07x \x1b]8;;https://e.x\x1b\\link\x1b]8;;\x1b\\ y"), "x link y");
+    // Other controls are shown; tabs kept.
+    assert_eq!(norm("a\x07b\tc\x00"), "a^Gb\tc^@");
+    // Text that is not terminal output passes as it is.
+    let plain = "héllo 日本 😀\n  indented  \n\nlast";
+    assert_eq!(norm(plain), plain);
+}
+
+#[test]
+fn options_turn_each_rule_off() {
+    let off = |o: Normalize, text: &str| normalize_terminal_output(text.as_bytes(), o);
+    let all = Normalize::default();
+    assert_eq!(off(Normalize { carriage_returns: false, ..all }, "a\rb\r\nc"), "a\nb\nc");
+    assert_eq!(off(Normalize { backspaces: false, ..all }, "ab\x08c"), "ab^Hc");
+    assert_eq!(off(Normalize { controls: false, ..all }, "a\x07b"), "ab");
+    assert_eq!(off(Normalize { ansi: false, ..all }, "\x1b[31mred"), "^[[31mred");
+}
+
+#[test]
+fn invalid_utf8_is_replaced_and_a_cut_off_sequence_dropped() {
+    assert_eq!(normalize_terminal_output(b"a\xffb", Normalize::default()), "a\u{fffd}b");
+    assert_eq!(normalize_terminal_output(b"ok\x1b[3", Normalize::default()), "ok");
+}
+
+/// Terminal-ish text: words, escapes, \r, \n, backspaces, controls, multi-byte chars.
+fn terminal_text() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just("abc".to_string()),
+        Just("日本".to_string()),
+        Just("😀".to_string()),
+        Just("\r".to_string()),
+        Just("\n".to_string()),
+        Just("\r\n".to_string()),
+        Just("\x08".to_string()),
+        Just("\x1b[K".to_string()),
+        Just("\x1b[2K".to_string()),
+        Just("\x1b[1;32m".to_string()),
+        Just("\x1b]0;t\x07".to_string()),
+        Just("\x1b[5D".to_string()),
+        Just("\x07".to_string()),
+        Just("\t".to_string()),
+        "[ -~]{0,6}",
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|v| v.concat().into_bytes())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+    #[test]
+    fn any_split_gives_the_same_text(text in terminal_text(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6)) {
+        let whole = normalize_terminal_output(&text, Normalize::default());
+        let mut at: Vec<usize> = cuts.iter().map(|i| i.index(text.len() + 1)).collect();
+        at.sort_unstable();
+        let mut n = TerminalNormalizer::new(Normalize::default());
+        let mut out = String::new();
+        let mut from = 0;
+        for &to in &at {
+            n.push(&text[from..to], &mut out);
+            from = to;
+        }
+        n.push(&text[from..], &mut out);
+        n.finish(&mut out);
+        prop_assert_eq!(out, whole.clone());
+        // No escape or raw \r survives, and it never grows past what was written plus the
+        // visible forms of controls.
+        prop_assert!(!whole.contains('\x1b') && !whole.contains('\r'));
+    }
+}

@@ -30,6 +30,8 @@ const EXPORTS = {
   classifyError: ['out', 'message', 'wide', 'status', 'code'],
   planBudget: ['out', 'sizes', 'perResult', 'aggregate', 'minKeepChars', 'protectRecent'],
   elisionMarker: ['out', 'chars', 'lines', 'tokens', 'spillPath'],
+  normalizeTerminal: ['out', 'text', 'wide', 'flags'],
+  normalizeTerminalBuffer: ['out', 'bytes', 'flags'],
   clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
 }
 
@@ -49,6 +51,7 @@ describe('LAYOUT', () => {
     assert.deepEqual(LAYOUT.budgetFields, ['textTokens', 'textChars', 'fixedTokens', 'markerTokens'])
     assert.equal(LAYOUT.bytesPerToken, 3)
     assert.equal(LAYOUT.mediaTokens, 1600)
+    assert.deepEqual(LAYOUT.normalizeFlags, ['ansi', 'carriageReturns', 'backspaces', 'controls'])
     assert.equal(LAYOUT.maxStringLength, require('node:buffer').constants.MAX_STRING_LENGTH)
   })
 

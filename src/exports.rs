@@ -8,14 +8,15 @@ use std::borrow::Cow;
 use napi::sys;
 use toolclamp_core::{
     answer_text, chars_windows, clamp_json, classify_provider_error, decode_lossy, elision_marker, estimate_tokens,
-    lossy_position, measure, measure_str, page, partial_banner, plan_budget, plan_tool_output, plan_with_snap,
-    BudgetRequest, JsonError, JsonRequest, Limits, MarkerFacts, Markers, Notice, NoticeFacts, Page, PageRequest, Plan,
-    ResultSize, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
+    lossy_position, measure, measure_str, normalize_terminal_output, page, partial_banner, plan_budget,
+    plan_tool_output, plan_with_snap, BudgetRequest, JsonError, JsonRequest, Limits, MarkerFacts, Markers, Notice,
+    NoticeFacts, Page, PageRequest, Plan, ResultSize, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
 use crate::layout::{
-    budget_action_code, error_kind_code, position_code, strategy_code, Results, Slot, Verdict, BUDGET_FIELDS,
+    budget_action_code, error_kind_code, normalize_of, position_code, strategy_code, Results, Slot, Verdict,
+    BUDGET_FIELDS,
 };
 use crate::text::{with_scratch, NoticeText, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 
@@ -65,6 +66,8 @@ pub static EXPORTS: &[Export] = &[
         params: &["out", "sizes", "perResult", "aggregate", "minKeepChars", "protectRecent"],
         body: plan_budget_of,
     },
+    Export { name: c"normalizeTerminal", params: &["out", "text", "wide", "flags"], body: normalize_terminal_string },
+    Export { name: c"normalizeTerminalBuffer", params: &["out", "bytes", "flags"], body: normalize_terminal_buffer },
     Export { name: c"elisionMarker", params: &["out", "chars", "lines", "tokens", "spillPath"], body: elision_marker_of },
     Export {
         name: c"planPageBuffer",
@@ -737,4 +740,47 @@ fn elision_marker_of(call: &Call) -> Answer {
         Some(p) => call.string_from_core(&marker, &p.stand_ins),
         None => call.string_from_utf8(marker.as_bytes(), m.chars as usize),
     }
+}
+
+/// Flags of terminal normalisation: a whole number below 16 (bits of `LAYOUT.normalizeFlags`).
+fn normalize_flags(call: &Call, i: usize) -> Result<toolclamp_core::Normalize, Thrown> {
+    let flags = call.index(i)? as u64;
+    if flags >= 16 {
+        return Err(call.range_error(i, "a whole number below 16", flags));
+    }
+    Ok(normalize_of(flags))
+}
+
+/// Answers a normalised text: its measure in the total slots, the text returned.
+fn answer_normalized(call: &Call, text: &str) -> Answer {
+    let m = measure_str(text);
+    let mut r = Results::new(Verdict::Normalized);
+    r.set_measure(Slot::TotalChars, m);
+    call.answer(&r)?;
+    call.string_from_utf8(text.as_bytes(), m.chars as usize)
+}
+
+/// `normalizeTerminal(out, text, wide, flags)` → the text as a terminal would finally show it.
+/// Lone surrogates cannot be terminal output: they read as U+FFFD.
+fn normalize_terminal_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let options = normalize_flags(call, 3)?;
+    let text = if wide {
+        with_scratch(&UTF16, |buf| call.string_arg::<u16>(1, buf).map(String::from_utf16_lossy))?
+    } else {
+        with_scratch(&LATIN1, |buf| {
+            call.string_arg::<u8>(1, buf).map(|units| units.iter().map(|&b| char::from(b)).collect::<String>())
+        })?
+    };
+    answer_normalized(call, &normalize_terminal_output(text.as_bytes(), options))
+}
+
+/// `normalizeTerminalBuffer(out, bytes, flags)`: the same for UTF-8 bytes (invalid
+/// sequences read as U+FFFD).
+fn normalize_terminal_buffer(call: &Call) -> Answer {
+    let options = normalize_flags(call, 2)?;
+    let (bytes, _) = call.bytes(1)?;
+    // No JS runs while the bytes are read: the normaliser is pure Rust.
+    let text = normalize_terminal_output(bytes, options);
+    answer_normalized(call, &text)
 }

@@ -81,6 +81,7 @@ pub enum Verdict {
     Classified = 6,
     Budgeted = 7,
     Marker = 8,
+    Normalized = 9,
 }
 
 pub const VERDICTS: &[(&str, Verdict)] = &[
@@ -92,7 +93,21 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
     ("classified", Verdict::Classified),
     ("budgeted", Verdict::Budgeted),
     ("marker", Verdict::Marker),
+    ("normalized", Verdict::Normalized),
 ];
+
+/// The rules of terminal normalisation by bit, in a `flags` argument.
+pub const NORMALIZE_FLAGS: &[&str] = &["ansi", "carriageReturns", "backspaces", "controls"];
+
+/// The rules a `flags` argument turns on (bit `i` is `NORMALIZE_FLAGS[i]`).
+pub fn normalize_of(flags: u64) -> toolclamp_core::Normalize {
+    toolclamp_core::Normalize {
+        ansi: flags & 1 != 0,
+        carriage_returns: flags & 2 != 0,
+        backspaces: flags & 4 != 0,
+        controls: flags & 8 != 0,
+    }
+}
 
 /// What a budget plan does with a tool result, by the code it writes; a result's fields in
 /// the array `planBudget` reads and answers in, in order.

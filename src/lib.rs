@@ -29,7 +29,8 @@ use napi_derive::napi;
 
 use crate::call::dispatch;
 use crate::layout::{
-    BUDGET_ACTIONS, BUDGET_FIELDS, DIMS, ERROR_KINDS, MAX_STRING_LENGTH, POSITIONS, SLOT_NAMES, STRATEGIES, VERDICTS,
+    BUDGET_ACTIONS, BUDGET_FIELDS, DIMS, ERROR_KINDS, MAX_STRING_LENGTH, NORMALIZE_FLAGS, POSITIONS, SLOT_NAMES,
+    STRATEGIES, VERDICTS,
 };
 use toolclamp_core::{BYTES_PER_TOKEN, MEDIA_TOKENS};
 
@@ -148,6 +149,7 @@ impl Js {
             ("errorKinds", self.strings(&error_kinds)?),
             ("budgetActions", self.strings(BUDGET_ACTIONS)?),
             ("budgetFields", self.strings(BUDGET_FIELDS)?),
+            ("normalizeFlags", self.strings(NORMALIZE_FLAGS)?),
             ("maxStringLength", self.number(MAX_STRING_LENGTH as f64)?),
             ("bytesPerToken", self.number(BYTES_PER_TOKEN as f64)?),
             ("mediaTokens", self.number(MEDIA_TOKENS as f64)?),

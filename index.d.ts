@@ -130,8 +130,42 @@ export interface HeadTailOptions extends NoticeOptions {
  */
 export type Strategy = 'head' | 'tail' | 'headTail' | 'auto'
 
+/**
+ * Terminal normalisation (see {@link normalizeTerminalOutput}): `true` for every rule, or an
+ * object turning rules off (each on unless `false`).
+ */
+export type Normalize =
+  | boolean
+  | {
+      /** Drop escape sequences (colours, cursor moves, titles, hyperlinks). @default true */
+      ansi?: boolean
+      /** Apply `\r`: the line is redrawn, as on a terminal; `\r\n` stays a line break. @default true */
+      carriageReturns?: boolean
+      /** Apply backspaces. @default true */
+      backspaces?: boolean
+      /** Show other control chars visibly (`^G`); `false` drops them. @default true */
+      controls?: boolean
+    }
+
+/**
+ * Terminal output as a terminal would finally show it, for a model to read: escape sequences
+ * dropped (the `vte` parser), `\r` redraws applied (a progress bar redrawn a thousand times is
+ * its last state; erase-in-line and moves along the line are applied too), backspaces applied,
+ * other control chars shown in caret notation, tabs kept. A `Buffer` is read as UTF-8. Plain
+ * text comes back as the very same string.
+ *
+ * @example
+ * normalizeTerminalOutput('\x1b[32mok\x1b[0m\n 10%\r 55%\r100%\n') // 'ok\n100%\n'
+ */
+export declare function normalizeTerminalOutput(text: string | Uint8Array, options?: Normalize): string
+
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
+  /**
+   * Normalise terminal output first ({@link normalizeTerminalOutput}); budgets then count what
+   * the model reads, and a spill file holds that text. @default false
+   */
+  normalize?: Normalize
   /** Where text is kept: by default the start (the end is dropped). @default 'head' */
   strategy?: Strategy
   /** Where kept text may end: by default the exact cut. @default 'none' */
@@ -1133,6 +1167,11 @@ export interface FormatExecOutputOptions {
   headRatio?: number
   /** Where kept text may end: each stream is cut on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
+  /**
+   * Normalise each stream as terminal output first ({@link normalizeTerminalOutput}): colours
+   * and progress-bar redraws cost nothing. @default false
+   */
+  normalize?: Normalize
   /**
    * The notice in a cut stream. A template may use `{stream}` besides the usual placeholders (for a
    * Buffer stream `{headEnd}` and `{tailStart}` are byte offsets); a function also gets `stream`.

@@ -15,6 +15,7 @@ const messages = require('./lib/messages.js')
 const piAgent = require('./lib/pi-agent.js')
 const aiSdk = require('./lib/ai-sdk.js')
 const session = require('./lib/session.js')
+const terminal = require('./lib/terminal.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -40,6 +41,8 @@ module.exports = {
   formatPythonResult: python.formatPythonResult,
   // Shell commands (lib/exec.js)
   formatExecOutput: exec.formatExecOutput,
+  // Terminal output as a terminal would finally show it (lib/terminal.js)
+  normalizeTerminalOutput: terminal.normalizeTerminalOutput,
   // Per-tool profiles and the head/tail view with line indicators (lib/tool-output.js)
   truncateToolOutput: toolOutput.truncateToolOutput,
   resolveToolProfile: toolOutput.resolveToolProfile,

@@ -19,6 +19,7 @@ export const {
   buildPythonResultText,
   formatPythonResult,
   formatExecOutput,
+  normalizeTerminalOutput,
   truncateToolOutput,
   resolveToolProfile,
   DEFAULT_TOOL_PROFILES,

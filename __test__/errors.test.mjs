@@ -176,7 +176,7 @@ describe('unknown option keys', () => {
       [() => stringTruncateHead(SHORT, 10, { maxChars: 5 }), 'maxChars', 'notice, snap'],
       [() => stringTruncateHeadTail(SHORT, 10, { foo: 1 }), 'foo', 'headRatio, notice, snap'],
       [() => stringTruncateHeadTail(SHORT, 10, { strategy: 'tail' }), 'strategy', 'headRatio, notice, snap'],
-      [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice, spill, snap`],
+      [() => truncateText(SHORT, { maxChars: 10, foo: 1 }), 'foo', `${limitKeys}, strategy, headRatio, notice, spill, snap, normalize`],
     ]
     for (const [fn, given, expected] of cases) {
       throwsExactly(fn, 'TypeError', `unknown option "${given}"; expected one of ${expected}`, given)

@@ -346,7 +346,7 @@ describe('invalid arguments', () => {
     ['misspelt exit_code', { exit_code: 1 }, undefined, TypeError, /^unknown key "exit_code" in result; did you mean "exitCode"\?$/],
     ['misspelt stdOut', { stdOut: 'x' }, undefined, TypeError, /did you mean "stdout"\?$/],
     ['options string', ok, 'tail', TypeError, /^options must be an object, got "tail"$/],
-    ['unknown option', ok, { maxChars: 5 }, TypeError, /^unknown option "maxChars"; expected one of stdout, stderr, strategy, headRatio, notice, spill, snap$/],
+    ['unknown option', ok, { maxChars: 5 }, TypeError, /^unknown option "maxChars"; expected one of stdout, stderr, strategy, headRatio, notice, spill, snap, normalize$/],
     ['misspelt option', ok, { stdOut: 5 }, TypeError, /^unknown option "stdOut"; did you mean "stdout"\?$/],
     ['stdout negative', ok, { stdout: -1 }, RangeError, /^stdout must be a non-negative integer or Infinity, got -1$/],
     ['stdout string', ok, { stdout: '8000' }, TypeError, /^stdout must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got "8000"$/],

@@ -7,6 +7,7 @@
 
 const native = require('./native.js')
 const spills = require('./spill.js')
+const terminal = require('./terminal.js')
 const { describe, unshared } = require('./format.js')
 const {
   fitsByLength,
@@ -98,19 +99,23 @@ function truncateWith(text, limits, strategy, headRatio, notice, snap = false) {
 const SPILL_NOTICE =
   '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 
-const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'snap']
+const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 
 function truncateText(text, options) {
   checkText(text)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap } =
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } =
     readOptionsObject(options, TRUNCATE_TEXT_OPTIONS)
+  // Terminal output is normalised before it is counted: budgets count what the model reads,
+  // and a spill file holds that text, so the lines a notice names are its lines.
+  const flags = terminal.readNormalize(normalize)
   const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer })
   const name = readStrategy(strategy)
   const ratio = readHeadRatio(headRatio)
   const lines = readSnap(snap, 'none')
   const spillTo = spills.readSpill(spill, 'text')
-  if (spillTo === undefined) return truncateWith(text, limits, name, ratio, readNotice(notice), lines)
-  return truncateSpilling(text, limits, name, ratio, notice, spillTo, lines)
+  const shown = terminal.normalizeWith(text, flags)
+  if (spillTo === undefined) return truncateWith(shown, limits, name, ratio, readNotice(notice), lines)
+  return truncateSpilling(shown, limits, name, ratio, notice, spillTo, lines)
 }
 
 /**

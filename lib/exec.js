@@ -38,6 +38,7 @@ const { types } = require('node:util')
 const native = require('./native.js')
 const spills = require('./spill.js')
 const { resultOf, truncateWith } = require('./clamp.js')
+const terminal = require('./terminal.js')
 const { describe, formatCount, isError, messageOf, readSafely } = require('./format.js')
 const {
   isPlainObject,
@@ -55,7 +56,7 @@ const DEFAULT_STREAM_CHARS = 8000
 const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
 const SPILL_NOTICE =
   '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
-const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill', 'snap']
+const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
 const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
@@ -99,7 +100,7 @@ let defaultOptions
 
 function readOptions(options) {
   if (options === undefined) return (defaultOptions ??= readOptions({}))
-  const { strategy, headRatio, spill, notice, stdout, stderr, snap } = readOptionsObject(options, EXEC_OPTIONS)
+  const { strategy, headRatio, spill, notice, stdout, stderr, snap, normalize } = readOptionsObject(options, EXEC_OPTIONS)
   const limits = { stdout, stderr }
   const streams = {}
   for (const stream of STREAMS) {
@@ -112,6 +113,8 @@ function readOptions(options) {
     snap: readSnap(snap, 'line'),
     streams,
     spill: spills.readSpill(spill, 'exec'),
+    // Terminal output as a terminal would finally show it, before anything is counted.
+    normalize: terminal.readNormalize(normalize),
   }
 }
 
@@ -247,8 +250,11 @@ function statusLine(exitCode, signal, durationMs) {
  * what happened to each stream. See the layout at the top of this file.
  */
 function formatExecOutput(result, options) {
-  const { stdout, stderr, exitCode, signal, durationMs, error } = readResult(result)
-  const { strategy, headRatio, snap, streams, spill } = readOptions(options)
+  const read = readResult(result)
+  const { exitCode, signal, durationMs, error } = read
+  const { strategy, headRatio, snap, streams, spill, normalize } = readOptions(options)
+  const stdout = terminal.normalizeWith(read.stdout, normalize)
+  const stderr = terminal.normalizeWith(read.stderr, normalize)
   const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, snap, spill, 'stdout')
   const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, snap, spill, 'stderr')
   const parts = [section('stdout', stdout, stdoutInfo.text), section('stderr', stderr, stderrInfo.text)]

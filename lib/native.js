@@ -376,6 +376,20 @@ function elisionMarker(chars, lines, tokens, spillPath) {
   return { text, tokens: out[SLOTS.totalTokens] }
 }
 
+/** The rules of terminal normalisation, by bit of a flags number. */
+const NORMALIZE_FLAGS = Object.freeze([...LAYOUT.normalizeFlags])
+
+/** A string or UTF-8 bytes as a terminal would finally show it, under `flags`. */
+function normalizeTerminal(text, flags) {
+  out[VERDICT] = 0
+  const normalized =
+    typeof text === 'string'
+      ? binding.normalizeTerminal(slotBuffer, text, isWide(text), flags)
+      : binding.normalizeTerminalBuffer(slotBuffer, byteLengthOf.call(text) === 0 ? Buffer.alloc(0) : text, flags)
+  if (out[VERDICT] !== VERDICTS.normalized || typeof normalized !== 'string') throw noAnswer('normalizeTerminal')
+  return normalized
+}
+
 /**
  * Clamps a JSON text (as `JSON.stringify(value, null, gap)` wrote it) under `limits`:
  * `{ cut, answer, total, output }`, where `answer` is null when it fits, else the JSON text
@@ -471,6 +485,8 @@ module.exports = {
   tokensOfBytes,
   planBudget,
   elisionMarker,
+  NORMALIZE_FLAGS,
+  normalizeTerminal,
   planJson,
   classifyError,
   pageOf,

@@ -227,3 +227,10 @@ const repairReport: () => RepairReport = () => repairSessionFile('session.jsonl'
 // @ts-expect-error a session manager has appendMessage
 guardSessionManager({})
 export { guardedManager, repairReport }
+
+import { normalizeTerminalOutput, formatExecOutput as formatExec } from 'toolclamp'
+const shownText: string = normalizeTerminalOutput(Buffer.from('\x1b[1mok\x1b[0m'), { controls: false })
+const normalizedExecText: string = formatExec({ stdout: 'x' }, { normalize: true }).text
+// @ts-expect-error a rule is a boolean
+normalizeTerminalOutput('x', { ansi: 1 })
+export { shownText, normalizedExecText }

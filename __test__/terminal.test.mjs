@@ -1,0 +1,73 @@
+// normalizeTerminalOutput and the `normalize` option of truncateText and formatExecOutput:
+// what a terminal would finally show, the same for a string and its UTF-8 bytes, budgets
+// counting the normalised text, and exact errors for a bad option.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import { normalizeTerminalOutput, truncateText, formatExecOutput } from '../index.mjs'
+
+const RUNS = Number(process.env.FC_RUNS ?? 1000)
+
+test('what a terminal finally shows', () => {
+  assert.equal(normalizeTerminalOutput('\x1b[1;31merror\x1b[0m: bad\n'), 'error: bad\n')
+  assert.equal(normalizeTerminalOutput('10%\r50%\r100%\ndone\n'), '100%\ndone\n')
+  assert.equal(normalizeTerminalOutput('downloading\r\x1b[Kdone'), 'done')
+  assert.equal(normalizeTerminalOutput('downloading\rdone'), 'doneloading', 'as a terminal leaves it')
+  assert.equal(normalizeTerminalOutput('a\r\nb'), 'a\nb')
+  assert.equal(normalizeTerminalOutput('ab\x08c'), 'ac')
+  assert.equal(normalizeTerminalOutput('a\x07b\tc'), 'a^Gb\tc')
+  assert.equal(normalizeTerminalOutput(Buffer.from('\x1b]0;title\x07ok 日本 😀')), 'ok 日本 😀')
+  assert.equal(normalizeTerminalOutput(new Uint8Array(0)), '')
+})
+
+test('plain text comes back as the very same string', () => {
+  const plain = 'héllo 日本 😀\n  indented\n\nlast'
+  assert.equal(normalizeTerminalOutput(plain), plain)
+  assert.equal(normalizeTerminalOutput(''), '')
+})
+
+test('each rule can be turned off', () => {
+  assert.equal(normalizeTerminalOutput('a\rb', { carriageReturns: false }), 'a\nb')
+  assert.equal(normalizeTerminalOutput('ab\x08c', { backspaces: false }), 'ab^Hc')
+  assert.equal(normalizeTerminalOutput('a\x07b', { controls: false }), 'ab')
+  assert.equal(normalizeTerminalOutput('\x1b[31mred', { ansi: false }), '^[[31mred')
+  assert.equal(normalizeTerminalOutput('\x1b[31mred', false), '\x1b[31mred')
+})
+
+test('bad options fail loudly, with exact messages', () => {
+  const cases = [
+    [() => normalizeTerminalOutput(42), TypeError, 'text must be a string, Buffer or Uint8Array, got 42'],
+    [() => normalizeTerminalOutput('x', 'yes'), TypeError, 'normalize must be true, false or an object with ansi, carriageReturns, backspaces, controls, got "yes"'],
+    [() => normalizeTerminalOutput('x', { ansi: 1 }), TypeError, 'normalize.ansi must be a boolean, got 1'],
+    [() => normalizeTerminalOutput('x', { colors: false }), TypeError, 'unknown option "normalize.colors"; expected one of ansi, carriageReturns, backspaces, controls'],
+    [() => normalizeTerminalOutput('x', { Ansi: false }), TypeError, 'unknown option "normalize.Ansi"; did you mean "normalize.ansi"?'],
+    [() => truncateText('x', { maxChars: 1, normalize: 'on' }), TypeError, 'normalize must be true, false or an object with ansi, carriageReturns, backspaces, controls, got "on"'],
+  ]
+  for (const [fn, type, message] of cases) assert.throws(fn, (e) => e instanceof type && e.message === message, message)
+})
+
+test('property: a string and its UTF-8 bytes give the same text; no escape or raw \\r is left', () => {
+  const piece = fc.constantFrom('abc', '日本', '😀', '\r', '\n', '\r\n', '\b', '\x1b[K', '\x1b[2K', '\x1b[1;32m', '\x1b]0;t\x07', '\x1b[5D', '\x07', '\t', ' ')
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
+      const text = pieces.join('')
+      const shown = normalizeTerminalOutput(text)
+      assert.equal(normalizeTerminalOutput(Buffer.from(text)), shown)
+      assert.ok(!shown.includes('\x1b') && !shown.includes('\r'))
+      assert.equal(normalizeTerminalOutput(shown), shown, 'normalised text is a fixed point')
+    }),
+    { numRuns: RUNS },
+  )
+})
+
+test('truncateText and formatExecOutput count what the model reads', () => {
+  const bar = Array.from({ length: 500 }, (_, i) => `\x1b[2K\r[${'#'.repeat(i % 40)}] ${i + 1}/500`).join('') + '\n\x1b[32mdone\x1b[0m\n'
+  const r = truncateText(bar, { maxBytes: 200, normalize: true })
+  assert.equal(r.truncated, false)
+  assert.equal(r.text, `[${'#'.repeat(499 % 40)}] 500/500\ndone\n`)
+  assert.equal(r.totalBytes, Buffer.byteLength(r.text))
+  // Without it, the redraws are the text.
+  assert.equal(truncateText(bar, { maxBytes: 200 }).truncated, true)
+  const { text } = formatExecOutput({ stdout: Buffer.from(bar), stderr: '\x1b[33mwarn\x1b[0m\n', exitCode: 0 }, { normalize: true })
+  assert.equal(text, `<stdout>\n[${'#'.repeat(19)}] 500/500\ndone\n</stdout>\n<stderr>\nwarn\n</stderr>\nexit code: 0`)
+})

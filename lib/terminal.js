@@ -1,0 +1,55 @@
+'use strict'
+
+// normalizeTerminalOutput and the `normalize` option: terminal output as a model should read
+// it, what a terminal would finally show (colours and other escape sequences dropped, `\r`
+// redraws and backspaces applied, other control chars shown). The rules live in the Rust
+// core (crates/toolclamp-core/src/terminal.rs); this file reads the option.
+
+const { types } = require('node:util')
+
+const native = require('./native.js')
+const { describe } = require('./format.js')
+const { checkKeys, isPlainObject } = require('./options.js')
+
+const RULES = native.NORMALIZE_FLAGS
+const ALL = (1 << RULES.length) - 1
+
+/**
+ * The `normalize` option as flags: `true` (every rule), `false` or undefined (none, 0), or
+ * an object turning rules off (`{ ansi, carriageReturns, backspaces, controls }`, each on
+ * unless false).
+ */
+function readNormalize(value) {
+  if (value === undefined || value === false) return 0
+  if (value === true) return ALL
+  if (!isPlainObject(value)) {
+    throw new TypeError(`normalize must be true, false or an object with ${RULES.join(', ')}, got ${describe(value)}`)
+  }
+  checkKeys(value, RULES, 'normalize.')
+  let flags = 0
+  RULES.forEach((rule, bit) => {
+    const on = value[rule]
+    if (on !== undefined && typeof on !== 'boolean') {
+      throw new TypeError(`normalize.${rule} must be a boolean, got ${describe(on)}`)
+    }
+    if (on !== false) flags |= 1 << bit
+  })
+  return flags
+}
+
+/** `text` (a string, or UTF-8 bytes) normalised with `flags`; the same string when nothing changed. */
+function normalizeWith(text, flags) {
+  if (flags === 0) return text
+  const normalized = native.normalizeTerminal(text, flags)
+  return normalized === text ? text : normalized
+}
+
+/** A string or UTF-8 bytes as a terminal would finally show it. */
+function normalizeTerminalOutput(text, options) {
+  if (typeof text !== 'string' && !types.isUint8Array(text)) {
+    throw new TypeError(`text must be a string, Buffer or Uint8Array, got ${describe(text)}`)
+  }
+  return normalizeWith(text, readNormalize(options ?? true))
+}
+
+module.exports = { normalizeTerminalOutput, readNormalize, normalizeWith }

@@ -175,18 +175,59 @@ pub struct TerminalNormalizer {
     line: Line,
     options: Normalize,
     pending_cr: bool,
+    /// The start of a UTF-8 sequence the last chunk cut off. vte keeps such a start itself,
+    /// but then loses a char after an invalid byte in the next chunk (found by fuzzing), so
+    /// it is never given a cut sequence.
+    carry: Vec<u8>,
+}
+
+/// How many bytes at the end of `bytes` start a UTF-8 sequence they do not finish.
+fn cut_sequence(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xC0 != 0x80 {
+            let needed = match b {
+                0xC2..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF4 => 4,
+                _ => return 0,
+            };
+            return if needed > back { back } else { 0 };
+        }
+    }
+    0
 }
 
 impl TerminalNormalizer {
     pub fn new(options: Normalize) -> Self {
-        TerminalNormalizer { parser: Parser::new(), line: Line::default(), options, pending_cr: false }
+        TerminalNormalizer {
+            parser: Parser::new(),
+            line: Line::default(),
+            options,
+            pending_cr: false,
+            carry: Vec::new(),
+        }
     }
 
     /// Feeds `bytes`; appends to `out` the lines they finished, each with its `\n`.
     pub fn push(&mut self, bytes: &[u8], out: &mut String) {
+        let joined;
+        let bytes = if self.carry.is_empty() {
+            bytes
+        } else {
+            joined = [std::mem::take(&mut self.carry).as_slice(), bytes].concat();
+            &joined[..]
+        };
+        let cut = cut_sequence(bytes);
+        let (whole, rest) = bytes.split_at(bytes.len() - cut);
+        self.carry.extend_from_slice(rest);
+        self.feed(whole, out);
+    }
+
+    fn feed(&mut self, bytes: &[u8], out: &mut String) {
         if !self.options.ansi {
             // Escapes kept: each byte that would start one is shown as `^[`, the rest as text.
-            return self.push_raw(bytes, out);
+            return self.feed_raw(bytes, out);
         }
         let mut screen =
             Screen { line: std::mem::take(&mut self.line), out, options: self.options, pending_cr: self.pending_cr };
@@ -195,7 +236,7 @@ impl TerminalNormalizer {
         self.pending_cr = screen.pending_cr;
     }
 
-    fn push_raw(&mut self, bytes: &[u8], out: &mut String) {
+    fn feed_raw(&mut self, bytes: &[u8], out: &mut String) {
         // With ansi off, ESC is a control char like any other: shown, and its sequence is
         // text. The parser still decodes UTF-8 across chunks.
         let mut screen =
@@ -216,7 +257,10 @@ impl TerminalNormalizer {
 
     /// Ends the input: appends the unfinished line (without a `\n`), if any.
     pub fn finish(mut self, out: &mut String) {
-        // An escape or UTF-8 sequence cut off by the end is dropped, as a terminal drops it.
+        // A UTF-8 sequence cut off by the end is read as the parser reads it whole; an
+        // escape sequence cut off by the end is dropped, as a terminal drops it.
+        let carry = std::mem::take(&mut self.carry);
+        self.feed(&carry, out);
         let mut screen =
             Screen { line: std::mem::take(&mut self.line), out, options: self.options, pending_cr: self.pending_cr };
         screen.flush_cr();

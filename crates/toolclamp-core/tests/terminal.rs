@@ -98,3 +98,17 @@ proptest! {
         prop_assert!(!whole.contains('\x1b') && !whole.contains('\r'));
     }
 }
+
+#[test]
+fn a_char_cut_between_chunks_then_an_invalid_byte_loses_nothing() {
+    // Found by fuzzing: vte's own carry of a cut UTF-8 sequence dropped the '(' here.
+    let text = [0x28, 0xda, 0x97, 0x28, 0x97];
+    let whole = normalize_terminal_output(&text, Normalize::default());
+    let mut n = TerminalNormalizer::new(Normalize::default());
+    let mut out = String::new();
+    n.push(&text[..2], &mut out);
+    n.push(&text[2..], &mut out);
+    n.finish(&mut out);
+    assert_eq!(out, whole);
+    assert_eq!(whole, "(\u{697}(<U+0097>");
+}

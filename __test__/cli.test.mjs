@@ -237,8 +237,9 @@ test('invalid arguments exit 2 with one line on stderr', () => {
     ['--strategy', 'head-tail', '--head-ratio', 'half'],
     ['--head-ratio', '0.3'],
     ['--json=yes'],
-    ['no-such-file.log'],
-    ['examples'],
+    ['--normalize=yes'],
+    ['-n'],
+    ['--max-tokens', 'many'],
     [SAMPLE_LOG_PATH, SAMPLE_LOG_PATH],
   ]
   for (const args of badCalls) {
@@ -248,6 +249,36 @@ test('invalid arguments exit 2 with one line on stderr', () => {
     assert.equal(result.stdout, '', `${label} writes nothing to stdout`)
     assert.match(result.stderr, /^toolclamp: [^\n]+\n$/, `${label} writes one line: ${result.stderr}`)
   }
+})
+
+test('a file that cannot be read exits 1, as head and tail do', () => {
+  for (const [args, reason] of [
+    [['no-such-file.log'], 'no such file'],
+    [['examples'], 'is a directory'],
+  ]) {
+    const result = runCli(args)
+    assert.equal(result.status, 1, JSON.stringify(args))
+    assert.equal(result.stdout, '')
+    assert.equal(result.stderr, `toolclamp: cannot read ${JSON.stringify(args[0])}: ${reason}\n`)
+  }
+})
+
+test('a mistyped flag gets "did you mean"', () => {
+  assert.equal(runCli(['--maxbytes', '3']).stderr, 'toolclamp: unknown option "--maxbytes"; did you mean --max-bytes?\n')
+  assert.equal(runCli(['--Normalize']).stderr, 'toolclamp: unknown option "--Normalize"; did you mean --normalize?\n')
+  assert.equal(runCli(['--nope']).stderr, 'toolclamp: unknown option "--nope" (see --help)\n')
+})
+
+test('-n and -c are --max-lines and --max-bytes; --max-tokens is 3 bytes a token; --normalize', () => {
+  const numbers = Array.from({ length: 100 }, (_, i) => `${i + 1}\n`).join('')
+  assert.equal(runCli(['-n', '3'], numbers).stdout, runCli(['--max-lines', '3'], numbers).stdout)
+  assert.equal(runCli(['-c', '40'], numbers).stdout, runCli(['--max-bytes', '40'], numbers).stdout)
+  assert.equal(runCli(['--max-tokens', '20'], numbers).stdout, runCli(['--max-bytes', '60'], numbers).stdout)
+  const progress = '\x1b[32mok\x1b[0m\n10%\r55%\r100%\n'
+  const shown = runCli(['--normalize'], progress)
+  assert.equal(shown.status, 0)
+  assert.equal(shown.stdout, 'ok\n100%\n')
+  assert.equal(runCli([], progress).stdout, progress, 'off by default')
 })
 
 test('the bad-size message names the flag and the value', () => {

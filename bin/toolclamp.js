@@ -6,6 +6,7 @@ const path = require('node:path')
 
 const { parseSize } = require('../lib/size.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/defaults.js')
+const { nearMiss } = require('../lib/format.js')
 
 const USAGE = `Usage: toolclamp [options] [file]
 
@@ -19,6 +20,8 @@ Budgets (any combination; at least one applies):
   --max-chars <size>     maximum UTF-16 code units
   --max-bytes <size>     maximum UTF-8 bytes
   --max-lines <size>     maximum lines
+  --max-tokens <size>    maximum estimated tokens (3 UTF-8 bytes a token)
+  -c <size>, -n <size>   --max-bytes and --max-lines, as head and tail spell them
   With none of these, the default is --max-bytes 50KiB --max-lines 2000.
 
   A size is a whole number with an optional binary suffix, in any case:
@@ -32,12 +35,18 @@ Where text is kept:
   --head-ratio <r>       with head-tail: share of the budget given to the
                          start, from 0 to 1 (default 0.5)
 
+Terminal output:
+  --normalize            show what a terminal would finally show: colours and
+                         other escape sequences dropped, \r redraws (progress
+                         bars) and backspaces applied, before anything is counted
+
 Output:
   --json                 print the result and what was cut as JSON
   -h, --help             print this help
   --version              print the version
 
-Flags also accept the --flag=value form. Invalid arguments exit with status 2.
+Flags also accept the --flag=value form. Invalid arguments exit with status 2,
+a file that cannot be read with status 1.
 
 Examples:
   cargo test 2>&1 | toolclamp --strategy tail --max-lines 200
@@ -50,18 +59,26 @@ const SIZE_FLAGS = {
   '--max-chars': 'maxChars',
   '--max-bytes': 'maxBytes',
   '--max-lines': 'maxLines',
+  '--max-tokens': 'maxTokens',
+  '-c': 'maxBytes',
+  '-n': 'maxLines',
 }
+
+// Every flag, for "did you mean".
+const FLAGS = [...Object.keys(SIZE_FLAGS), '--strategy', '--head-ratio', '--normalize', '--json', '--help', '--version']
 
 // The CLI spells the two-sided strategy the way shell users expect.
 const STRATEGIES = { head: 'head', tail: 'tail', 'head-tail': 'headTail' }
 
 const EXIT_USAGE = 2
+const EXIT_UNREADABLE = 1
 
 /** An error caused by how the CLI was called; its message is shown as is. */
 class CliError extends Error {
-  constructor(message) {
+  constructor(message, exitCode = EXIT_USAGE) {
     super(message)
     this.name = 'CliError'
+    this.exitCode = exitCode
   }
 }
 
@@ -82,6 +99,7 @@ function parseArgs(argv) {
   let strategyName = 'head'
   let headRatio
   let json = false
+  let normalize = false
   const positionals = []
 
   for (let index = 0; index < argv.length; index++) {
@@ -133,6 +151,9 @@ function parseArgs(argv) {
     } else if (flag === '--json') {
       refuseValue()
       json = true
+    } else if (flag === '--normalize') {
+      refuseValue()
+      normalize = true
     } else if (flag === '--help' || flag === '-h') {
       refuseValue()
       return { help: true }
@@ -140,7 +161,10 @@ function parseArgs(argv) {
       refuseValue()
       return { version: true }
     } else {
-      throw new CliError(`unknown option ${JSON.stringify(flag)} (see --help)`)
+      const near = nearMiss(flag, FLAGS)
+      throw new CliError(
+        near === undefined ? `unknown option ${JSON.stringify(flag)} (see --help)` : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
+      )
     }
   }
 
@@ -154,6 +178,7 @@ function parseArgs(argv) {
   const options = Object.keys(limits).length > 0 ? { ...limits } : { ...DEFAULT_LIMITS }
   options.strategy = STRATEGIES[strategyName]
   if (headRatio !== undefined) options.headRatio = headRatio
+  if (normalize) options.normalize = true
 
   const file = positionals.length === 0 || positionals[0] === '-' ? null : positionals[0]
   return { options, file, json }
@@ -168,7 +193,7 @@ function readFileText(file) {
       EISDIR: 'is a directory',
       EACCES: 'permission denied',
     }
-    throw new CliError(`cannot read ${JSON.stringify(file)}: ${reasons[error.code] ?? error.message}`)
+    throw new CliError(`cannot read ${JSON.stringify(file)}: ${reasons[error.code] ?? error.message}`, EXIT_UNREADABLE)
   }
 }
 
@@ -219,9 +244,8 @@ async function main(argv) {
     json = parsed.json
   } catch (error) {
     // The library throws TypeError/RangeError for values it refuses; those are usage errors too.
-    if (error instanceof CliError || error instanceof TypeError || error instanceof RangeError) {
-      return reportError(error.message, EXIT_USAGE)
-    }
+    if (error instanceof CliError) return reportError(error.message, error.exitCode)
+    if (error instanceof TypeError || error instanceof RangeError) return reportError(error.message, EXIT_USAGE)
     return reportError(error instanceof Error ? error.message : error, 1)
   }
 

@@ -120,4 +120,18 @@ function unshared(part, sourceLength) {
   return (' ' + part).slice(1)
 }
 
-module.exports = { unshared, formatCount, describe, isArray, textOf, isError, readSafely, messageOf }
+/** How a key is compared for "did you mean": case, `_` and `-` do not count. */
+function normalizeKey(key) {
+  return key.toLowerCase().replace(/[_-]/g, '')
+}
+
+/**
+ * The key of `candidates` that `key` misspells, if any: the one near-miss rule, for option
+ * keys and the CLI's flags alike (here because the CLI reads it without the addon).
+ */
+function nearMiss(key, candidates) {
+  const normal = normalizeKey(key)
+  return candidates.find((candidate) => candidate !== key && normalizeKey(candidate) === normal)
+}
+
+module.exports = { unshared, formatCount, describe, isArray, textOf, isError, readSafely, messageOf, nearMiss }

@@ -6,7 +6,7 @@
 // something else the second time) cannot change a call's budgets.
 
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('./defaults.js')
-const { describe, isArray } = require('./format.js')
+const { describe, isArray, nearMiss } = require('./format.js')
 const native = require('./native.js')
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
@@ -25,16 +25,6 @@ function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !isArray(value)
 }
 
-/** How a key is compared for "did you mean": case, `_` and `-` do not count. */
-function normalizeKey(key) {
-  return key.toLowerCase().replace(/[_-]/g, '')
-}
-
-/** The key of `candidates` that `key` misspells, if any. The one near-miss rule. */
-function nearMiss(key, candidates) {
-  const normal = normalizeKey(key)
-  return candidates.find((candidate) => candidate !== key && normalizeKey(candidate) === normal)
-}
 
 /** `unknown option "maxchars"; did you mean "maxChars"?`, keys shown with `prefix` (`stdout.`). */
 function unknownOption(key, allowed, prefix = '') {

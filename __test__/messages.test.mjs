@@ -386,7 +386,7 @@ describe('withContextOverflowRecovery', () => {
     assert.equal(calls, 1, 'no tool result to cut: no retry')
     await assert.rejects(withContextOverflowRecovery(send, { messages: [], contextWindowTokens: 100, maxAttempts: 0 }), {
       name: 'RangeError',
-      message: 'maxAttempts must be at least 1, got 0',
+      message: 'maxAttempts must be an integer of at least 1, got 0',
     })
   })
 })

@@ -7,7 +7,7 @@
 
 const { describe, messageOf } = require('./format.js')
 const { checkKeys, isPlainObject } = require('./options.js')
-const { readClampOptions, CLAMP_OPTIONS } = require('./messages.js')
+const { readClampOptions, readMaxAttempts, CLAMP_OPTIONS } = require('./messages.js')
 
 /**
  * `{ own, clamp, read }`: the values of `ownKeys`, the clamp options as given (for
@@ -29,10 +29,8 @@ function readAdapterOptions(options, ownKeys, { window } = {}) {
       throw new TypeError(`${key} must be a function, got ${describe(own[key])}`)
     }
   }
-  const { maxAttempts } = own
-  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
-    throw new RangeError(`maxAttempts must be an integer of at least 1, got ${describe(maxAttempts)}`)
-  }
+  // Checked here too, so a bad value fails when the adapter is made, not at the first call.
+  if (own.maxAttempts !== undefined) readMaxAttempts(own.maxAttempts)
   const checked = window !== undefined && clamp.contextWindowTokens === undefined ? { ...clamp, contextWindowTokens: window } : clamp
   return { own, clamp, read: readClampOptions(checked) }
 }

@@ -52,10 +52,20 @@ function readCount(name, value, fallback) {
   return count
 }
 
+/** `maxAttempts`: calls in all, the first included, a whole number from 1. */
+function readMaxAttempts(value) {
+  if (value === undefined) return DEFAULTS.maxAttempts
+  if (!(Number.isSafeInteger(value) && value >= 1)) {
+    const Type = typeof value === 'number' ? RangeError : TypeError
+    throw new Type(`maxAttempts must be an integer of at least 1, got ${describe(value)}`)
+  }
+  return value
+}
+
 /** The options of clampToolResultsInMessages, read once: budgets in tokens and how to cut. */
-function readClampOptions(options, allowed = CLAMP_OPTIONS) {
+function readClampOptions(options) {
   if (!isPlainObject(options)) throw new TypeError(`options must be an object with contextWindowTokens, got ${describe(options)}`)
-  checkKeys(options, allowed)
+  checkKeys(options, CLAMP_OPTIONS)
   const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap } = options
   if (contextWindowTokens === undefined) throw new TypeError('contextWindowTokens is required')
   const window = contextWindowTokens
@@ -68,7 +78,6 @@ function readClampOptions(options, allowed = CLAMP_OPTIONS) {
     aggregate: readShare('aggregateShare', aggregateShare, DEFAULTS.aggregateShare),
   }
   return {
-    window,
     perResult: Math.floor(window * shares.result),
     aggregate: Math.floor(window * shares.aggregate),
     minKeepChars: readCount('minKeepChars', minKeepChars, DEFAULTS.minKeepChars),
@@ -607,8 +616,7 @@ async function withContextOverflowRecovery(send, options) {
   checkKeys(options, RECOVERY_OPTIONS)
   const { messages, maxAttempts: attemptsGiven, ...clampGiven } = options
   if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
-  const maxAttempts = readCount('maxAttempts', attemptsGiven, DEFAULTS.maxAttempts)
-  if (maxAttempts < 1) throw new RangeError(`maxAttempts must be at least 1, got ${maxAttempts}`)
+  const maxAttempts = readMaxAttempts(attemptsGiven)
   const clampOptions = readClampOptions(clampGiven)
   const attempts = []
   let current = messages
@@ -647,6 +655,7 @@ module.exports = {
   withContextOverflowRecovery,
   // For the framework adapters, not the public API (index.js lists that).
   readClampOptions,
+  readMaxAttempts,
   clampMessages,
   tighterBudget,
   CLAMP_OPTIONS,

@@ -100,7 +100,14 @@ let defaultOptions
 
 function readOptions(options) {
   if (options === undefined) return (defaultOptions ??= readOptions({}))
-  const { strategy, headRatio, spill, notice, stdout, stderr, snap, normalize } = readOptionsObject(options, EXEC_OPTIONS)
+  return readExecOptions(readOptionsObject(options, EXEC_OPTIONS))
+}
+
+/**
+ * The options of EXEC_OPTIONS from an object whose keys were checked (runCommand's, which
+ * has more): each value read once.
+ */
+function readExecOptions({ strategy, headRatio, spill, notice, stdout, stderr, snap, normalize }) {
   const limits = { stdout, stderr }
   const streams = {}
   for (const stream of STREAMS) {
@@ -230,9 +237,10 @@ function clampStream(content, limits, strategy, headRatio, snap, spill, stream) 
   return spills.clampAndSpill(spill, `-${stream}`, limits.notice.user, templateFor(SPILL_NOTICE, stream), limits.notice.planned, content, plan)
 }
 
-function section(stream, content, text) {
-  const empty = typeof content === 'string' ? content.length === 0 : native.byteLengthOf.call(content) === 0
-  if (empty) return `<${stream}>(empty)</${stream}>`
+/** A stream between its tags; `info` is its clamp result (an empty stream has no bytes). */
+function section(stream, info) {
+  const { text } = info
+  if (info.totalBytes === 0) return `<${stream}>(empty)</${stream}>`
   const lineEnd = text === '' || text.endsWith('\n') ? '' : '\n'
   return `<${stream}>\n${text}${lineEnd}</${stream}>`
 }
@@ -257,11 +265,32 @@ function formatExecOutput(result, options) {
   const stderr = terminal.normalizeWith(read.stderr, normalize)
   const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, snap, spill, 'stdout')
   const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, snap, spill, 'stderr')
-  const parts = [section('stdout', stdout, stdoutInfo.text), section('stderr', stderr, stderrInfo.text)]
-  if (error !== undefined) parts.push(error)
-  const status = statusLine(exitCode, signal, durationMs)
-  if (status !== '') parts.push(status)
-  return { text: parts.join('\n'), stdout: stdoutInfo, stderr: stderrInfo }
+  return formatClamped({ stdout: stdoutInfo, stderr: stderrInfo, error, exitCode, signal, durationMs })
 }
 
-module.exports = { formatExecOutput }
+/**
+ * The layout of formatExecOutput from streams already clamped: `stdout` and `stderr` are
+ * clamp results (truncateText's shape; a capture's `end()` or `snapshot()`), `error` the
+ * error line or undefined, and the status as readResult reads it (undefined when unknown).
+ */
+function formatClamped({ stdout, stderr, error, exitCode, signal, durationMs }) {
+  const parts = [section('stdout', stdout), section('stderr', stderr)]
+  if (error !== undefined) parts.push(error)
+  const status = statusLine(exitCode ?? undefined, signal ?? undefined, durationMs ?? undefined)
+  if (status !== '') parts.push(status)
+  return { text: parts.join('\n'), stdout, stderr }
+}
+
+module.exports = {
+  formatExecOutput,
+  // For lib/run.js, not the public API: the same options, notices and layout for a command
+  // whose streams were captured as they came.
+  EXEC_OPTIONS,
+  DEFAULT_NOTICE,
+  SPILL_NOTICE,
+  readExecOptions,
+  templateFor,
+  errorLine,
+  firstLine,
+  formatClamped,
+}

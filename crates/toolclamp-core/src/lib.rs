@@ -26,6 +26,7 @@
 
 pub mod auto;
 pub mod budget;
+pub mod capture;
 pub mod json;
 pub mod measure;
 pub mod notice;
@@ -42,13 +43,15 @@ pub use budget::{
     bytes_for_tokens, elision_marker, estimate_tokens, plan_budget, Action, Budget, BudgetRequest, MarkerFacts,
     ResultSize, BYTES_PER_TOKEN, MEDIA_TOKENS,
 };
+pub use capture::{Capture, CaptureError, CaptureOptions, Gapped, CAPTURE_MARGIN};
 pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
 pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, OVERFLOWS, RATE_LIMITS};
 pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
 pub use plan::{
-    chars_windows, plan, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN, SNAP_MIN_SHARE, UNLIMITED,
+    chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN,
+    SNAP_MIN_SHARE, UNLIMITED,
 };
 pub use source::{Source, Units, Windows};
 pub use terminal::{normalize_terminal_output, Normalize, TerminalNormalizer};

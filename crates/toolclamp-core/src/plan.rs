@@ -201,16 +201,7 @@ pub fn plan_with_snap<S: Source + ?Sized>(
         check_template(t)?;
     }
     let total = src.totals();
-    let mut truncated_by = Dims::default();
-    if total.chars > limits.max_chars {
-        truncated_by.insert(Dims::CHARS);
-    }
-    if total.bytes > limits.max_bytes {
-        truncated_by.insert(Dims::BYTES);
-    }
-    if total.lines > limits.max_lines {
-        truncated_by.insert(Dims::LINES);
-    }
+    let truncated_by = exceeded(&total, limits);
     if truncated_by.is_empty() {
         return Ok(None);
     }
@@ -233,16 +224,7 @@ pub fn plan_with_snap<S: Source + ?Sized>(
         let needs_all_dims = rung == 0 && custom_notice;
         // Fallback notices are fixed text: only the caller's own notice reads line numbers.
         let lines = rung == 0 && line_numbers;
-        let mut render = |facts: &NoticeFacts| -> Result<String, TemplateError> {
-            if rung > 0 {
-                return Ok(FALLBACK_NOTICES[rung - 1].to_string());
-            }
-            match notice {
-                Notice::Default => Ok(default_notice(facts)),
-                Notice::Template(t) => render_template(t, facts),
-                Notice::Custom(f) => Ok(f(facts)),
-            }
-        };
+        let mut render = |facts: &NoticeFacts| render_rung(notice, rung, facts);
         let mut notices = Renderer { render: &mut render, calls: 0, max_calls };
         let exact = needs_all_dims || exact_measures;
         if let Some(found) = planner.settle(&mut notices, exact, lines, rung == 0 && search)? {
@@ -250,6 +232,66 @@ pub fn plan_with_snap<S: Source + ?Sized>(
         }
     }
     unreachable!("the empty notice always fits")
+}
+
+/// The notice of a rung: the caller's (rung 0), else a fallback.
+fn render_rung(notice: &mut Notice<'_>, rung: usize, facts: &NoticeFacts) -> Result<String, TemplateError> {
+    if rung > 0 {
+        return Ok(FALLBACK_NOTICES[rung - 1].to_string());
+    }
+    match notice {
+        Notice::Default => Ok(default_notice(facts)),
+        Notice::Template(t) => render_template(t, facts),
+        Notice::Custom(f) => Ok(f(facts)),
+    }
+}
+
+/// The `Head` plan of `src` with the head fixed in advance at `head_end` (a safe cut), for
+/// a head that was shown before the text was whole (see [`crate::Capture::settled_head`]):
+/// the caller's notice rendered for this cut if the result fits every limit with it, else
+/// the first fallback that fits (the empty notice always does, since the head fits alone).
+/// `Ok(None)` when the text is within every limit.
+pub fn plan_head_at<S: Source + ?Sized>(
+    src: &S,
+    limits: &Limits,
+    notice: &mut Notice<'_>,
+    head_end: usize,
+) -> Result<Option<Plan>, TemplateError> {
+    if let Notice::Template(t) = notice {
+        check_template(t)?;
+    }
+    let total = src.totals();
+    let truncated_by = exceeded(&total, limits);
+    if truncated_by.is_empty() {
+        return Ok(None);
+    }
+    let planner =
+        Planner { src, budget: limits.as_measure(), strategy: Strategy::Head, total, truncated_by, snap: false };
+    let n = src.len();
+    let cut = Cut { head_end, head: src.span(0, head_end), tail_start: n, tail: Span::ZERO };
+    let lines = notice.uses_lines();
+    for rung in 0..=FALLBACK_NOTICES.len() {
+        let text = render_rung(notice, rung, &planner.facts(&cut, rung == 0 && lines))?;
+        if fits(planner.output(&cut, &planner.glue(&cut, &text)), planner.budget) {
+            return Ok(Some(planner.finish(cut, text)));
+        }
+    }
+    Ok(Some(planner.finish(cut, String::new())))
+}
+
+/// The limits `total` exceeds.
+fn exceeded(total: &Measure, limits: &Limits) -> Dims {
+    let mut truncated_by = Dims::default();
+    if total.chars > limits.max_chars {
+        truncated_by.insert(Dims::CHARS);
+    }
+    if total.bytes > limits.max_bytes {
+        truncated_by.insert(Dims::BYTES);
+    }
+    if total.lines > limits.max_lines {
+        truncated_by.insert(Dims::LINES);
+    }
+    truncated_by
 }
 
 /// The most calls of a caller's notice function in one plan (the search past the first
@@ -564,7 +606,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
 
     /// Just after the first `\n` in `from..to`, or `to` when there is none.
     fn next_line_start(&self, from: usize, to: usize) -> usize {
-        (from..to).find(|&i| self.src.is_newline(i)).map_or(to, |i| i + 1)
+        self.src.first_newline(from, to).map_or(to, |i| i + 1)
     }
 
     /// The head `text[..e]` (counts `used`) moved back to the end of its last whole line,

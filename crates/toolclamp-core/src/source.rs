@@ -39,6 +39,11 @@ pub trait Source {
     /// Index of the last `\n` in `from..to`.
     fn last_newline(&self, from: usize, to: usize) -> Option<usize>;
 
+    /// Index of the first `\n` in `from..to`.
+    fn first_newline(&self, from: usize, to: usize) -> Option<usize> {
+        (from..to).find(|&i| self.is_newline(i))
+    }
+
     /// A cut at `i` separates neither a surrogate pair nor `\r\n`.
     fn is_safe_cut(&self, i: usize) -> bool {
         if i == 0 || i >= self.len() {

@@ -255,6 +255,18 @@ impl TerminalNormalizer {
         self.pending_cr = screen.pending_cr;
     }
 
+    /// Appends what [`finish`](Self::finish) would append now, leaving this normaliser as it
+    /// is: the line being drawn as it stands (an escape or UTF-8 sequence still cut off by the
+    /// end of the last chunk is left out).
+    pub fn unfinished(&self, out: &mut String) {
+        if self.pending_cr {
+            out.extend(&self.line.cells);
+            out.push('\n');
+        } else {
+            out.extend(&self.line.cells);
+        }
+    }
+
     /// Ends the input: appends the unfinished line (without a `\n`), if any.
     pub fn finish(mut self, out: &mut String) {
         // A UTF-8 sequence cut off by the end is read as the parser reads it whole; an

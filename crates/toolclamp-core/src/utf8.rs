@@ -92,13 +92,13 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
 /// the first byte of a 4-byte char, else 1. Only valid UTF-8 is ever weighed, where every
 /// byte from 0xF0 starts a 4-byte char.
 #[inline]
-fn char_weight(b: u8) -> u64 {
+pub(crate) fn char_weight(b: u8) -> u64 {
     ((b as i8) >= -64) as u64 + (b >= 0xF0) as u64
 }
 
 /// Counts of a run of valid UTF-8 bytes, in one pass (with AVX2 where the CPU has it; see
 /// `measure.rs`).
-fn count(s: &[u8]) -> Span {
+pub(crate) fn count(s: &[u8]) -> Span {
     #[cfg(target_arch = "x86_64")]
     if crate::measure::has_avx2(s.len()) {
         // SAFETY: the CPU supports AVX2.

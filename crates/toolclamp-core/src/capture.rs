@@ -1,0 +1,696 @@
+//! Output captured as it arrives, in memory bounded by the limits, planned exactly as the
+//! whole text would be.
+//!
+//! A [`Capture`] is fed chunks (bytes, UTF-16 or Latin-1 string units) split anywhere: inside
+//! a UTF-8 sequence, a surrogate pair, a `\r\n` or an escape sequence. It decodes them as
+//! the concatenation would decode (bytes as `buf.toString('utf8')`, each maximal invalid
+//! subpart one U+FFFD; a lone surrogate as U+FFFD, as when a string is written to a stream),
+//! optionally normalises terminal output ([`TerminalNormalizer`]), counts the totals
+//! exactly, and keeps only:
+//!
+//! * the first `head_cap` bytes (the text a head can keep), and
+//! * at least the last `tail_cap` bytes (the text a tail can keep).
+//!
+//! Each cap is the furthest a plan within the limits reads from its end, plus
+//! [`CAPTURE_MARGIN`]. A plan reads a text only near its cuts, at its last unit, and through
+//! span counts; [`Gapped`] answers all of those from the two buffers and the totals, so
+//! planning a capture gives the same cuts, notice and counts as planning the whole text.
+//! Nothing it would have to guess is ever asked: a cut inside the gap would keep more
+//! than a limit allows. (Where a planner step scans for a line break into the gap, the
+//! answer "none before the gap" only rules out candidates that could not fit.)
+
+use crate::measure::{lines_of, Measure, Span};
+use crate::plan::{Limits, Strategy, UNLIMITED};
+use crate::source::Source;
+use crate::terminal::{Normalize, TerminalNormalizer};
+use crate::utf8::{char_weight, count};
+
+const NL: u8 = b'\n';
+const CR: u8 = b'\r';
+const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Bytes kept past what a plan within the limits can reach: the safe-cut steps around a
+/// 4-byte char or `\r\n`, and the one-candidate growth steps of the search, with room to spare.
+pub const CAPTURE_MARGIN: usize = 1024;
+
+/// The last bytes kept for a head-only plan, which reads only whether the text ends a line.
+const HEAD_ONLY_TAIL: usize = 8;
+
+/// The tail buffer is trimmed back to `tail_cap` once it holds this much more.
+const TAIL_SLACK: usize = 64 * 1024;
+
+/// Totals that stand for "not known yet, at most this": wide enough for any count a
+/// notice could name (16 digits), so a notice rendered from them is at least as long as the
+/// notice the real totals will give.
+const UNKNOWN_TOTAL: u64 = 999_999_999_999_999;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaptureError {
+    /// Neither bytes nor chars are limited: memory could not be bounded.
+    Unbounded,
+}
+
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CaptureError::Unbounded => f.write_str("a capture needs a limit in bytes or chars to bound its memory"),
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CaptureOptions {
+    pub limits: Limits,
+    pub strategy: Strategy,
+    /// Normalise terminal output before counting (see [`crate::terminal`]).
+    pub normalize: Option<Normalize>,
+    /// Keep bytes as they came: invalid UTF-8 is counted as the bytes are (a stray byte
+    /// weighs what its bit pattern says), never replaced. For byte-faithful output of
+    /// input that is not text; for valid UTF-8 it is the same as decoding.
+    pub raw: bool,
+}
+
+/// A UTF-8 decoder fed in pieces: the valid runs as they are, U+FFFD for each maximal
+/// invalid subpart, and an unfinished sequence at the end of a piece kept for the next.
+#[derive(Clone, Default)]
+struct Utf8Stream {
+    carry: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn push(&mut self, mut input: &[u8], out: &mut impl FnMut(&[u8])) {
+        // Finish (or give up) the sequence the last piece cut, a byte at a time. The carry
+        // is always the start of a valid sequence, so when the next byte does not continue
+        // it, the carry alone is the maximal invalid subpart, and the byte starts afresh.
+        while !self.carry.is_empty() {
+            let Some((&b, rest)) = input.split_first() else {
+                return;
+            };
+            self.carry.push(b);
+            match std::str::from_utf8(&self.carry) {
+                Ok(_) => {
+                    out(&self.carry);
+                    self.carry.clear();
+                    input = rest;
+                }
+                Err(e) if e.error_len().is_none() => input = rest,
+                Err(_) => {
+                    self.carry.clear();
+                    out(REPLACEMENT);
+                }
+            }
+        }
+        if simdutf8::basic::from_utf8(input).is_ok() {
+            out(input);
+            return;
+        }
+        loop {
+            let error = match std::str::from_utf8(input) {
+                Ok(_) => return out(input),
+                Err(e) => e,
+            };
+            let (valid, after) = input.split_at(error.valid_up_to());
+            out(valid);
+            match error.error_len() {
+                Some(n) => {
+                    out(REPLACEMENT);
+                    input = &after[n..];
+                }
+                None => {
+                    self.carry.extend_from_slice(after);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Ends the input: an unfinished sequence is one invalid subpart.
+    fn finish(&mut self, out: &mut impl FnMut(&[u8])) {
+        if !self.carry.is_empty() {
+            self.carry.clear();
+            out(REPLACEMENT);
+        }
+    }
+}
+
+/// The kept text of a capture and what it knows of the rest.
+#[derive(Clone)]
+struct Store {
+    head: Vec<u8>,
+    head_cap: usize,
+    /// The last bytes written (at least the last `tail_cap` of them, when there are so many).
+    tail: Vec<u8>,
+    tail_cap: usize,
+    len: usize,
+    chars: u64,
+    newlines: u64,
+    last: Option<u8>,
+}
+
+impl Store {
+    fn accept(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let span = count(bytes);
+        self.chars += span.chars;
+        self.newlines += span.newlines;
+        self.len += bytes.len();
+        self.last = bytes.last().copied();
+        if self.head.len() < self.head_cap {
+            let take = (self.head_cap - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..take]);
+        }
+        if bytes.len() >= self.tail_cap {
+            self.tail.clear();
+            self.tail.extend_from_slice(&bytes[bytes.len() - self.tail_cap..]);
+        } else {
+            self.tail.extend_from_slice(bytes);
+            if self.tail.len() > self.tail_cap + TAIL_SLACK.max(self.tail_cap) {
+                self.tail.drain(..self.tail.len() - self.tail_cap);
+            }
+        }
+    }
+
+    fn source(&self, totals_known: bool) -> Gapped<'_> {
+        let tail_at = self.len - self.tail.len();
+        Gapped {
+            head: &self.head,
+            tail: &self.tail,
+            tail_at,
+            len: self.len,
+            chars: self.chars,
+            newlines: self.newlines,
+            last: self.last,
+            totals_known,
+        }
+    }
+}
+
+/// Output captured in bounded memory (see the module docs).
+pub struct Capture {
+    options: CaptureOptions,
+    store: Store,
+    decoder: Utf8Stream,
+    /// A high surrogate that ended the last UTF-16 chunk.
+    pending_high: Option<u16>,
+    normalizer: Option<TerminalNormalizer>,
+    /// Normalised text on its way to the store.
+    scratch: String,
+    /// UTF-8 of string chunks on its way to the decoder or normaliser.
+    encoded: Vec<u8>,
+    finished: bool,
+}
+
+/// How far a plan within `limits` reads from one end, in bytes.
+fn reach(limits: &Limits) -> Option<usize> {
+    // A UTF-16 unit is at most 3 UTF-8 bytes.
+    let by_chars = if limits.max_chars == UNLIMITED { UNLIMITED } else { limits.max_chars.saturating_mul(3) };
+    let bytes = limits.max_bytes.min(by_chars);
+    (bytes != UNLIMITED).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
+}
+
+impl Capture {
+    pub fn new(options: CaptureOptions) -> Result<Capture, CaptureError> {
+        let reach = reach(&options.limits).ok_or(CaptureError::Unbounded)?.saturating_add(CAPTURE_MARGIN);
+        let (head_cap, tail_cap) = match options.strategy {
+            Strategy::Head => (reach, HEAD_ONLY_TAIL),
+            Strategy::Tail => (0, reach),
+            Strategy::HeadTail { .. } => (reach, reach),
+        };
+        Ok(Capture {
+            options,
+            store: Store {
+                head: Vec::new(),
+                head_cap,
+                tail: Vec::new(),
+                tail_cap,
+                len: 0,
+                chars: 0,
+                newlines: 0,
+                last: None,
+            },
+            decoder: Utf8Stream::default(),
+            pending_high: None,
+            normalizer: options.normalize.map(TerminalNormalizer::new),
+            scratch: String::new(),
+            encoded: Vec::new(),
+            finished: false,
+        })
+    }
+
+    pub fn options(&self) -> &CaptureOptions {
+        &self.options
+    }
+
+    /// Feeds bytes (UTF-8, or anything with `raw`).
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        assert!(!self.finished, "write after finish");
+        self.flush_surrogate();
+        self.bytes_in(bytes);
+    }
+
+    /// Feeds UTF-16 code units of a JS string; a surrogate pair may be split between chunks.
+    pub fn write_utf16(&mut self, units: &[u16]) {
+        assert!(!self.finished, "write after finish");
+        self.flush_decoder();
+        let mut encoded = std::mem::take(&mut self.encoded);
+        encoded.clear();
+        let mut rest = units;
+        if let Some(high) = self.pending_high.take() {
+            match rest.first() {
+                Some(&low) if low & 0xFC00 == 0xDC00 => {
+                    let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    push_char(&mut encoded, char::from_u32(c).unwrap_or('\u{FFFD}'));
+                    rest = &rest[1..];
+                }
+                Some(_) => encoded.extend_from_slice(REPLACEMENT),
+                None => {
+                    self.pending_high = Some(high);
+                    self.encoded = encoded;
+                    return;
+                }
+            }
+        }
+        if let Some((&last, init)) = rest.split_last() {
+            if last & 0xFC00 == 0xD800 {
+                self.pending_high = Some(last);
+                rest = init;
+            }
+        }
+        for c in char::decode_utf16(rest.iter().copied()) {
+            push_char(&mut encoded, c.unwrap_or('\u{FFFD}'));
+        }
+        self.text_in(&encoded);
+        self.encoded = encoded;
+    }
+
+    /// Feeds the units of a one-byte JS string (Latin-1).
+    pub fn write_latin1(&mut self, units: &[u8]) {
+        assert!(!self.finished, "write after finish");
+        self.flush_decoder();
+        self.flush_surrogate();
+        if units.is_ascii() {
+            return self.text_in(units);
+        }
+        let mut encoded = std::mem::take(&mut self.encoded);
+        encoded.clear();
+        encoded.extend(units.iter().flat_map(|&b| {
+            let mut buf = [0u8; 2];
+            let len = char::from(b).encode_utf8(&mut buf).len();
+            buf.into_iter().take(len)
+        }));
+        self.text_in(&encoded);
+        self.encoded = encoded;
+    }
+
+    /// Ends the input: cut sequences become U+FFFD and the normaliser's last line is kept.
+    /// Idempotent; no write may follow.
+    pub fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.flush_surrogate();
+        self.flush_decoder();
+        if let Some(normalizer) = self.normalizer.take() {
+            let mut out = std::mem::take(&mut self.scratch);
+            out.clear();
+            normalizer.finish(&mut out);
+            self.store.accept(out.as_bytes());
+        }
+        self.finished = true;
+    }
+
+    /// Bytes held in memory for the text (the two buffers), whatever the total.
+    pub fn kept_bytes(&self) -> usize {
+        self.store.head.capacity() + self.store.tail.capacity()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// What [`finish`](Self::finish) would leave, without ending this capture: a copy of the
+    /// kept text (O(limits)) with cut sequences as U+FFFD and, when normalising, the line
+    /// being drawn as it stands.
+    pub fn snapshot(&self) -> Capture {
+        let mut copy = Capture {
+            options: self.options,
+            store: self.store.clone(),
+            decoder: self.decoder.clone(),
+            pending_high: self.pending_high,
+            normalizer: None,
+            scratch: String::new(),
+            encoded: Vec::new(),
+            finished: false,
+        };
+        if let Some(normalizer) = &self.normalizer {
+            normalizer.unfinished(&mut copy.scratch);
+            let line = std::mem::take(&mut copy.scratch);
+            copy.store.accept(line.as_bytes());
+        }
+        copy.finish();
+        copy
+    }
+
+    /// Totals so far (of the decoded, normalised text), exact.
+    pub fn totals(&self) -> Measure {
+        let s = &self.store;
+        Measure { chars: s.chars, bytes: s.len as u64, lines: lines_of(s.newlines, s.len, s.last == Some(NL)) }
+    }
+
+    /// The captured text as a planner [`Source`]. Plan it only once finished (or on a
+    /// [`snapshot`](Self::snapshot)): until then a cut sequence is not yet counted.
+    pub fn source(&self) -> Gapped<'_> {
+        self.store.source(true)
+    }
+
+    /// With the `Head` strategy, once the text is longer than any head it can keep: the
+    /// text as a source whose totals are not yet known (each counted as a 16-digit number,
+    /// so a notice rendered from them is at least as long as the final one). A head planned
+    /// on it is final: later input changes only the totals. Plan the whole text with that
+    /// head fixed with [`crate::plan::plan_head_at`] once finished.
+    pub fn settled_head(&self) -> Option<Gapped<'_>> {
+        let s = &self.store;
+        (matches!(self.options.strategy, Strategy::Head) && s.len > s.head_cap).then(|| s.source(false))
+    }
+
+    fn flush_surrogate(&mut self) {
+        if self.pending_high.take().is_some() {
+            self.text_in(REPLACEMENT);
+        }
+    }
+
+    fn flush_decoder(&mut self) {
+        let mut decoder = std::mem::take(&mut self.decoder);
+        let mut bytes = Vec::new();
+        decoder.finish(&mut |b: &[u8]| bytes.extend_from_slice(b));
+        self.decoder = decoder;
+        if !bytes.is_empty() {
+            self.text_in(&bytes);
+        }
+    }
+
+    /// Bytes of unknown validity.
+    fn bytes_in(&mut self, bytes: &[u8]) {
+        if self.normalizer.is_some() {
+            // The normaliser decodes (and replaces) invalid sequences itself.
+            return self.text_in(bytes);
+        }
+        if self.options.raw {
+            return self.store.accept(bytes);
+        }
+        let mut decoder = std::mem::take(&mut self.decoder);
+        let store = &mut self.store;
+        decoder.push(bytes, &mut |valid: &[u8]| store.accept(valid));
+        self.decoder = decoder;
+    }
+
+    /// Valid UTF-8 (or bytes for the normaliser).
+    fn text_in(&mut self, bytes: &[u8]) {
+        match &mut self.normalizer {
+            Some(normalizer) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                out.clear();
+                normalizer.push(bytes, &mut out);
+                self.store.accept(out.as_bytes());
+                self.scratch = out;
+            }
+            None => self.store.accept(bytes),
+        }
+    }
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// A UTF-8 text known through its first bytes, its last bytes and its exact totals (see
+/// the module docs). Positions are byte offsets in the whole text.
+pub struct Gapped<'a> {
+    head: &'a [u8],
+    tail: &'a [u8],
+    /// Where `tail` starts in the text.
+    tail_at: usize,
+    len: usize,
+    chars: u64,
+    newlines: u64,
+    last: Option<u8>,
+    /// False while more may come: [`Source::totals`] then reports [`UNKNOWN_TOTAL`].
+    totals_known: bool,
+}
+
+impl Gapped<'_> {
+    fn known(&self) -> bool {
+        self.head.len() >= self.tail_at
+    }
+
+    fn byte(&self, i: usize) -> Option<u8> {
+        if i < self.head.len() {
+            Some(self.head[i])
+        } else if i >= self.tail_at {
+            self.tail.get(i - self.tail_at).copied()
+        } else {
+            None
+        }
+    }
+
+    fn at(&self, i: usize) -> u8 {
+        self.byte(i).unwrap_or_else(|| panic!("byte {i} is in the gap of a captured text ({} bytes)", self.len))
+    }
+
+    /// The bytes `from..to` that one buffer holds, up to where that buffer ends.
+    fn run(&self, from: usize, to: usize) -> &[u8] {
+        if from < self.head.len() {
+            &self.head[from..to.min(self.head.len())]
+        } else if from >= self.tail_at {
+            &self.tail[from - self.tail_at..to - self.tail_at]
+        } else {
+            panic!("byte {from} is in the gap of a captured text ({} bytes)", self.len)
+        }
+    }
+
+    /// The bytes `from..to` that one buffer holds, back from `to` to where that buffer starts.
+    fn run_back(&self, from: usize, to: usize) -> &[u8] {
+        if to <= self.head.len() {
+            &self.head[from..to]
+        } else if to > self.tail_at {
+            &self.tail[from.max(self.tail_at) - self.tail_at..to - self.tail_at]
+        } else {
+            panic!("byte {} is in the gap of a captured text ({} bytes)", to - 1, self.len)
+        }
+    }
+
+    fn gap_newlines(&self) -> u64 {
+        let outside = self.counted(0, self.head.len()).newlines + self.counted(self.tail_at, self.len).newlines;
+        self.newlines - outside
+    }
+
+    /// Appends `text[from..to]` (both in kept bytes) to `out`.
+    pub fn copy_to(&self, from: usize, to: usize, out: &mut Vec<u8>) {
+        let mut pos = from;
+        while pos < to {
+            let run = self.run(pos, to);
+            out.extend_from_slice(run);
+            pos += run.len();
+        }
+    }
+
+    /// Counts over `from..to` from the buffers alone (no gap inside).
+    fn counted(&self, from: usize, to: usize) -> Span {
+        let mut pos = from;
+        let mut span = Span::ZERO;
+        while pos < to {
+            let run = self.run(pos, to);
+            span = span + count(run);
+            pos += run.len();
+        }
+        span
+    }
+
+    fn whole(&self) -> Span {
+        Span { chars: self.chars, bytes: self.len as u64, newlines: self.newlines }
+    }
+}
+
+impl Source for Gapped<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn code(&self, i: usize) -> u16 {
+        self.at(i) as u16
+    }
+
+    fn totals(&self) -> Measure {
+        if !self.totals_known {
+            return Measure { chars: UNKNOWN_TOTAL, bytes: UNKNOWN_TOTAL, lines: UNKNOWN_TOTAL };
+        }
+        Measure {
+            chars: self.chars,
+            bytes: self.len as u64,
+            lines: lines_of(self.newlines, self.len, self.last == Some(NL)),
+        }
+    }
+
+    fn span(&self, from: usize, to: usize) -> Span {
+        if from >= to {
+            return Span::ZERO;
+        }
+        if self.known() || to <= self.head.len() || from >= self.tail_at {
+            return self.counted(from, to);
+        }
+        // Across the gap: the whole minus what lies outside, both sides kept.
+        assert!(
+            from <= self.head.len() && to >= self.tail_at,
+            "span {from}..{to} ends in the gap of a captured text ({} bytes)",
+            self.len
+        );
+        self.whole() - self.counted(0, from) - self.counted(to, self.len)
+    }
+
+    fn unit_span(&self, i: usize) -> Span {
+        let b = self.at(i);
+        Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 }
+    }
+
+    fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        let limit = limit.min(from.saturating_add(usize::try_from(budget.bytes).unwrap_or(usize::MAX)));
+        let mut pos = from;
+        let mut used = Span::ZERO;
+        while pos < limit {
+            let run = self.run(pos, limit);
+            let run = &run[..run.len().min(256)];
+            let next = used + count(run);
+            if next.fits(budget) {
+                used = next;
+                pos += run.len();
+                continue;
+            }
+            for &b in run {
+                let next = used + Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 };
+                if !next.fits(budget) {
+                    return (pos, used);
+                }
+                used = next;
+                pos += 1;
+            }
+        }
+        (pos, used)
+    }
+
+    fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        let floor = floor.max(to.saturating_sub(usize::try_from(budget.bytes).unwrap_or(usize::MAX)));
+        let mut pos = to;
+        let mut used = Span::ZERO;
+        while pos > floor {
+            let run = self.run_back(pos.saturating_sub(256).max(floor), pos);
+            let next = used + count(run);
+            if next.fits(budget) {
+                used = next;
+                pos -= run.len();
+                continue;
+            }
+            for &b in run.iter().rev() {
+                let next = used + Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 };
+                if !next.fits(budget) {
+                    return (pos, used);
+                }
+                used = next;
+                pos -= 1;
+            }
+        }
+        (pos, used)
+    }
+
+    /// A scan that reaches the gap with line breaks in it answers `None`: every position
+    /// it could name is further from the end than a plan can keep.
+    fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
+        let mut pos = to;
+        while pos > from {
+            if !self.known() && pos > self.head.len() && pos <= self.tail_at {
+                if self.gap_newlines() > 0 {
+                    return None;
+                }
+                pos = self.head.len();
+                continue;
+            }
+            let run = self.run_back(from, pos);
+            if let Some(i) = run.iter().rposition(|&b| b == NL) {
+                return Some(pos - run.len() + i);
+            }
+            pos -= run.len();
+        }
+        None
+    }
+
+    /// As [`Self::last_newline`], from the other end.
+    fn first_newline(&self, from: usize, to: usize) -> Option<usize> {
+        let mut pos = from;
+        while pos < to {
+            if !self.known() && pos >= self.head.len() && pos < self.tail_at {
+                return None;
+            }
+            let run = self.run(pos, to);
+            if let Some(i) = run.iter().position(|&b| b == NL) {
+                return Some(pos + i);
+            }
+            pos += run.len();
+        }
+        None
+    }
+
+    fn is_safe_cut(&self, i: usize) -> bool {
+        if i == 0 || i >= self.len {
+            return true;
+        }
+        let b = self.at(i);
+        (b as i8) >= -64 && !(self.at(i - 1) == CR && b == NL)
+    }
+
+    fn is_newline(&self, i: usize) -> bool {
+        self.at(i) == NL
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_in_pieces(bytes: &[u8], cuts: &[usize]) -> Vec<u8> {
+        let mut d = Utf8Stream::default();
+        let mut out = Vec::new();
+        let mut last = 0;
+        for &c in cuts.iter().chain(std::iter::once(&bytes.len())) {
+            d.push(&bytes[last..c], &mut |b: &[u8]| out.extend_from_slice(b));
+            last = c;
+        }
+        d.finish(&mut |b: &[u8]| out.extend_from_slice(b));
+        out
+    }
+
+    #[test]
+    fn decoding_in_pieces_is_decoding_whole() {
+        let cases: [&[u8]; 8] = [
+            b"plain",
+            b"\xFF",
+            b"a\xE6\x97",
+            b"\xF0\x9F\x98\x80\xED\xA0\x80x",
+            b"\xC3\xA9\x80\x80\xC3",
+            b"\xE6\xC3\xA9\xF5z",
+            b"\xF0\x90\x41\xE0\x80",
+            "日本😀é".as_bytes(),
+        ];
+        for bytes in cases {
+            let whole = String::from_utf8_lossy(bytes).into_owned().into_bytes();
+            for a in 0..=bytes.len() {
+                for b in a..=bytes.len() {
+                    assert_eq!(decode_in_pieces(bytes, &[a, b]), whole, "{bytes:x?} cut at {a}, {b}");
+                }
+            }
+        }
+    }
+}

@@ -467,6 +467,70 @@ function pageOf(text, line, column, maxBytes, maxLines) {
   return readPage(binding.planPageBuffer(slotBuffer, text, line, column, maxBytes, maxLines), 'planPageBuffer')
 }
 
+// Captures (lib/capture.js): a handle to output kept in the core, fed chunk by chunk.
+
+/** A new capture handle. `flags` 0 is no normalisation; `raw` keeps bytes as they came. */
+function captureCreate(strategy, limits, headRatio, flags, raw) {
+  out[VERDICT] = 0
+  const { maxChars, maxBytes, maxLines } = limits
+  const handle = binding.captureCreate(slotBuffer, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, flags !== 0, flags, raw)
+  expect(VERDICTS.captured, 'captureCreate')
+  return handle
+}
+
+/** The totals a capture call answered, as a plain object. */
+function captureTotals(name) {
+  expect(VERDICTS.captured, name)
+  return { chars: out[SLOTS.totalChars], bytes: out[SLOTS.totalBytes], lines: out[SLOTS.totalLines] }
+}
+
+/**
+ * Feeds a string or a non-empty Uint8Array. Returns `{ totals, added }`: `added` is, with
+ * `echo`, a Buffer of the text the chunk added (decoded and normalised).
+ */
+function captureWrite(handle, chunk, echo) {
+  out[VERDICT] = 0
+  const wide = typeof chunk === 'string' && isWide(chunk)
+  const added = binding.captureWrite(slotBuffer, handle, chunk, wide, echo)
+  const totals = captureTotals('captureWrite')
+  if (echo ? !Buffer.isBuffer(added) : added !== undefined) throw noAnswer('captureWrite')
+  return { totals, added }
+}
+
+/** Ends a capture's input; as captureWrite for what the end added. */
+function captureFinish(handle, echo) {
+  out[VERDICT] = 0
+  const added = binding.captureFinish(slotBuffer, handle, echo)
+  const totals = captureTotals('captureFinish')
+  if (echo ? !Buffer.isBuffer(added) : added !== undefined) throw noAnswer('captureFinish')
+  return { totals, added }
+}
+
+/**
+ * The plan of a capture (of a snapshot unless `last`), with `text`: the clamped text, a
+ * Buffer for a raw capture.
+ */
+function captureResult(handle, last, notice, snap) {
+  out[VERDICT] = 0
+  const text = binding.captureResult(slotBuffer, handle, last, bindingNotice(notice), snap)
+  const verdict = out[VERDICT]
+  if ((verdict !== VERDICTS.cut && verdict !== VERDICTS.fits) || !(typeof text === 'string' || Buffer.isBuffer(text))) {
+    throw noAnswer('captureResult')
+  }
+  const plan = planFromOut(verdict === VERDICTS.cut, null)
+  plan.text = text
+  return plan
+}
+
+/** The head a head capture can show before its end, or null while it cannot tell yet. */
+function captureSettleHead(handle, notice, snap) {
+  out[VERDICT] = 0
+  const head = binding.captureSettleHead(slotBuffer, handle, bindingNotice(notice), snap)
+  expect(VERDICTS.captured, 'captureSettleHead')
+  if (!(head === null || typeof head === 'string' || Buffer.isBuffer(head))) throw noAnswer('captureSettleHead')
+  return head
+}
+
 module.exports = {
   STRATEGIES,
   MAX_STRING_LENGTH: LAYOUT.maxStringLength,
@@ -490,4 +554,9 @@ module.exports = {
   planJson,
   classifyError,
   pageOf,
+  captureCreate,
+  captureWrite,
+  captureFinish,
+  captureResult,
+  captureSettleHead,
 }

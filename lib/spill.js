@@ -317,4 +317,9 @@ module.exports = {
   clampAndSpill,
   unsavedNotice,
   pruneSpillDir,
+  // For lib/capture.js, which writes a spill as the output arrives.
+  makeDirectory,
+  linkNew,
+  spillNotices,
+  reportSpill,
 }

@@ -14,6 +14,7 @@ use toolclamp_core::{
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
+use crate::capture;
 use crate::layout::{
     budget_action_code, error_kind_code, normalize_of, position_code, strategy_code, Results, Slot, Verdict,
     BUDGET_FIELDS,
@@ -70,6 +71,23 @@ pub static EXPORTS: &[Export] = &[
     Export { name: c"normalizeTerminalBuffer", params: &["out", "bytes", "flags"], body: normalize_terminal_buffer },
     Export { name: c"elisionMarker", params: &["out", "chars", "lines", "tokens", "spillPath"], body: elision_marker_of },
     Export {
+        name: c"captureCreate",
+        params: &["out", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "normalize", "flags", "raw"],
+        body: capture::capture_create,
+    },
+    Export { name: c"captureWrite", params: &["out", "capture", "chunk", "wide", "echo"], body: capture::capture_write },
+    Export { name: c"captureFinish", params: &["out", "capture", "echo"], body: capture::capture_finish },
+    Export {
+        name: c"captureResult",
+        params: &["out", "capture", "final", "notice", "snap"],
+        body: capture::capture_result,
+    },
+    Export {
+        name: c"captureSettleHead",
+        params: &["out", "capture", "notice", "snap"],
+        body: capture::capture_settle_head,
+    },
+    Export {
         name: c"planPageBuffer",
         params: &["out", "bytes", "line", "column", "maxBytes", "maxLines"],
         body: plan_page_buffer,
@@ -86,14 +104,14 @@ fn check_template(call: &Call) -> Answer {
 
 /// A notice argument: `undefined` (the default), a template string, or a function JS
 /// calls with the facts as positional numbers (see [`JsNotice::call`]).
-enum NoticeArg {
+pub(crate) enum NoticeArg {
     Default,
     Template(NoticeText),
     Function(sys::napi_value),
 }
 
 impl NoticeArg {
-    fn read(call: &Call, i: usize) -> Result<NoticeArg, Thrown> {
+    pub(crate) fn read(call: &Call, i: usize) -> Result<NoticeArg, Thrown> {
         let v = call.arg(i);
         match call.type_of(v)? {
             sys::ValueType::napi_undefined => Ok(NoticeArg::Default),
@@ -167,7 +185,7 @@ impl JsNotice<'_> {
 
 /// Runs `planner` with the notice argument as a core [`Notice`]; also returns the stand-ins
 /// a notice function's answers used.
-fn with_notice<R>(
+pub(crate) fn with_notice<R>(
     call: &Call,
     notice: &NoticeArg,
     planner: impl FnOnce(&mut Notice<'_>) -> Result<R, TemplateError>,
@@ -191,7 +209,7 @@ fn with_notice<R>(
 }
 
 /// Plans `src` with the notice argument; also returns the stand-ins its notices used.
-fn plan_with<S: Source + ?Sized>(
+pub(crate) fn plan_with<S: Source + ?Sized>(
     call: &Call,
     src: &S,
     limits: &Limits,
@@ -203,7 +221,7 @@ fn plan_with<S: Source + ?Sized>(
     with_notice(call, notice, |n| plan_with_snap(src, limits, strategy, n, exact, snap))
 }
 
-fn snap_of(line: bool) -> Snap {
+pub(crate) fn snap_of(line: bool) -> Snap {
     if line {
         Snap::Line
     } else {
@@ -212,14 +230,14 @@ fn snap_of(line: bool) -> Snap {
 }
 
 /// The stand-ins of a template notice (a function's are collected while planning).
-fn template_stand_ins(notice: NoticeArg, from_function: StandIns) -> StandIns {
+pub(crate) fn template_stand_ins(notice: NoticeArg, from_function: StandIns) -> StandIns {
     match notice {
         NoticeArg::Template(t) => t.stand_ins,
         _ => from_function,
     }
 }
 
-fn plan_results(p: &Plan) -> Results {
+pub(crate) fn plan_results(p: &Plan) -> Results {
     let mut r = Results::new(Verdict::Cut);
     r.set(Slot::HeadEnd, p.head_end)
         .set(Slot::TailStart, p.tail_start)

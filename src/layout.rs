@@ -82,6 +82,7 @@ pub enum Verdict {
     Budgeted = 7,
     Marker = 8,
     Normalized = 9,
+    Captured = 10,
 }
 
 pub const VERDICTS: &[(&str, Verdict)] = &[
@@ -94,6 +95,7 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
     ("budgeted", Verdict::Budgeted),
     ("marker", Verdict::Marker),
     ("normalized", Verdict::Normalized),
+    ("captured", Verdict::Captured),
 ];
 
 /// The rules of terminal normalisation by bit, in a `flags` argument.

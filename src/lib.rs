@@ -17,6 +17,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod call;
+mod capture;
 mod exports;
 mod layout;
 mod text;

@@ -262,6 +262,18 @@ impl Call {
         Ok(v)
     }
 
+    /// A new Buffer holding a copy of `bytes`.
+    pub fn buffer_copy(&self, bytes: &[u8]) -> Answer {
+        let mut v = ptr::null_mut();
+        let mut data = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs; `bytes` is a live slice that Node-API
+        // copies before returning.
+        self.check(unsafe {
+            sys::napi_create_buffer_copy(self.env(), bytes.len(), bytes.as_ptr().cast(), &mut data, &mut v)
+        })?;
+        Ok(v)
+    }
+
     pub fn string_from_latin1(&self, units: &[u8]) -> Answer {
         self.check_length(units.len())?;
         let mut v = ptr::null_mut();

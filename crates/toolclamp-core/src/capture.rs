@@ -147,12 +147,17 @@ struct Store {
     chars: u64,
     newlines: u64,
     last: Option<u8>,
+    /// A copy of what was accepted, while the caller asks for one.
+    echo: Option<Vec<u8>>,
 }
 
 impl Store {
     fn accept(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
+        }
+        if let Some(echo) = &mut self.echo {
+            echo.extend_from_slice(bytes);
         }
         let span = count(bytes);
         self.chars += span.chars;
@@ -231,6 +236,7 @@ impl Capture {
                 chars: 0,
                 newlines: 0,
                 last: None,
+                echo: None,
             },
             decoder: Utf8Stream::default(),
             pending_high: None,
@@ -323,6 +329,18 @@ impl Capture {
         self.finished = true;
     }
 
+    /// With `on`, the text each write adds (decoded and normalised, as counted) is also
+    /// copied aside for [`take_echo`](Self::take_echo): what a spill file of the whole
+    /// output must hold so that a notice's line numbers are its lines.
+    pub fn set_echo(&mut self, on: bool) {
+        self.store.echo = on.then(Vec::new);
+    }
+
+    /// The text added since [`set_echo`](Self::set_echo).
+    pub fn take_echo(&mut self) -> Vec<u8> {
+        self.store.echo.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
     /// Bytes held in memory for the text (the two buffers), whatever the total.
     pub fn kept_bytes(&self) -> usize {
         self.store.head.capacity() + self.store.tail.capacity()
@@ -338,7 +356,7 @@ impl Capture {
     pub fn snapshot(&self) -> Capture {
         let mut copy = Capture {
             options: self.options,
-            store: self.store.clone(),
+            store: Store { echo: None, ..self.store.clone() },
             decoder: self.decoder.clone(),
             pending_high: self.pending_high,
             normalizer: None,

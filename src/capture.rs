@@ -1,0 +1,275 @@
+//! Captures as JS handles: a [`Capture`] boxed in a Node-API external, tagged so that no
+//! other external (or a capture of another copy of the addon, whose layout may differ) is
+//! ever read as one.
+//!
+//! A capture is used from one JS thread (an external belongs to its environment). The one
+//! way JS can reach it while the binding holds it is a notice function called during a
+//! plan; the `RefCell` turns such a re-entrant call into an error instead of aliasing.
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::ptr;
+
+use napi::sys;
+use toolclamp_core::{plan_head_at, Capture, CaptureError, CaptureOptions, Gapped, Plan, Source, Span, Strategy};
+
+use crate::call::{Answer, Call, Thrown};
+use crate::exports::{plan_results, plan_with, snap_of, template_stand_ins, with_notice, NoticeArg};
+use crate::layout::{normalize_of, Results, Slot, Verdict};
+use crate::text::{with_scratch, LATIN1, UTF16};
+
+/// Marks externals made by this module (random, fixed: a handle of another build of the
+/// addon with the same tag has the same layout only if it is this very code).
+const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x5d1c_6a0e_97b2_4f31, upper: 0xc3a8_0f6e_2b19_d744 };
+
+struct Handle {
+    state: RefCell<State>,
+}
+
+struct State {
+    capture: Capture,
+    /// Where the head shown early ends ([`settled_head`]); the final plan keeps it.
+    settled: Option<usize>,
+}
+
+/// Frees a handle's capture once JS can no longer reach it.
+///
+/// # Safety
+/// Node-API calls it once, with the `data` given to `napi_create_external` in
+/// [`capture_create`]: a pointer from `Box::into_raw(Box<Handle>)`.
+unsafe extern "C" fn finalize(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+    // SAFETY: per this function's contract, `data` is an unfreed `Box<Handle>` given up once.
+    drop(unsafe { Box::from_raw(data.cast::<Handle>()) });
+}
+
+/// The capture behind argument `i`.
+fn handle(call: &Call, i: usize) -> Result<&Handle, Thrown> {
+    let v = call.arg(i);
+    if call.type_of(v)? != sys::ValueType::napi_external {
+        return Err(call.type_error(i, "a capture handle"));
+    }
+    let mut ours = false;
+    // SAFETY: `env` and `v` are valid while the call runs.
+    call.check(unsafe { sys::napi_check_object_type_tag(call.env(), v, &TAG, &mut ours) })?;
+    if !ours {
+        return Err(call.type_error(i, "a capture handle"));
+    }
+    let mut data: *mut c_void = ptr::null_mut();
+    // SAFETY: as above; `v` is an external.
+    call.check(unsafe { sys::napi_get_value_external(call.env(), v, &mut data) })?;
+    // SAFETY: an external with our tag was made by `capture_create` from a `Box<Handle>`,
+    // which lives until its finalizer runs; that cannot happen while the value is an
+    // argument of the running call, and the borrow lives no longer than `call`, which ends
+    // with the call.
+    Ok(unsafe { &*data.cast::<Handle>() })
+}
+
+fn busy() -> Thrown {
+    Thrown::Error("toolclamp: the capture is in use (called from its own notice function)".into())
+}
+
+fn answer_totals(call: &Call, capture: &Capture) -> Result<(), Thrown> {
+    let mut r = Results::new(Verdict::Captured);
+    r.set_measure(Slot::TotalChars, capture.totals());
+    call.answer(&r)
+}
+
+/// `captureCreate(out, strategy, maxChars, maxBytes, maxLines, headRatio, normalize, flags,
+/// raw)` → a capture handle. `normalize` turns on terminal normalisation with `flags`.
+pub fn capture_create(call: &Call) -> Answer {
+    let strategy = call.strategy(1, 5)?;
+    let limits = call.limits(2)?;
+    let normalize = call.boolean(6)?;
+    let flags = call.index(7)? as u64;
+    if flags >= 16 {
+        return Err(call.range_error(7, "a whole number below 16", flags));
+    }
+    let raw = call.boolean(8)?;
+    let options = CaptureOptions { limits, strategy, normalize: normalize.then(|| normalize_of(flags)), raw };
+    let capture = Capture::new(options).map_err(|e| match e {
+        CaptureError::Unbounded => Thrown::Range(format!("toolclamp: {e}")),
+    })?;
+    answer_totals(call, &capture)?;
+    let data = Box::into_raw(Box::new(Handle { state: RefCell::new(State { capture, settled: None }) }));
+    let mut v = ptr::null_mut();
+    // SAFETY: `env` is valid while the call runs; `finalize` frees `data` exactly once.
+    let status = unsafe { sys::napi_create_external(call.env(), data.cast(), Some(finalize), ptr::null_mut(), &mut v) };
+    if status != sys::Status::napi_ok {
+        // SAFETY: the external was not made, so nothing else owns `data`.
+        drop(unsafe { Box::from_raw(data) });
+        call.check(status)?;
+    }
+    // SAFETY: `v` is the external just made.
+    call.check(unsafe { sys::napi_type_tag_object(call.env(), v, &TAG) })?;
+    Ok(v)
+}
+
+/// `captureWrite(out, capture, chunk, wide, echo)`: feeds a string (UTF-16 units if `wide`,
+/// else Latin-1) or a Uint8Array. Answers the totals; returns `undefined`, or with `echo`
+/// a Buffer of the text this chunk added (decoded and normalised, for a spill file).
+pub fn capture_write(call: &Call) -> Answer {
+    let handle = handle(call, 1)?;
+    let wide = call.boolean(3)?;
+    let echo = call.boolean(4)?;
+    let mut state = handle.state.try_borrow_mut().map_err(|_| busy())?;
+    if state.capture.is_finished() {
+        return Err(Thrown::Error("toolclamp: write after end".into()));
+    }
+    let before = state.capture.totals().bytes;
+    state.capture.set_echo(echo);
+    if call.type_of(call.arg(2))? == sys::ValueType::napi_string {
+        if wide {
+            with_scratch(&UTF16, |buf| call.string_arg::<u16>(2, buf).map(|u| state.capture.write_utf16(u)))?;
+        } else {
+            with_scratch(&LATIN1, |buf| call.string_arg::<u8>(2, buf).map(|u| state.capture.write_latin1(u)))?;
+        }
+    } else {
+        // No JS runs while the capture reads the bytes.
+        let (bytes, _) = call.bytes(2)?;
+        state.capture.write_bytes(bytes);
+    }
+    answer_totals(call, &state.capture)?;
+    if !echo {
+        return call.undefined();
+    }
+    let added = state.capture.take_echo();
+    state.capture.set_echo(false);
+    debug_assert_eq!(added.len() as u64, state.capture.totals().bytes - before);
+    call.buffer_copy(&added)
+}
+
+/// `captureFinish(out, capture, echo)`: ends the input (a cut sequence becomes U+FFFD, the
+/// normaliser's last line is counted). Idempotent. Answers the totals; returns `undefined`,
+/// or with `echo` a Buffer of the text the end added.
+pub fn capture_finish(call: &Call) -> Answer {
+    let handle = handle(call, 1)?;
+    let echo = call.boolean(2)?;
+    let mut state = handle.state.try_borrow_mut().map_err(|_| busy())?;
+    state.capture.set_echo(echo);
+    state.capture.finish();
+    let added = state.capture.take_echo();
+    state.capture.set_echo(false);
+    answer_totals(call, &state.capture)?;
+    if echo {
+        call.buffer_copy(&added)
+    } else {
+        call.undefined()
+    }
+}
+
+/// `captureResult(out, capture, final, notice, snap)` → the clamped text (a Buffer for a
+/// raw capture, else a string). With `final` the capture ends first; without, the result
+/// is that of a snapshot. Offsets are UTF-16 positions (bytes for a raw capture).
+pub fn capture_result(call: &Call) -> Answer {
+    let handle = handle(call, 1)?;
+    let last = call.boolean(2)?;
+    let notice = NoticeArg::read(call, 3)?;
+    let snap = snap_of(call.boolean(4)?);
+    let snapshot;
+    let state;
+    let (capture, settled) = if last {
+        handle.state.try_borrow_mut().map_err(|_| busy())?.capture.finish();
+        state = handle.state.try_borrow().map_err(|_| busy())?;
+        (&state.capture, state.settled)
+    } else {
+        let borrowed = handle.state.try_borrow().map_err(|_| busy())?;
+        snapshot = borrowed.capture.snapshot();
+        let settled = borrowed.settled;
+        drop(borrowed);
+        (&snapshot, settled)
+    };
+    let src = capture.source();
+    let options = *capture.options();
+    let (planned, from_function) = match settled {
+        Some(head_end) => with_notice(call, &notice, |n| plan_head_at(&src, &options.limits, n, head_end))?,
+        None => plan_with(call, &src, &options.limits, options.strategy, &notice, true, snap)?,
+    };
+    let stand_ins = template_stand_ins(notice, from_function);
+    let Some(p) = planned else {
+        let mut bytes = Vec::with_capacity(src.len());
+        src.copy_to(0, src.len(), &mut bytes);
+        let total = src.totals();
+        let mut r = Results::new(Verdict::Fits);
+        let end = if options.raw { src.len() as u64 } else { total.chars };
+        r.set(Slot::HeadEnd, end)
+            .set(Slot::TailStart, end)
+            .set_measure(Slot::TotalChars, total)
+            .set_measure(Slot::OutputChars, total);
+        call.answer(&r)?;
+        return text_of(call, &bytes, total.chars, options.raw);
+    };
+    let mut bytes = Vec::with_capacity(p.output.bytes as usize);
+    src.copy_to(0, p.head_end, &mut bytes);
+    let head_len = bytes.len();
+    bytes.extend_from_slice(p.glue.as_bytes());
+    let glue_end = bytes.len();
+    src.copy_to(p.tail_start, src.len(), &mut bytes);
+    let mut r = plan_results(&p);
+    if !options.raw {
+        let (head_end, tail_start) = utf16_offsets(&src, &p);
+        r.set(Slot::HeadEnd, head_end).set(Slot::TailStart, tail_start);
+    }
+    call.answer(&r)?;
+    // A notice with lone surrogates: only UTF-16 carries them.
+    match stand_ins.restore(&p.glue) {
+        Some(glue) if !options.raw => {
+            let utf16 = |b: &[u8]| String::from_utf8_lossy(b).encode_utf16().collect::<Vec<u16>>();
+            let units = [utf16(&bytes[..head_len]), glue, utf16(&bytes[glue_end..])].concat();
+            call.string_from_utf16(&units)
+        }
+        _ => text_of(call, &bytes, p.output.chars, options.raw),
+    }
+}
+
+/// The UTF-16 offsets of a plan's cuts in the text.
+fn utf16_offsets(src: &Gapped<'_>, p: &Plan) -> (u64, u64) {
+    let head = src.span(0, p.head_end);
+    let tail = if p.tail_start < src.len() { src.span(p.tail_start, src.len()) } else { Span::ZERO };
+    (head.chars, src.totals().chars - tail.chars)
+}
+
+fn text_of(call: &Call, bytes: &[u8], chars: u64, raw: bool) -> Answer {
+    if raw {
+        call.buffer_copy(bytes)
+    } else {
+        call.string_from_utf8(bytes, chars as usize)
+    }
+}
+
+/// `captureSettleHead(out, capture, notice, snap)` → `null` until the capture (strategy
+/// head) is longer than any head it can keep; then the head text (a Buffer for a raw
+/// capture), which the final result keeps as it is. The head is planned with totals of
+/// unknown size, so the notice of the whole text (or a shorter fallback) fits after it.
+pub fn capture_settle_head(call: &Call) -> Answer {
+    let handle = handle(call, 1)?;
+    let notice = NoticeArg::read(call, 2)?;
+    let snap = snap_of(call.boolean(3)?);
+    let state = handle.state.try_borrow().map_err(|_| busy())?;
+    let settled = match state.settled {
+        Some(head_end) => head_end,
+        None => {
+            let Some(src) = state.capture.settled_head() else {
+                answer_totals(call, &state.capture)?;
+                return call.null();
+            };
+            let options = *state.capture.options();
+            let (planned, _) = plan_with(call, &src, &options.limits, Strategy::Head, &notice, true, snap)?;
+            let head_end = planned.map_or(0, |p| p.head_end);
+            drop(state);
+            handle.state.try_borrow_mut().map_err(|_| busy())?.settled = Some(head_end);
+            return capture_settle_head_text(call, handle, head_end);
+        }
+    };
+    drop(state);
+    capture_settle_head_text(call, handle, settled)
+}
+
+fn capture_settle_head_text(call: &Call, handle: &Handle, head_end: usize) -> Answer {
+    let state = handle.state.try_borrow().map_err(|_| busy())?;
+    let src = state.capture.source();
+    let mut bytes = Vec::with_capacity(head_end);
+    src.copy_to(0, head_end, &mut bytes);
+    let chars = src.span(0, head_end).chars;
+    answer_totals(call, &state.capture)?;
+    text_of(call, &bytes, chars, state.capture.options().raw)
+}

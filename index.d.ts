@@ -159,6 +159,98 @@ export type Normalize =
  */
 export declare function normalizeTerminalOutput(text: string | Uint8Array, options?: Normalize): string
 
+/**
+ * Options of {@link createOutputCapture}: the options of `truncateText`, except that the
+ * strategy keeps the end by default and cannot be `'auto'`. Memory is bounded by `maxBytes` and
+ * `maxChars` (`maxTokens` sets `maxBytes`): with neither, `maxBytes` is 51,200.
+ */
+export interface OutputCaptureOptions extends Limits {
+  /** Maximum UTF-8 bytes kept, notice included. @default 51200 (when no limit is given, or only maxLines) */
+  maxBytes?: number
+  /** Maximum lines kept, notice included. @default 2000 (when no limit is given) */
+  maxLines?: number
+  /** Where output is kept: the end, where a command's errors and summary are. @default 'tail' */
+  strategy?: 'tail' | 'head' | 'headTail'
+  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. @default 0.5 */
+  headRatio?: number
+  /** The notice put where output was dropped (see {@link Notice}). @default '[... {omitted} truncated at the start ...]' */
+  notice?: Notice
+  /** Where kept text may end. @default 'none' */
+  snap?: Snap
+  /**
+   * Normalise terminal output as it arrives ({@link normalizeTerminalOutput}): colours dropped,
+   * progress bars redrawn with `\r` reduced to their last state. @default false
+   */
+  normalize?: Normalize
+  /**
+   * Stream the full output to a new file in `spill.dir` as it arrives (mode 0600, created
+   * exclusively under a temporary name); it gets its final name only when the result is cut,
+   * and is removed otherwise. The file holds the text as counted (decoded, normalised), so the
+   * notice's line numbers are its lines. No default: no file is written unless this is given.
+   * @default undefined (files are named `output-…` unless `spill.name` says otherwise)
+   */
+  spill?: SpillOptions & {
+    /** Called with the report when the file was kept (or could not be). No default: nothing is called. */
+    onSpill?: (report: SpillReport) => void
+  }
+  /**
+   * Keep bytes as they came: invalid UTF-8 is not replaced with U+FFFD, and results' `text` is a
+   * `Buffer`. For byte-faithful output of input that may not be text; cannot be combined with
+   * `normalize`. @default false
+   */
+  raw?: boolean
+}
+
+/** What {@link createOutputCapture} returns. */
+export interface OutputCapture<Text extends string | Buffer = string> {
+  /**
+   * Adds output. A chunk may end anywhere: inside a UTF-8 sequence, a surrogate pair, a `\r\n`
+   * or an escape sequence. Strings and bytes may be mixed, but a char split between a string
+   * and a Buffer is two invalid halves (U+FFFD each). Throws after `end()`.
+   */
+  write(chunk: string | Uint8Array): void
+  /**
+   * The result for what was written so far, as if it ended now (a char or escape sequence still
+   * cut off at the end is left out), in O(limits) time: for `onUpdate` while a command runs.
+   */
+  snapshot(): OutputCaptureResult<Text>
+  /**
+   * Ends the output and returns the result: exactly what `truncateText` gives for everything
+   * written, with the same options (for bytes, their text as `buf.toString()` decodes it; lone
+   * surrogates read as U+FFFD). Idempotent: later calls return the same object.
+   */
+  end(): OutputCaptureResult<Text>
+  /**
+   * Strategy `'head'`: once the output is longer than any head that could be kept, the head
+   * (without the notice) to show now, e.g. to print before the command ends; `undefined`
+   * before that, and for other strategies. After it returned a head, `end()` keeps exactly that
+   * head, with room reserved for a notice naming totals of up to 16 digits (or a shorter
+   * fallback notice), so it may keep a few bytes less than `truncateText`.
+   */
+  settledHead(): Text | undefined
+  /** Totals of the output so far (decoded and normalised), exact. */
+  readonly totals: TextMeasure
+}
+
+/** A capture's result: as {@link TruncateTextResult}, with `text` a `Buffer` for a `raw` capture. */
+export interface OutputCaptureResult<Text extends string | Buffer = string> extends Omit<TruncateTextResult, 'text' | 'strategy'> {
+  text: Text
+  strategy: 'tail' | 'head' | 'headTail'
+}
+
+/**
+ * Captures output as it arrives (a child process's stdout, a stream) in memory bounded by the
+ * limits, whatever its total: a gigabyte passes through in O(limits) memory and O(1) work per
+ * byte, with exact totals, and `end()` returns what `truncateText` would return for the whole.
+ *
+ * @example
+ * const capture = createOutputCapture({ maxBytes: 100, maxLines: 3 })
+ * for (let i = 1; i <= 1000; i++) capture.write(`line ${i}\n`)
+ * capture.end().text // '[... 998 lines, 8,874 bytes truncated at the start ...]\nline 999\nline 1000\n'
+ */
+export declare function createOutputCapture(options: OutputCaptureOptions & { raw: true }): OutputCapture<Buffer>
+export declare function createOutputCapture(options?: OutputCaptureOptions): OutputCapture<string>
+
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
   /**

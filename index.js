@@ -16,6 +16,7 @@ const piAgent = require('./lib/pi-agent.js')
 const aiSdk = require('./lib/ai-sdk.js')
 const session = require('./lib/session.js')
 const terminal = require('./lib/terminal.js')
+const capture = require('./lib/capture.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -43,6 +44,8 @@ module.exports = {
   formatExecOutput: exec.formatExecOutput,
   // Terminal output as a terminal would finally show it (lib/terminal.js)
   normalizeTerminalOutput: terminal.normalizeTerminalOutput,
+  // Output captured while it arrives, in bounded memory (lib/capture.js)
+  createOutputCapture: capture.createOutputCapture,
   // Per-tool profiles and the head/tail view with line indicators (lib/tool-output.js)
   truncateToolOutput: toolOutput.truncateToolOutput,
   resolveToolProfile: toolOutput.resolveToolProfile,

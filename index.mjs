@@ -20,6 +20,7 @@ export const {
   formatPythonResult,
   formatExecOutput,
   normalizeTerminalOutput,
+  createOutputCapture,
   truncateToolOutput,
   resolveToolProfile,
   DEFAULT_TOOL_PROFILES,

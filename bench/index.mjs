@@ -6,6 +6,7 @@
 //   node bench/index.mjs seed004 tail only the cases whose id contains one of the words
 //   node bench/index.mjs payload      only the tool-payload cases
 //   node bench/index.mjs conversation only the conversation and provider-error cases
+//   node bench/index.mjs stream       only the capture, runCommand and CLI cases
 //
 // Timings are tinybench medians (latency p50) per call, the better of two rounds. Calls
 // shorter than ~20 µs are timed in batches and divided, so the timer's own cost does not
@@ -20,6 +21,7 @@ import toolclamp from '../index.js'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
 import { CONVERSATION_COLUMNS, ERROR_COLUMNS, runConversationCases } from './conversations.mjs'
+import { CAPTURE_COLUMNS, CLI_COLUMNS, RUN_COLUMNS, runCaptureCases, runCliCases, runCommandCases } from './streams.mjs'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1'
@@ -549,7 +551,8 @@ async function main() {
   const payloadCases = PAYLOAD_CASES.filter(selected)
   const jsonCases = JSON_CASES.filter(selected)
   const conversations = filters.length === 0 || filters.some((f) => 'conversation'.includes(f.toLowerCase()))
-  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations) {
+  const streams = filters.length === 0 || filters.some((f) => 'streams'.includes(f.toLowerCase()))
+  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations && !streams) {
     console.error(`no case matches ${filters.join(', ')}; cases: ${[...CASES, ...PAYLOAD_CASES, ...JSON_CASES].map((c) => c.id).join(', ')}`)
     process.exit(2)
   }
@@ -612,6 +615,9 @@ async function main() {
   const { conversationRows, errorRows } = conversations
     ? await runConversationCases({ timeCase, formatTime, benchOptions, quick })
     : { conversationRows: [], errorRows: [] }
+  const captureRows = streams ? runCaptureCases({ quick }) : []
+  const runRows = streams ? runCommandCases({ quick }) : []
+  const cliRows = streams ? await runCliCases({ quick }) : []
 
   const seconds = ((performance.now() - started) / 1000).toFixed(0)
   let passes = 0
@@ -698,6 +704,39 @@ async function main() {
       markdownTable(CONVERSATION_COLUMNS, conversationRows),
       '',
       markdownTable(ERROR_COLUMNS, errorRows),
+    )
+  }
+  if (captureRows.length + runRows.length + cliRows.length > 0) {
+    for (const row of [...captureRows, ...runRows, ...cliRows]) (row.at(-1).startsWith('PASS') ? passes++ : misses++)
+    console.log('streams: createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: tail }) per whole stream')
+    console.log(textTable(CAPTURE_COLUMNS, captureRows))
+    console.log('')
+    console.log('runCommand: a child writing log lines, against spawn + collected output + formatExecOutput (separate processes)')
+    console.log(textTable(RUN_COLUMNS, runRows))
+    console.log('')
+    console.log('CLI: toolclamp --strategy tail --max-lines 2000 <file> against wc -l <file> (/usr/bin/time)')
+    console.log(textTable(CLI_COLUMNS, cliRows))
+    console.log('')
+    md.push(
+      '',
+      '## Streams',
+      '',
+      '`createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: \'tail\' })` fed a whole stream in',
+      '64 KiB Buffers (which split chars, as pipes do), against keeping every chunk and clamping once',
+      'at the end (`Buffer.concat`, `toString`, then `truncateText` or the best pure-JS clamp), and',
+      'against `Buffer.concat` alone. Outputs are checked equal before timing; past 256 MiB the whole',
+      'output no longer fits in a JS string, so only the capture runs.',
+      '',
+      markdownTable(CAPTURE_COLUMNS, captureRows),
+      '',
+      '`runCommand` against `spawn` with collected output and `formatExecOutput`, each run in its own',
+      'process (peak RSS is that process\'s `maxRSS`, the child command excluded); texts checked equal.',
+      '',
+      markdownTable(RUN_COLUMNS, runRows),
+      '',
+      'The CLI on a file against `wc -l` on it, wall time and peak RSS from `/usr/bin/time`.',
+      '',
+      markdownTable(CLI_COLUMNS, cliRows),
     )
   }
   console.log(`targets: ${passes} PASS, ${misses} MISS; ${seconds} s`)

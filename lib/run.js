@@ -1,0 +1,474 @@
+'use strict'
+
+// runCommand: runs a command and gives the text a model sees for it, as formatExecOutput
+// lays it out, without ever holding the whole output. Each stream goes through its own
+// bounded capture (lib/capture.js) as it arrives, with the budgets, strategy, notice and
+// spill formatExecOutput reads from the same options; the layout is formatExecOutput's
+// (exec.formatClamped), so the text is the same as spawning, collecting both streams and
+// calling formatExecOutput on them.
+//
+// The child leads a process group of its own (POSIX), so a timeout or an abort can stop
+// everything it started: the group gets `killSignal`, then SIGKILL if anything in it is
+// still alive `forceKillAfterMs` later. On Windows the tree is killed with taskkill.
+//
+// A spawn error (ENOENT, EACCES, a missing cwd), a timeout and an abort are results, said in
+// one `error: ...` line of the text, never rejections (only a notice function of the
+// caller's that throws rejects, with its error). Invalid options throw at the call, before
+// anything is spawned.
+//
+// One difference from formatExecOutput, for bounded memory: a stream with neither a char nor
+// a byte budget (`stdout: { maxLines: 400 }`, `stdout: Infinity`) is held to 51,200 bytes,
+// as any capture is.
+
+const { spawn, execFile } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const { types } = require('node:util')
+
+const { createOutputCapture } = require('./capture.js')
+const exec = require('./exec.js')
+const native = require('./native.js')
+const { describe, formatCount, isArray, isError, messageOf } = require('./format.js')
+const { isPlainObject, readOptionsObject } = require('./options.js')
+
+const IS_WINDOWS = process.platform === 'win32'
+const STREAMS = ['stdout', 'stderr']
+const RUN_OPTIONS = [
+  'cwd',
+  'env',
+  'input',
+  'shell',
+  'timeoutMs',
+  'signal',
+  'killSignal',
+  'forceKillAfterMs',
+  'onUpdate',
+  'updateIntervalMs',
+  ...exec.EXEC_OPTIONS,
+]
+const DEFAULT_KILL_SIGNAL = 'SIGTERM'
+const DEFAULT_FORCE_KILL_AFTER_MS = 2000
+const DEFAULT_UPDATE_INTERVAL_MS = 250
+// setTimeout fires at once for delays above this (about 24.8 days): a longer timeout never fires.
+const MAX_TIMER_MS = 2 ** 31 - 1
+const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name]))
+
+function readCommand(command) {
+  if (typeof command !== 'string' || command === '') {
+    throw new TypeError(`command must be a non-empty string, got ${describe(command)}`)
+  }
+  if (command.includes('\0')) throw new TypeError('command must not contain a NUL character')
+  return command
+}
+
+function readArgs(args) {
+  if (args === undefined) return []
+  if (!isArray(args)) throw new TypeError(`args must be an array of strings, got ${describe(args)}`)
+  const list = [...args]
+  list.forEach((arg, k) => {
+    if (typeof arg !== 'string') throw new TypeError(`args[${k}] must be a string, got ${describe(arg)}`)
+    if (arg.includes('\0')) throw new TypeError(`args[${k}] must not contain a NUL character`)
+  })
+  return list
+}
+
+/** A duration option: a non-negative number of milliseconds (`positive`: above 0), or Infinity. */
+function readMs(name, value, fallback, positive = false) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds, got ${describe(value)}`)
+  if (!(positive ? value > 0 : value >= 0)) {
+    throw new RangeError(`${name} must be a ${positive ? 'positive' : 'non-negative'} number of milliseconds, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** A signal name (`'SIGTERM'`) or number, as its name. */
+function readKillSignal(value) {
+  if (value === undefined) return DEFAULT_KILL_SIGNAL
+  if (typeof value === 'string' && Object.hasOwn(os.constants.signals, value)) return value
+  if (typeof value === 'number' && SIGNAL_NAMES.has(value)) return SIGNAL_NAMES.get(value)
+  throw new TypeError(`killSignal must be a signal name such as "SIGTERM" or its number, got ${describe(value)}`)
+}
+
+function readAbortSignal(signal) {
+  if (signal === undefined) return undefined
+  const isSignal =
+    typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function'
+  if (!isSignal) throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`)
+  return signal
+}
+
+function readCwd(cwd) {
+  if (cwd === undefined) return undefined
+  if (cwd instanceof URL) {
+    if (cwd.protocol !== 'file:') throw new TypeError(`cwd must be a path or a file: URL, got ${JSON.stringify(cwd.href)}`)
+    return cwd
+  }
+  if (typeof cwd !== 'string' || cwd === '') throw new TypeError(`cwd must be a non-empty string or a file: URL, got ${describe(cwd)}`)
+  if (cwd.includes('\0')) throw new TypeError('cwd must not contain a NUL character')
+  return cwd
+}
+
+function readEnv(env) {
+  if (env === undefined) return undefined
+  if (!isPlainObject(env)) throw new TypeError(`env must be an object of environment variables, got ${describe(env)}`)
+  return env
+}
+
+function readInput(input) {
+  if (input === undefined || typeof input === 'string' || types.isUint8Array(input)) return input
+  throw new TypeError(`input must be a string, Buffer or Uint8Array, got ${describe(input)}`)
+}
+
+function readShell(shell) {
+  if (shell === undefined) return false
+  if (typeof shell === 'boolean' || (typeof shell === 'string' && shell !== '')) return shell
+  throw new TypeError(`shell must be a boolean or the path of a shell, got ${describe(shell)}`)
+}
+
+function readOnUpdate(onUpdate) {
+  if (onUpdate === undefined || typeof onUpdate === 'function') return onUpdate
+  throw new TypeError(`onUpdate must be a function, got ${describe(onUpdate)}`)
+}
+
+/** The `normalize` flags as the option object they were read from (the capture reads options). */
+function normalizeOption(flags) {
+  if (flags === 0) return false
+  return Object.fromEntries(native.NORMALIZE_FLAGS.map((rule, bit) => [rule, (flags & (1 << bit)) !== 0]))
+}
+
+/**
+ * The capture options of one stream, from formatExecOutput's options as readExecOptions
+ * read them: the stream's budgets, the strategy, the line snap, the stream's notice (its
+ * default names the stream, and with `spill` the file) and its own spill file
+ * (`<name>-stdout-…`).
+ */
+function captureOptions(read, stream) {
+  const { maxChars, maxBytes, maxLines, notice } = read.streams[stream]
+  const fallback = read.spill === undefined ? exec.DEFAULT_NOTICE : exec.SPILL_NOTICE
+  const options = {
+    maxChars,
+    maxBytes,
+    maxLines,
+    strategy: read.strategy,
+    headRatio: read.headRatio,
+    snap: read.snap ? 'line' : 'none',
+    notice: notice.user ?? exec.templateFor(fallback, stream),
+    normalize: normalizeOption(read.normalize),
+  }
+  if (read.spill !== undefined) options.spill = { dir: read.spill.dir, name: `${read.spill.name}-${stream}` }
+  return options
+}
+
+/** Everything runCommand needs, read and checked at the call; each option read once. */
+function readRun(command, args, options) {
+  const {
+    cwd,
+    env,
+    input,
+    shell,
+    timeoutMs,
+    signal,
+    killSignal,
+    forceKillAfterMs,
+    onUpdate,
+    updateIntervalMs,
+    stdout,
+    stderr,
+    strategy,
+    headRatio,
+    notice,
+    spill,
+    snap,
+    normalize,
+  } = readOptionsObject(options, RUN_OPTIONS, true)
+  const read = exec.readExecOptions({ stdout, stderr, strategy, headRatio, notice, spill, snap, normalize })
+  return {
+    command: readCommand(command),
+    args: readArgs(args),
+    cwd: readCwd(cwd),
+    env: readEnv(env),
+    input: readInput(input),
+    shell: readShell(shell),
+    timeoutMs: readMs('timeoutMs', timeoutMs, Infinity, true),
+    signal: readAbortSignal(signal),
+    killSignal: readKillSignal(killSignal),
+    forceKillAfterMs: readMs('forceKillAfterMs', forceKillAfterMs, DEFAULT_FORCE_KILL_AFTER_MS),
+    onUpdate: readOnUpdate(onUpdate),
+    updateIntervalMs: readMs('updateIntervalMs', updateIntervalMs, DEFAULT_UPDATE_INTERVAL_MS),
+    capture: { stdout: captureOptions(read, 'stdout'), stderr: captureOptions(read, 'stderr') },
+  }
+}
+
+/**
+ * Runs `command` with `args` and resolves to the text a model sees for it; see the top of
+ * this file. `args` may be left out: `runCommand('ls', { cwd })`.
+ */
+function runCommand(command, args, options) {
+  if (options === undefined && args !== undefined && !isArray(args) && isPlainObject(args)) {
+    options = args
+    args = undefined
+  }
+  const run = readRun(command, args, options)
+  // Made now, so that whatever the capture refuses throws at the call too.
+  const captures = {
+    stdout: createOutputCapture(run.capture.stdout),
+    stderr: createOutputCapture(run.capture.stderr),
+  }
+  return new Promise((resolve, reject) => start(run, captures, resolve, reject))
+}
+
+/** How the process group was killed, for the error line. */
+function killedWith(run, forced) {
+  const what = IS_WINDOWS ? 'killed the process tree' : `killed the process group with ${run.killSignal}`
+  return forced && !IS_WINDOWS ? `${what}, then SIGKILL` : what
+}
+
+/** Why an abort happened, when the caller gave a reason of its own. */
+function abortReason(signal) {
+  const { reason } = signal
+  if (reason === undefined) return ''
+  if (isError(reason) && reason.name === 'AbortError') return ''
+  const line = isError(reason) ? exec.firstLine(reason) : exec.firstLine(new Error(messageOf(reason)))
+  return line === '' ? '' : ` (${line})`
+}
+
+/** The error line of a spawn error: formatExecOutput's, except for a cwd that is not there. */
+function spawnErrorLine(run, error) {
+  if (error?.code === 'ENOENT' && run.cwd !== undefined) {
+    let found
+    try {
+      found = fs.statSync(run.cwd).isDirectory()
+    } catch {
+      found = false
+    }
+    if (!found) return `error: working directory not found (${String(run.cwd instanceof URL ? run.cwd.href : run.cwd)})`
+  }
+  return exec.errorLine({}, error, undefined) ?? `error: ${exec.firstLine(error)}`
+}
+
+function start(run, captures, resolve, reject) {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  let child
+  let finished = false
+  let stopped // 'timeout' | 'abort' | 'capture'
+  let forced = false
+  let spawnError
+  let captureError
+  let timeoutTimer
+  let forceTimer
+  let updateTimer
+  let lastUpdate = -Infinity
+
+  const finish = (exitCode, signal, error) => {
+    if (finished) return
+    finished = true
+    clearTimeout(timeoutTimer)
+    clearTimeout(updateTimer)
+    run.signal?.removeEventListener('abort', onAbort)
+    // Members of the group may still be shutting down after the signal: the SIGKILL stays
+    // due for them, without keeping this process alive.
+    if (forceTimer !== undefined) {
+      if (child?.pid !== undefined && groupAlive(child.pid)) forceTimer.unref()
+      else clearTimeout(forceTimer)
+    }
+    let results
+    try {
+      results = { stdout: captures.stdout.end(), stderr: captures.stderr.end() }
+    } catch (error) {
+      // A notice function of the caller's threw: its error, as formatExecOutput would throw it.
+      reject(error)
+      return
+    }
+    const durationMs = elapsed()
+    const { text } = exec.formatClamped({
+      stdout: results.stdout,
+      stderr: results.stderr,
+      error,
+      exitCode,
+      signal,
+      durationMs,
+    })
+    resolve({
+      text,
+      stdout: results.stdout.text,
+      stderr: results.stderr.text,
+      exitCode: exitCode ?? null,
+      signal: signal ?? null,
+      timedOut: stopped === 'timeout',
+      aborted: stopped === 'abort',
+      durationMs,
+      spill: { stdout: results.stdout.spill?.path ?? null, stderr: results.stderr.spill?.path ?? null },
+      streams: results,
+    })
+  }
+
+  const stopLine = () => {
+    if (stopped === 'timeout') return `error: timed out after ${formatCount(run.timeoutMs)} ms; ${killedWith(run, forced)}`
+    if (stopped === 'abort') return `error: aborted${abortReason(run.signal)}; ${killedWith(run, forced)}`
+    return undefined
+  }
+
+  const stop = (reason) => {
+    if (finished || stopped !== undefined) return
+    stopped = reason
+    killTree(child, run.killSignal)
+    if (!IS_WINDOWS && run.forceKillAfterMs !== Infinity) {
+      forceTimer = setTimeout(() => {
+        forceTimer = undefined
+        if (child.pid !== undefined && groupAlive(child.pid)) {
+          if (!finished) forced = true
+          killTree(child, 'SIGKILL')
+        }
+      }, Math.min(run.forceKillAfterMs, MAX_TIMER_MS))
+    }
+  }
+
+  function onAbort() {
+    stop('abort')
+  }
+
+  if (run.signal?.aborted) {
+    stopped = 'abort'
+    finish(undefined, undefined, `error: aborted${abortReason(run.signal)} before the command started`)
+    return
+  }
+
+  try {
+    child = spawn(run.command, run.args, {
+      cwd: run.cwd,
+      env: run.env,
+      shell: run.shell,
+      stdio: [run.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: !IS_WINDOWS,
+      windowsHide: true,
+    })
+  } catch (error) {
+    // Node throws at once for some bad values (an env value it cannot pass, ...).
+    finish(undefined, undefined, spawnErrorLine(run, error))
+    return
+  }
+
+  const sendUpdate = () => {
+    updateTimer = undefined
+    if (finished) return
+    lastUpdate = performance.now()
+    let returned
+    try {
+      const stdout = captures.stdout.snapshot()
+      const stderr = captures.stderr.snapshot()
+      const durationMs = elapsed()
+      const { text } = exec.formatClamped({ stdout, stderr, durationMs })
+      returned = run.onUpdate({ text, stdout: stdout.text, stderr: stderr.text, durationMs, streams: { stdout, stderr } })
+    } catch (error) {
+      warnUpdate(error)
+      return
+    }
+    // A promise it returns is not waited for, but its rejection is reported, not left unhandled.
+    if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
+      Promise.resolve(returned).catch(warnUpdate)
+    }
+  }
+
+  // At most one onUpdate per interval: at once when the last was long enough ago, else at
+  // the end of the interval (so the last output before a quiet spell is shown too).
+  const outputArrived = () => {
+    if (run.onUpdate === undefined || updateTimer !== undefined || finished) return
+    const wait = lastUpdate + run.updateIntervalMs - performance.now()
+    if (wait <= 0) sendUpdate()
+    else updateTimer = setTimeout(sendUpdate, wait)
+  }
+
+  for (const stream of STREAMS) {
+    const readable = child[stream]
+    readable.on('data', (chunk) => {
+      if (captureError !== undefined) return
+      try {
+        captures[stream].write(chunk)
+      } catch (error) {
+        // Not expected; the command is not left running unseen because of it.
+        captureError = error
+        stop('capture')
+        return
+      }
+      outputArrived()
+    })
+    readable.on('error', () => {
+      // A read error ends the stream; 'close' still comes.
+    })
+  }
+
+  if (child.stdin) {
+    // A command that exits without reading its input closes the pipe: EPIPE, not a crash.
+    child.stdin.on('error', () => {})
+    child.stdin.end(run.input)
+  }
+
+  child.on('error', (error) => {
+    if (child.pid === undefined) {
+      spawnError = error
+      finish(undefined, undefined, spawnErrorLine(run, error))
+    }
+    // Otherwise a failed kill: the timers and 'close' still end the run.
+  })
+
+  child.on('close', (code, signal) => {
+    if (spawnError !== undefined) return
+    let error = stopLine()
+    if (captureError !== undefined) {
+      error = `error: capturing the output failed (${exec.firstLine(captureError)}); ${killedWith(run, forced)}`
+    }
+    finish(code ?? undefined, signal ?? undefined, error)
+  })
+
+  if (run.timeoutMs !== Infinity && run.timeoutMs <= MAX_TIMER_MS) {
+    timeoutTimer = setTimeout(() => stop('timeout'), run.timeoutMs)
+  }
+  run.signal?.addEventListener('abort', onAbort, { once: true })
+}
+
+function warnUpdate(error) {
+  process.emitWarning(`toolclamp: runCommand's onUpdate threw: ${messageOf(error)}`)
+}
+
+/** Whether any process of the group led by `pid` is still there (zombies included). */
+function groupAlive(pid) {
+  if (IS_WINDOWS) return false
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch (error) {
+    return error.code === 'EPERM'
+  }
+}
+
+/** Sends `signal` to the child's process group (POSIX) or kills its tree (Windows). */
+function killTree(child, signal) {
+  if (child?.pid === undefined) return
+  if (IS_WINDOWS) {
+    execFile('taskkill', ['/pid', String(child.pid), '/T', '/F'], { windowsHide: true }, (error) => {
+      if (error) {
+        try {
+          child.kill(signal)
+        } catch {
+          // Gone already.
+        }
+      }
+    })
+    return
+  }
+  try {
+    process.kill(-child.pid, signal)
+  } catch (error) {
+    if (error.code === 'ESRCH') return
+    // The group cannot be signalled (EPERM): the child itself at least.
+    try {
+      child.kill(signal)
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+module.exports = { runCommand, RUN_OPTIONS }

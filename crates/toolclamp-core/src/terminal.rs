@@ -11,7 +11,10 @@
 //! - a tab is kept as a tab; any other control char is shown visibly (`^G` for BEL, `^?`-style
 //!   caret notation for C0; C1 chars as `<U+0085>`).
 //!
-//! Each char takes one cell (a wide CJK char takes two on a real terminal: an overwrite of
+//! The screen is [`WIDTH`] cells wide, so memory stays bounded on a line that never ends: a
+//! line that fills the width wraps (its text is given out, without a line break, and `\r`
+//! then returns to the start of the next row, as on a terminal), and cursor moves stop at the
+//! last column. Each char takes one cell (a wide CJK char takes two on a real terminal: an overwrite of
 //! half of one is rare and is not modelled). Moves to other lines (cursor up, clear screen)
 //! are dropped: a multi-line redraw keeps its lines in the order they were written.
 //!
@@ -40,6 +43,9 @@ impl Default for Normalize {
     }
 }
 
+/// Columns of the screen: where a line wraps and cursor moves stop.
+pub const WIDTH: usize = 1 << 16;
+
 /// The line being drawn: cells and a cursor.
 #[derive(Default)]
 struct Line {
@@ -58,12 +64,6 @@ impl Line {
         }
         self.cursor += 1;
     }
-
-    fn put_str(&mut self, s: &str) {
-        for c in s.chars() {
-            self.put(c);
-        }
-    }
 }
 
 struct Screen<'o> {
@@ -76,6 +76,21 @@ struct Screen<'o> {
 }
 
 impl Screen<'_> {
+    /// Puts a char at the cursor; a full row wraps.
+    fn put(&mut self, c: char) {
+        self.line.put(c);
+        if self.line.cursor >= WIDTH {
+            self.out.extend(&self.line.cells);
+            self.line = Line::default();
+        }
+    }
+
+    fn put_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.put(c);
+        }
+    }
+
     fn end_line(&mut self) {
         self.out.extend(&self.line.cells);
         self.out.push('\n');
@@ -96,11 +111,11 @@ impl Screen<'_> {
         let code = c as u32;
         match code {
             0..=0x1f => {
-                self.line.put('^');
-                self.line.put(char::from_u32(code + 0x40).unwrap_or('?'));
+                self.put('^');
+                self.put(char::from_u32(code + 0x40).unwrap_or('?'));
             }
-            0x7f => self.line.put_str("^?"),
-            _ => self.line.put_str(&format!("<U+{code:04X}>")),
+            0x7f => self.put_str("^?"),
+            _ => self.put_str(&format!("<U+{code:04X}>")),
         }
     }
 }
@@ -111,7 +126,7 @@ impl Perform for Screen<'_> {
         if ('\u{80}'..='\u{9f}').contains(&c) {
             self.visible(c);
         } else {
-            self.line.put(c);
+            self.put(c);
         }
     }
 
@@ -132,7 +147,7 @@ impl Perform for Screen<'_> {
             }
             b'\t' => {
                 self.flush_cr();
-                self.line.put('\t');
+                self.put('\t');
             }
             _ => {
                 self.flush_cr();
@@ -160,9 +175,9 @@ impl Perform for Screen<'_> {
                 2 => line.cells.clear(),
                 _ => {}
             },
-            'C' => line.cursor += first.max(1),
+            'C' => line.cursor = line.cursor.saturating_add(first.max(1)).min(WIDTH - 1),
             'D' => line.cursor = line.cursor.saturating_sub(first.max(1)),
-            'G' => line.cursor = first.max(1) - 1,
+            'G' => line.cursor = (first.max(1) - 1).min(WIDTH - 1),
             _ => {}
         }
     }

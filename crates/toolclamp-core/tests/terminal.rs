@@ -112,3 +112,17 @@ fn a_char_cut_between_chunks_then_an_invalid_byte_loses_nothing() {
     assert_eq!(out, whole);
     assert_eq!(whole, "(\u{697}(<U+0097>");
 }
+
+/// A line that never ends wraps at the screen's width, so memory stays bounded; a cursor
+/// move far past the end stops at the last column instead of allocating up to it.
+#[test]
+fn endless_lines_wrap_and_cursor_moves_stop_at_the_last_column() {
+    use toolclamp_core::terminal::WIDTH;
+    let row = "x".repeat(WIDTH);
+    let text = format!("{row}{row}ab\rc");
+    assert_eq!(normalize_terminal_output(text.as_bytes(), Normalize::default()), format!("{row}{row}cb"));
+    let far = normalize_terminal_output(b"a\x1b[999999999Gz\x1b[999999999Cy", Normalize::default());
+    // vte caps a parameter at 65,535: z lands one column before the last, y on the last.
+    assert_eq!(far.chars().count(), WIDTH);
+    assert!(far.starts_with('a') && far.ends_with("zy"));
+}

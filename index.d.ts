@@ -224,11 +224,16 @@ export interface OutputCapture<Text extends string | Buffer = string> {
    * Strategy `'head'`: once the output is longer than any head that could be kept, the head
    * (without the notice) to show now, e.g. to print before the command ends; `undefined`
    * before that, and for other strategies. After it returned a head, `end()` keeps exactly that
-   * head, with room reserved for a notice naming totals of up to 16 digits (or a shorter
-   * fallback notice), so it may keep a few bytes less than `truncateText`.
+   * head: planned with room for a notice naming totals of up to 16 digits, so it may keep a few
+   * bytes less than `truncateText`, or, where that widest notice does not fit the limits, more
+   * with a fallback notice (`[... truncated ...]`).
    */
   settledHead(): Text | undefined
-  /** Totals of the output so far (decoded and normalised), exact. */
+  /**
+   * Totals of the output so far (decoded and normalised), exact. With `normalize`, a line counts
+   * once it ends (until then it may still be redrawn); `snapshot()` shows it as it stands. With
+   * `raw`, a byte of invalid UTF-8 counts as the chars its bit pattern says (0 to 2).
+   */
   readonly totals: TextMeasure
 }
 

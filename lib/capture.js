@@ -43,7 +43,8 @@ const SPILL_NOTICE =
 function readCaptureLimits(options) {
   const { maxChars, maxBytes, maxLines, maxTokens, tokenizer } = options
   if (maxChars === undefined && maxBytes === undefined && maxLines === undefined && maxTokens === undefined) {
-    return { maxChars: Infinity, maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES }
+    // Read anyway, so that a bad tokenizer fails here as everywhere.
+    return readLimits({ maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES, tokenizer })
   }
   const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer })
   if (limits.maxChars === Infinity && limits.maxBytes === Infinity) limits.maxBytes = DEFAULT_MAX_BYTES
@@ -140,7 +141,8 @@ function createOutputCapture(options = {}) {
   if (raw !== undefined && typeof raw !== 'boolean') throw new TypeError(`raw must be a boolean, got ${describe(raw)}`)
   if (raw && flags !== 0) throw new TypeError('raw and normalize cannot be combined: normalised output is text')
   const spillTo = spills.readSpill(spill, 'output', spills.SPILL_KEYS_WITH_CALLBACK)
-  const checked = readNotice(notice)
+  // With a spill, the notice may name the file ({spillPath}): spillNotices reads it.
+  const checked = spillTo === undefined ? readNotice(notice) : undefined
   const handle = native.captureCreate(name, limits, ratio, flags, raw === true)
   const stream = spillTo === undefined ? undefined : new StreamingSpill(spillTo)
   const notices =

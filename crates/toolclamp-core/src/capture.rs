@@ -23,11 +23,10 @@ use crate::measure::{lines_of, Measure, Span};
 use crate::plan::{Limits, Strategy, UNLIMITED};
 use crate::source::Source;
 use crate::terminal::{Normalize, TerminalNormalizer};
-use crate::utf8::{char_weight, count};
+use crate::utf8::{char_weight, count, Utf8Stream, REPLACEMENT};
 
 const NL: u8 = b'\n';
 const CR: u8 = b'\r';
-const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
 
 /// Bytes kept past what a plan within the limits can reach: the safe-cut steps around a
 /// 4-byte char or `\r\n`, and the one-candidate growth steps of the search, with room to spare.
@@ -70,69 +69,6 @@ pub struct CaptureOptions {
     /// weighs what its bit pattern says), never replaced. For byte-faithful output of
     /// input that is not text; for valid UTF-8 it is the same as decoding.
     pub raw: bool,
-}
-
-/// A UTF-8 decoder fed in pieces: the valid runs as they are, U+FFFD for each maximal
-/// invalid subpart, and an unfinished sequence at the end of a piece kept for the next.
-#[derive(Clone, Default)]
-struct Utf8Stream {
-    carry: Vec<u8>,
-}
-
-impl Utf8Stream {
-    fn push(&mut self, mut input: &[u8], out: &mut impl FnMut(&[u8])) {
-        // Finish (or give up) the sequence the last piece cut, a byte at a time. The carry
-        // is always the start of a valid sequence, so when the next byte does not continue
-        // it, the carry alone is the maximal invalid subpart, and the byte starts afresh.
-        while !self.carry.is_empty() {
-            let Some((&b, rest)) = input.split_first() else {
-                return;
-            };
-            self.carry.push(b);
-            match std::str::from_utf8(&self.carry) {
-                Ok(_) => {
-                    out(&self.carry);
-                    self.carry.clear();
-                    input = rest;
-                }
-                Err(e) if e.error_len().is_none() => input = rest,
-                Err(_) => {
-                    self.carry.clear();
-                    out(REPLACEMENT);
-                }
-            }
-        }
-        if simdutf8::basic::from_utf8(input).is_ok() {
-            out(input);
-            return;
-        }
-        loop {
-            let error = match std::str::from_utf8(input) {
-                Ok(_) => return out(input),
-                Err(e) => e,
-            };
-            let (valid, after) = input.split_at(error.valid_up_to());
-            out(valid);
-            match error.error_len() {
-                Some(n) => {
-                    out(REPLACEMENT);
-                    input = &after[n..];
-                }
-                None => {
-                    self.carry.extend_from_slice(after);
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Ends the input: an unfinished sequence is one invalid subpart.
-    fn finish(&mut self, out: &mut impl FnMut(&[u8])) {
-        if !self.carry.is_empty() {
-            self.carry.clear();
-            out(REPLACEMENT);
-        }
-    }
 }
 
 /// The kept text of a capture and what it knows of the rest.
@@ -350,15 +286,15 @@ impl Capture {
         self.finished
     }
 
-    /// What [`finish`](Self::finish) would leave, without ending this capture: a copy of the
-    /// kept text (O(limits)) with cut sequences as U+FFFD and, when normalising, the line
-    /// being drawn as it stands.
+    /// The capture as if it ended now, without ending it: a copy of the kept text
+    /// (O(limits)) without a char still cut off at the end (it may yet be completed) and,
+    /// when normalising, with the line being drawn as it stands.
     pub fn snapshot(&self) -> Capture {
         let mut copy = Capture {
             options: self.options,
             store: Store { echo: None, ..self.store.clone() },
-            decoder: self.decoder.clone(),
-            pending_high: self.pending_high,
+            decoder: Utf8Stream::default(),
+            pending_high: None,
             normalizer: None,
             scratch: String::new(),
             encoded: Vec::new(),
@@ -672,43 +608,10 @@ impl Source for Gapped<'_> {
     fn is_newline(&self, i: usize) -> bool {
         self.at(i) == NL
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn decode_in_pieces(bytes: &[u8], cuts: &[usize]) -> Vec<u8> {
-        let mut d = Utf8Stream::default();
-        let mut out = Vec::new();
-        let mut last = 0;
-        for &c in cuts.iter().chain(std::iter::once(&bytes.len())) {
-            d.push(&bytes[last..c], &mut |b: &[u8]| out.extend_from_slice(b));
-            last = c;
-        }
-        d.finish(&mut |b: &[u8]| out.extend_from_slice(b));
-        out
-    }
-
-    #[test]
-    fn decoding_in_pieces_is_decoding_whole() {
-        let cases: [&[u8]; 8] = [
-            b"plain",
-            b"\xFF",
-            b"a\xE6\x97",
-            b"\xF0\x9F\x98\x80\xED\xA0\x80x",
-            b"\xC3\xA9\x80\x80\xC3",
-            b"\xE6\xC3\xA9\xF5z",
-            b"\xF0\x90\x41\xE0\x80",
-            "日本😀é".as_bytes(),
-        ];
-        for bytes in cases {
-            let whole = String::from_utf8_lossy(bytes).into_owned().into_bytes();
-            for a in 0..=bytes.len() {
-                for b in a..=bytes.len() {
-                    assert_eq!(decode_in_pieces(bytes, &[a, b]), whole, "{bytes:x?} cut at {a}, {b}");
-                }
-            }
-        }
+    /// A capture stands for a JS string: its notices name UTF-16 offsets, as a plan of the
+    /// string would.
+    fn notice_offsets_in_chars(&self) -> bool {
+        true
     }
 }

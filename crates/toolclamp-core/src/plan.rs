@@ -692,8 +692,8 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                 lines: est(self.total.lines, self.budget.lines),
             },
             total: self.total,
-            head_end: n,
-            tail_start: n,
+            head_end: if self.src.notice_offsets_in_chars() { self.total.chars as usize } else { n },
+            tail_start: if self.src.notice_offsets_in_chars() { self.total.chars as usize } else { n },
             from_line: last_line,
             to_line: last_line,
         }
@@ -923,13 +923,18 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// With `lines`, `cut` must hold exact counts: its newlines give the line numbers.
     fn facts(&self, cut: &Cut, lines: bool) -> NoticeFacts {
         let (from_line, to_line) = if lines { self.dropped_lines(cut) } else { (0, 0) };
+        let (head_end, tail_start) = if self.src.notice_offsets_in_chars() {
+            (cut.head.chars as usize, self.total.chars.saturating_sub(cut.tail.chars) as usize)
+        } else {
+            (cut.head_end, cut.tail_start)
+        };
         NoticeFacts {
             position: self.strategy.position(),
             truncated_by: self.truncated_by,
             omitted: self.omitted(cut),
             total: self.total,
-            head_end: cut.head_end,
-            tail_start: cut.tail_start,
+            head_end,
+            tail_start,
             from_line,
             to_line,
         }

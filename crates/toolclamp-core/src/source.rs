@@ -56,6 +56,12 @@ pub trait Source {
     fn is_newline(&self, i: usize) -> bool {
         self.code(i) == NL
     }
+
+    /// Notices name `headEnd` and `tailStart` in UTF-16 units (counted from the kept chars)
+    /// rather than in positions: for a UTF-8 source that stands for a JS string.
+    fn notice_offsets_in_chars(&self) -> bool {
+        false
+    }
 }
 
 /// Only `chars` is limited: positions follow from arithmetic alone.

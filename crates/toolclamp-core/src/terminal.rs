@@ -24,6 +24,8 @@
 
 use vte::{Params, Parser, Perform};
 
+use crate::utf8::Utf8Stream;
+
 /// What to apply. All on by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Normalize {
@@ -190,27 +192,11 @@ pub struct TerminalNormalizer {
     line: Line,
     options: Normalize,
     pending_cr: bool,
-    /// The start of a UTF-8 sequence the last chunk cut off. vte keeps such a start itself,
-    /// but then loses a char after an invalid byte in the next chunk (found by fuzzing), so
-    /// it is never given a cut sequence.
-    carry: Vec<u8>,
-}
-
-/// How many bytes at the end of `bytes` start a UTF-8 sequence they do not finish.
-fn cut_sequence(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(3) {
-        let b = bytes[bytes.len() - back];
-        if b & 0xC0 != 0x80 {
-            let needed = match b {
-                0xC2..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF4 => 4,
-                _ => return 0,
-            };
-            return if needed > back { back } else { 0 };
-        }
-    }
-    0
+    /// Decodes the bytes before vte sees them: invalid UTF-8 reads as U+FFFD, each maximal
+    /// invalid subpart once, as `buf.toString()` reads it (vte would read some stray bytes as
+    /// C1 controls, and loses a char after an invalid byte in a cut sequence), and vte is
+    /// never given a cut sequence.
+    decoder: Utf8Stream,
 }
 
 impl TerminalNormalizer {
@@ -220,23 +206,15 @@ impl TerminalNormalizer {
             line: Line::default(),
             options,
             pending_cr: false,
-            carry: Vec::new(),
+            decoder: Utf8Stream::default(),
         }
     }
 
     /// Feeds `bytes`; appends to `out` the lines they finished, each with its `\n`.
     pub fn push(&mut self, bytes: &[u8], out: &mut String) {
-        let joined;
-        let bytes = if self.carry.is_empty() {
-            bytes
-        } else {
-            joined = [std::mem::take(&mut self.carry).as_slice(), bytes].concat();
-            &joined[..]
-        };
-        let cut = cut_sequence(bytes);
-        let (whole, rest) = bytes.split_at(bytes.len() - cut);
-        self.carry.extend_from_slice(rest);
-        self.feed(whole, out);
+        let mut decoder = std::mem::take(&mut self.decoder);
+        decoder.push(bytes, &mut |valid: &[u8]| self.feed(valid, out));
+        self.decoder = decoder;
     }
 
     fn feed(&mut self, bytes: &[u8], out: &mut String) {
@@ -284,10 +262,10 @@ impl TerminalNormalizer {
 
     /// Ends the input: appends the unfinished line (without a `\n`), if any.
     pub fn finish(mut self, out: &mut String) {
-        // A UTF-8 sequence cut off by the end is read as the parser reads it whole; an
+        // A UTF-8 sequence cut off by the end is one U+FFFD, as when decoded whole; an
         // escape sequence cut off by the end is dropped, as a terminal drops it.
-        let carry = std::mem::take(&mut self.carry);
-        self.feed(&carry, out);
+        let mut decoder = std::mem::take(&mut self.decoder);
+        decoder.finish(&mut |valid: &[u8]| self.feed(valid, out));
         let mut screen =
             Screen { line: std::mem::take(&mut self.line), out, options: self.options, pending_cr: self.pending_cr };
         screen.flush_cr();

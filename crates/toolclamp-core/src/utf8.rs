@@ -88,6 +88,72 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// U+FFFD, which stands for each maximal invalid subpart.
+pub(crate) const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+
+/// A UTF-8 decoder fed in pieces: the valid runs as they are, U+FFFD for each maximal
+/// invalid subpart, and an unfinished sequence at the end of a piece kept for the next.
+#[derive(Clone, Default)]
+pub(crate) struct Utf8Stream {
+    carry: Vec<u8>,
+}
+
+impl Utf8Stream {
+    pub(crate) fn push(&mut self, mut input: &[u8], out: &mut impl FnMut(&[u8])) {
+        // Finish (or give up) the sequence the last piece cut, a byte at a time. The carry
+        // is always the start of a valid sequence, so when the next byte does not continue
+        // it, the carry alone is the maximal invalid subpart, and the byte starts afresh.
+        while !self.carry.is_empty() {
+            let Some((&b, rest)) = input.split_first() else {
+                return;
+            };
+            self.carry.push(b);
+            match std::str::from_utf8(&self.carry) {
+                Ok(_) => {
+                    out(&self.carry);
+                    self.carry.clear();
+                    input = rest;
+                }
+                Err(e) if e.error_len().is_none() => input = rest,
+                Err(_) => {
+                    self.carry.clear();
+                    out(REPLACEMENT);
+                }
+            }
+        }
+        if simdutf8::basic::from_utf8(input).is_ok() {
+            out(input);
+            return;
+        }
+        loop {
+            let error = match std::str::from_utf8(input) {
+                Ok(_) => return out(input),
+                Err(e) => e,
+            };
+            let (valid, after) = input.split_at(error.valid_up_to());
+            out(valid);
+            match error.error_len() {
+                Some(n) => {
+                    out(REPLACEMENT);
+                    input = &after[n..];
+                }
+                None => {
+                    self.carry.extend_from_slice(after);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Ends the input: an unfinished sequence is one invalid subpart.
+    pub(crate) fn finish(&mut self, out: &mut impl FnMut(&[u8])) {
+        if !self.carry.is_empty() {
+            self.carry.clear();
+            out(REPLACEMENT);
+        }
+    }
+}
+
 /// UTF-16 units of the char a byte starts: 0 for a continuation byte (`10xxxxxx`), 2 for
 /// the first byte of a 4-byte char, else 1. Only valid UTF-8 is ever weighed, where every
 /// byte from 0xF0 starts a 4-byte char.
@@ -265,6 +331,40 @@ impl Source for Utf8<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn decode_in_pieces(bytes: &[u8], cuts: &[usize]) -> Vec<u8> {
+        let mut d = Utf8Stream::default();
+        let mut out = Vec::new();
+        let mut last = 0;
+        for &c in cuts.iter().chain(std::iter::once(&bytes.len())) {
+            d.push(&bytes[last..c], &mut |b: &[u8]| out.extend_from_slice(b));
+            last = c;
+        }
+        d.finish(&mut |b: &[u8]| out.extend_from_slice(b));
+        out
+    }
+
+    #[test]
+    fn decoding_in_pieces_is_decoding_whole() {
+        let cases: [&[u8]; 8] = [
+            b"plain",
+            b"\xFF",
+            b"a\xE6\x97",
+            b"\xF0\x9F\x98\x80\xED\xA0\x80x",
+            b"\xC3\xA9\x80\x80\xC3",
+            b"\xE6\xC3\xA9\xF5z",
+            b"\xF0\x90\x41\xE0\x80",
+            "日本😀é".as_bytes(),
+        ];
+        for bytes in cases {
+            let whole = String::from_utf8_lossy(bytes).into_owned().into_bytes();
+            for a in 0..=bytes.len() {
+                for b in a..=bytes.len() {
+                    assert_eq!(decode_in_pieces(bytes, &[a, b]), whole, "{bytes:x?} cut at {a}, {b}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn both_copies_of_the_count_agree() {

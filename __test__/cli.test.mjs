@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
-const { parseSize, parseArgs } = require('../bin/toolclamp.js')
+const { parseSize, parseArgs, parseRunArgs, noticeNeedsTotals, didYouMean } = require('../bin/toolclamp.js')
 
 const CLI = 'bin/toolclamp.js'
 const SAMPLE_LOG_PATH = 'examples/test-run.log'
@@ -211,15 +211,84 @@ test('parseArgs', () => {
     options: { maxBytes: 51_200, maxLines: 2000, strategy: 'head' },
     file: null,
     json: false,
+    text: false,
+    page: false,
   })
   assert.deepEqual(parseArgs(['--max-chars=8k', '--strategy', 'head-tail', '--head-ratio', '0.25', '--json', 'out.txt']), {
     options: { maxChars: 8192, strategy: 'headTail', headRatio: 0.25 },
     file: 'out.txt',
     json: true,
+    text: false,
+    page: false,
   })
+  assert.deepEqual(parseArgs(['--notice', '', '--spill-dir', 'spills', '--text', '--normalize', 'logs/build.log']), {
+    options: { maxBytes: 51_200, maxLines: 2000, strategy: 'head', notice: '', spill: { dir: 'spills', name: 'build.log' }, normalize: true },
+    file: 'logs/build.log',
+    json: false,
+    text: true,
+    page: false,
+  })
+  assert.deepEqual(parseArgs(['--spill-dir=spills']).options.spill, { dir: 'spills', name: 'stdin' })
+  assert.deepEqual(parseArgs(['--offset', '7', '--column=51200', '-n', '100']), {
+    options: { maxLines: 100, offset: 7, column: 51_200 },
+    file: null,
+    json: false,
+    text: false,
+    page: true,
+  })
+  assert.deepEqual(parseArgs(['--column', '3']).options, { offset: 1, column: 3 })
   assert.deepEqual(parseArgs(['--max-lines', '5', '-']).file, null)
   assert.deepEqual(parseArgs(['--', '--odd-name.log']).file, '--odd-name.log')
   assert.throws(() => parseArgs(['--max-bytes', 'lots']), /^CliError: --max-bytes expects a size/)
+})
+
+test('parseRunArgs: options up to the command, the command and its own arguments after', () => {
+  assert.deepEqual(parseRunArgs(['--', 'npm', 'test']), { command: 'npm', args: ['test'], options: {}, json: false })
+  assert.deepEqual(parseRunArgs(['-n', '200', '--timeout', '10m', 'ls', '-la', '--', '-n']), {
+    command: 'ls',
+    args: ['-la', '--', '-n'],
+    options: { stdout: { maxLines: 200 }, stderr: { maxLines: 200 }, timeoutMs: 600_000 },
+    json: false,
+  })
+  assert.deepEqual(
+    parseRunArgs(['--strategy=head-tail', '--head-ratio', '0.2', '--notice', '[{stream}]', '--normalize', '--spill-dir', 'out', '--json', '/usr/bin/make', 'all']),
+    {
+      command: '/usr/bin/make',
+      args: ['all'],
+      options: { strategy: 'headTail', headRatio: 0.2, notice: '[{stream}]', normalize: true, spill: { dir: 'out', name: 'make' } },
+      json: true,
+    },
+  )
+  for (const [time, ms] of [['1.5', 1500], ['500ms', 500], ['30s', 30_000], ['2m', 120_000], ['1h', 3_600_000]]) {
+    assert.equal(parseRunArgs(['--timeout', time, 'true']).options.timeoutMs, ms)
+  }
+  for (const bad of ['0', '-1', 'soon', '1d', '']) {
+    assert.throws(() => parseRunArgs(['--timeout', bad, 'true']), /^CliError: --timeout expects a time/)
+  }
+  assert.throws(() => parseRunArgs(['-n', '5']), /^CliError: run expects a command/)
+})
+
+test('a notice needs the totals unless it names only where the cut starts', () => {
+  assert.equal(noticeNeedsTotals(undefined), true)
+  for (const notice of ['', '[more]', '[cut at the {where}, line {fromLine}, char {headEnd}]', '{{omitted}}', '{{{where}}}']) {
+    assert.equal(noticeNeedsTotals(notice), false, notice)
+  }
+  for (const notice of ['{omitted}', '{totalLines}', '{toLine}', '{tailStart}', '{omittedBytes}', '{spillPath}', '{{{omitted}}}', '{where', '{nope}']) {
+    assert.equal(noticeNeedsTotals(notice), true, notice)
+  }
+})
+
+test('didYouMean: a near miss by case and separators, else the one flag within two edits', () => {
+  const flags = ['--max-bytes', '--max-lines', '--max-chars', '--strategy', '--json', '--notice', '-n', '-c']
+  assert.equal(didYouMean('--MAX_BYTES', flags), '--max-bytes')
+  assert.equal(didYouMean('--max-byte', flags), '--max-bytes')
+  assert.equal(didYouMean('--stratgey', flags), '--strategy')
+  assert.equal(didYouMean('--jsno', flags), '--json')
+  assert.equal(didYouMean('--max-line', flags), '--max-lines')
+  assert.equal(didYouMean('--max', flags), undefined)
+  assert.equal(didYouMean('--max-xxxxx', flags), undefined, 'equally near to three flags')
+  assert.equal(didYouMean('--js', flags), undefined, 'short flags: one edit at most')
+  assert.equal(didYouMean('-x', flags), undefined)
 })
 
 test('invalid arguments exit 2 with one line on stderr', () => {

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 'use strict'
 
+// The toolclamp command. Input is read in chunks into one reused buffer and fed to a
+// bounded capture (lib/capture.js), so memory follows the budgets, not the input: a 1 GB
+// stream is clamped in about as much memory as an empty one. Bytes go through as bytes
+// (invalid UTF-8 included) unless --text asks for decoded text.
+
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -9,17 +14,23 @@ const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/defaults.js')
 const { nearMiss } = require('../lib/format.js')
 
 const USAGE = `Usage: toolclamp [options] [file]
+       toolclamp run [options] [--] <command> [args...]
 
 Clamps text to budgets in UTF-16 chars, UTF-8 bytes and lines, keeping an
 unmodified start and/or end plus one notice saying what was dropped. Reads
 <file>, or standard input when no file (or "-") is given, and writes the
-clamped text to standard output. Text within every budget is written back
-unchanged.
+clamped text to standard output. The input is read in chunks: memory follows
+the budgets, not the input's size. Text within every budget is written back
+unchanged, and kept text byte for byte (invalid UTF-8 included) unless --text
+is given. The output ends with a newline when the input does; with --strategy
+head a cut output always does (its notice is the last line), within the
+budgets: one byte and one char of them are kept for it.
 
 Budgets (any combination; at least one applies):
   --max-chars <size>     maximum UTF-16 code units
   --max-bytes <size>     maximum UTF-8 bytes
-  --max-lines <size>     maximum lines
+  --max-lines <size>     maximum lines (alone, it comes with --max-bytes 50KiB:
+                         memory follows the byte and char budgets)
   --max-tokens <size>    maximum estimated tokens (3 UTF-8 bytes a token)
   -c <size>, -n <size>   --max-bytes and --max-lines, as head and tail spell them
   With none of these, the default is --max-bytes 50KiB --max-lines 2000.
@@ -34,23 +45,68 @@ Where text is kept:
                          head-tail: keep both ends, drop the middle
   --head-ratio <r>       with head-tail: share of the budget given to the
                          start, from 0 to 1 (default 0.5)
+  With head, the start is printed as soon as it is complete. When the notice
+  needs no count of the whole input (see --notice), toolclamp then stops
+  reading, as head does; otherwise it reads on and prints the notice at the
+  end (the start printed early leaves room for counts of up to 16 digits, so
+  it may be a few bytes shorter than the budgets would allow).
+
+The notice:
+  --notice <template>    the line put where text was dropped; "" for none.
+                         Placeholders: {omitted}, {where}, {omittedChars},
+                         {omittedBytes}, {omittedLines}, {totalChars},
+                         {totalBytes}, {totalLines}, {headEnd}, {tailStart},
+                         {fromLine}, {toLine}, and {spillPath} with
+                         --spill-dir; {{ and }} are literal braces.
+                         Default: "[... {omitted} truncated at the end ...]"
+                         (at the start with tail, in the middle with
+                         head-tail; with --spill-dir it names the file)
+  --spill-dir <dir>      when the input is cut, save all of it to a new file
+                         in <dir> (mode 0600, never replacing a file; <dir> is
+                         created if missing); the default notice names the file
+
+Paging (instead of clamping):
+  --offset <line>        print the page that starts at line <line> (from 1),
+                         at most --max-bytes and --max-lines long, after a
+                         banner saying how to continue when there is more
+  --column <n>           start <n> UTF-16 chars into that line, as a banner's
+                         "Continue with offset=7, column=51200" says
+  Paging holds the whole input in memory, so it takes at most 256 MiB, and
+  shows it as text (invalid UTF-8 as U+FFFD).
 
 Terminal output:
   --normalize            show what a terminal would finally show: colours and
-                         other escape sequences dropped, \r redraws (progress
+                         other escape sequences dropped, \\r redraws (progress
                          bars) and backspaces applied, before anything is counted
 
 Output:
+  --text                 decode the input as UTF-8 first: invalid bytes become
+                         U+FFFD (by default they are kept as they are)
   --json                 print the result and what was cut as JSON
   -h, --help             print this help
   --version              print the version
 
+Running a command:
+  toolclamp run [options] [--] <command> [args...]
+  runs <command> with [args...] (no shell; its standard input is empty) and
+  prints what a model would see: stdout and stderr, each clamped on its own
+  (by default its last 8000 chars are kept), then the exit status. Exits with
+  the command's exit code, or 1 when it could not start, was killed or timed out.
+  Options: the budgets above (each applies to each stream), --strategy (default
+  tail), --head-ratio, --notice ({stream} is the stream's name), --normalize,
+  --spill-dir, --json, and
+  --timeout <time>       stop the command (its whole process group) after
+                         <time>: seconds, or with a unit: 500ms, 30s, 2m, 1h
+
 Flags also accept the --flag=value form. Invalid arguments exit with status 2,
-a file that cannot be read with status 1.
+a file that cannot be read with status 1. (A file named "run" is read as
+./run or after --.)
 
 Examples:
   cargo test 2>&1 | toolclamp --strategy tail --max-lines 200
   toolclamp --max-bytes 4KiB --strategy head-tail --head-ratio 0.3 build.log
+  toolclamp --offset 2001 build.log
+  toolclamp run --max-lines 200 --timeout 10m -- npm test
 `
 
 const DEFAULT_LIMITS = { maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES }
@@ -65,13 +121,37 @@ const SIZE_FLAGS = {
 }
 
 // Every flag, for "did you mean".
-const FLAGS = [...Object.keys(SIZE_FLAGS), '--strategy', '--head-ratio', '--normalize', '--json', '--help', '--version']
+const COMMON_FLAGS = [
+  ...Object.keys(SIZE_FLAGS),
+  '--strategy',
+  '--head-ratio',
+  '--notice',
+  '--spill-dir',
+  '--normalize',
+  '--json',
+  '--help',
+  '--version',
+]
+const CLAMP_FLAGS = [...COMMON_FLAGS, '--text', '--offset', '--column']
+const RUN_FLAGS = [...COMMON_FLAGS, '--timeout']
 
 // The CLI spells the two-sided strategy the way shell users expect.
 const STRATEGIES = { head: 'head', tail: 'tail', 'head-tail': 'headTail' }
 
+// Placeholders whose value is known once the kept head is: a notice made of these (and
+// text) is the same whatever follows, so `--strategy head` can stop reading at once.
+const HEAD_ONLY_PLACEHOLDERS = new Set(['where', 'fromLine', 'headEnd'])
+
+// Reads go into one reused buffer of this size. A pipe hands over at most what it holds (64
+// KiB on Linux) a read; a file fills it, and a 1 GiB file takes half the time it takes in
+// 64 KiB reads.
+const CHUNK_BYTES = 1024 * 1024
+// Paging hands readPartial the whole input: this much at most.
+const PAGE_INPUT_MAX = 256 * 1024 * 1024
+
 const EXIT_USAGE = 2
 const EXIT_UNREADABLE = 1
+const EXIT_FAILED = 1
 
 /** An error caused by how the CLI was called; its message is shown as is. */
 class CliError extends Error {
@@ -88,29 +168,81 @@ function parseHeadRatio(text) {
   return Number(text)
 }
 
-/**
- * Turns command-line arguments (without `node` and the script) into
- * `{ options, file, json }`, or `{ help: true }` / `{ version: true }`.
- * `options` is ready for `truncateText`; `file` is null for standard input.
- * Throws a CliError on anything invalid.
- */
-function parseArgs(argv) {
-  const limits = {}
-  let strategyName = 'head'
-  let headRatio
-  let json = false
-  let normalize = false
-  const positionals = []
+/** A line number or column: a plain whole number. */
+function parsePosition(flag, text, min) {
+  const value = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!(Number.isSafeInteger(value) && value >= min)) {
+    throw new CliError(`${flag} expects a whole number of at least ${min}, got ${JSON.stringify(text)}`)
+  }
+  return value
+}
 
+const TIME_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** `--timeout`: seconds, or a number with ms, s, m or h; in milliseconds. */
+function parseDuration(flag, text) {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text)
+  const ms = match === null ? NaN : Math.round(Number(match[1]) * TIME_UNITS[match[2] ?? 's'])
+  if (!(ms > 0 && Number.isSafeInteger(ms))) {
+    throw new CliError(`${flag} expects a time like 30, 30s, 500ms or 2m, got ${JSON.stringify(text)}`)
+  }
+  return ms
+}
+
+/** Optimal string alignment distance (one transposition counts one edit). */
+function editDistance(a, b) {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2][j - 2] + 1)
+      rows[i][j] = best
+    }
+  }
+  return rows[a.length][b.length]
+}
+
+/**
+ * The flag `flag` most likely misspells: the library's near-miss rule (case, `-` and `_`
+ * do not count), else the one flag within two edits (one for short flags), if only one is.
+ */
+function didYouMean(flag, flags) {
+  const near = nearMiss(flag, flags)
+  if (near !== undefined) return near
+  const bare = flag.toLowerCase()
+  const reach = bare.replace(/^-+/, '').length <= 4 ? 1 : 2
+  let best
+  let bestDistance = Infinity
+  let ties = 0
+  for (const candidate of flags) {
+    if (!candidate.startsWith('--')) continue
+    const distance = editDistance(bare, candidate)
+    if (distance < bestDistance) [best, bestDistance, ties] = [candidate, distance, 0]
+    else if (distance === bestDistance) ties++
+  }
+  return bestDistance <= reach && ties === 0 ? best : undefined
+}
+
+function unknownOption(flag, flags) {
+  const near = didYouMean(flag, flags)
+  return new CliError(
+    near === undefined ? `unknown option ${JSON.stringify(flag)} (see --help)` : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
+  )
+}
+
+/**
+ * Reads the flags of `argv` into `state` until the first positional that `onPositional`
+ * says ends the options (it returns true), or `--`. Returns the arguments left over.
+ */
+function readFlags(argv, flags, state, onPositional) {
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]
 
-    if (arg === '--') {
-      positionals.push(...argv.slice(index + 1))
-      break
-    }
+    if (arg === '--') return argv.slice(index + 1)
     if (arg === '-' || !arg.startsWith('-')) {
-      positionals.push(arg)
+      if (onPositional(arg)) return argv.slice(index)
       continue
     }
 
@@ -129,10 +261,22 @@ function parseArgs(argv) {
       if (inlineValue !== undefined) throw new CliError(`${flag} does not take a value`)
     }
 
+    if (flag === '--help' || flag === '-h') {
+      refuseValue()
+      state.help = true
+      return []
+    }
+    if (flag === '--version') {
+      refuseValue()
+      state.version = true
+      return []
+    }
+    if (!flags.includes(flag)) throw unknownOption(flag, flags)
+
     if (Object.hasOwn(SIZE_FLAGS, flag)) {
       const value = takeValue()
       try {
-        limits[SIZE_FLAGS[flag]] = parseSize(value)
+        state.limits[SIZE_FLAGS[flag]] = parseSize(value)
       } catch {
         throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)}`)
       }
@@ -141,73 +285,271 @@ function parseArgs(argv) {
       if (!Object.hasOwn(STRATEGIES, value)) {
         throw new CliError(`--strategy expects head, tail or head-tail, got ${JSON.stringify(value)}`)
       }
-      strategyName = value
+      state.strategy = value
     } else if (flag === '--head-ratio') {
       const value = takeValue()
-      headRatio = parseHeadRatio(value)
-      if (!(headRatio >= 0 && headRatio <= 1)) {
+      state.headRatio = parseHeadRatio(value)
+      if (!(state.headRatio >= 0 && state.headRatio <= 1)) {
         throw new CliError(`--head-ratio expects a number from 0 to 1, got ${JSON.stringify(value)}`)
       }
-    } else if (flag === '--json') {
-      refuseValue()
-      json = true
-    } else if (flag === '--normalize') {
-      refuseValue()
-      normalize = true
-    } else if (flag === '--help' || flag === '-h') {
-      refuseValue()
-      return { help: true }
-    } else if (flag === '--version') {
-      refuseValue()
-      return { version: true }
+    } else if (flag === '--notice') {
+      state.notice = takeValue()
+    } else if (flag === '--spill-dir') {
+      const value = takeValue()
+      if (value === '') throw new CliError('--spill-dir expects a directory, got ""')
+      state.spillDir = value
+    } else if (flag === '--offset') {
+      state.offset = parsePosition(flag, takeValue(), 1)
+    } else if (flag === '--column') {
+      state.column = parsePosition(flag, takeValue(), 0)
+    } else if (flag === '--timeout') {
+      state.timeoutMs = parseDuration(flag, takeValue())
     } else {
-      const near = nearMiss(flag, FLAGS)
-      throw new CliError(
-        near === undefined ? `unknown option ${JSON.stringify(flag)} (see --help)` : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
-      )
+      // The switches: --json, --normalize, --text.
+      refuseValue()
+      state[flag.slice(2)] = true
     }
   }
+  return []
+}
+
+function newState() {
+  return { limits: {}, help: false, version: false, json: false, normalize: false, text: false }
+}
+
+/**
+ * Turns command-line arguments (without `node` and the script) into
+ * `{ options, file, json, text, page }`, or `{ help: true }` / `{ version: true }`.
+ * `options` is ready for `truncateText` and `createOutputCapture` (`raw` aside), or, when
+ * `page` is true (--offset or --column), for `readPartial` (`normalize` aside). `file` is
+ * null for standard input. Throws a CliError on anything invalid.
+ */
+function parseArgs(argv) {
+  const state = newState()
+  const positionals = []
+  positionals.push(...readFlags(argv, CLAMP_FLAGS, state, (arg) => (positionals.push(arg), false)))
+  if (state.help) return { help: true }
+  if (state.version) return { version: true }
 
   if (positionals.length > 1) {
     throw new CliError(`expects at most one file, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(' ')}`)
   }
-  if (headRatio !== undefined && strategyName !== 'head-tail') {
+  if (state.headRatio !== undefined && state.strategy !== 'head-tail') {
+    throw new CliError('--head-ratio only applies to --strategy head-tail')
+  }
+  const file = positionals.length === 0 || positionals[0] === '-' ? null : positionals[0]
+  const page = state.offset !== undefined || state.column !== undefined
+
+  if (page) {
+    // readPartial pages by bytes and lines; the rest has no meaning for a page.
+    const clampOnly = [
+      ['maxChars', '--max-chars'],
+      ['strategy', '--strategy'],
+      ['notice', '--notice'],
+      ['spillDir', '--spill-dir'],
+    ]
+    for (const [key, flag] of clampOnly) {
+      if ((key === 'maxChars' ? state.limits[key] : state[key]) !== undefined) {
+        throw new CliError(`${flag} does not apply to paging (--offset, --column)`)
+      }
+    }
+    const options = { ...state.limits, offset: state.offset ?? 1, column: state.column ?? 0 }
+    if (state.normalize) options.normalize = true
+    return { options, file, json: state.json, text: state.text, page: true }
+  }
+
+  const options = Object.keys(state.limits).length > 0 ? { ...state.limits } : { ...DEFAULT_LIMITS }
+  // Memory follows the byte and char budgets, so one of them always applies: a line budget
+  // alone comes with the default byte budget (as the capture would add it).
+  if (options.maxChars === undefined && options.maxBytes === undefined && options.maxTokens === undefined) {
+    options.maxBytes = DEFAULT_MAX_BYTES
+  }
+  options.strategy = STRATEGIES[state.strategy ?? 'head']
+  if (state.headRatio !== undefined) options.headRatio = state.headRatio
+  if (state.notice !== undefined) options.notice = state.notice
+  if (state.spillDir !== undefined) {
+    options.spill = { dir: state.spillDir, name: file === null ? 'stdin' : path.basename(file) }
+  }
+  if (state.normalize) options.normalize = true
+  return { options, file, json: state.json, text: state.text, page: false }
+}
+
+/**
+ * `toolclamp run` arguments (after `run`) into `{ command, args, options, json }`, or
+ * `{ help: true }` / `{ version: true }`. `options` is ready for `runCommand`.
+ */
+function parseRunArgs(argv) {
+  const state = newState()
+  const rest = readFlags(argv, RUN_FLAGS, state, () => true)
+  if (state.help) return { help: true }
+  if (state.version) return { version: true }
+  if (rest.length === 0) throw new CliError('run expects a command: toolclamp run [options] -- <command> [args...]')
+  if (rest[0] === '') throw new CliError('run expects a command, got ""')
+  if (state.headRatio !== undefined && state.strategy !== 'head-tail') {
     throw new CliError('--head-ratio only applies to --strategy head-tail')
   }
 
-  const options = Object.keys(limits).length > 0 ? { ...limits } : { ...DEFAULT_LIMITS }
-  options.strategy = STRATEGIES[strategyName]
-  if (headRatio !== undefined) options.headRatio = headRatio
-  if (normalize) options.normalize = true
-
-  const file = positionals.length === 0 || positionals[0] === '-' ? null : positionals[0]
-  return { options, file, json }
-}
-
-function readFileText(file) {
-  try {
-    return fs.readFileSync(file).toString('utf8')
-  } catch (error) {
-    const reasons = {
-      ENOENT: 'no such file',
-      EISDIR: 'is a directory',
-      EACCES: 'permission denied',
-    }
-    throw new CliError(`cannot read ${JSON.stringify(file)}: ${reasons[error.code] ?? error.message}`, EXIT_UNREADABLE)
+  const options = {}
+  if (Object.keys(state.limits).length > 0) {
+    options.stdout = { ...state.limits }
+    options.stderr = { ...state.limits }
   }
+  if (state.strategy !== undefined) options.strategy = STRATEGIES[state.strategy]
+  if (state.headRatio !== undefined) options.headRatio = state.headRatio
+  if (state.notice !== undefined) options.notice = state.notice
+  if (state.spillDir !== undefined) options.spill = { dir: state.spillDir, name: path.basename(rest[0]) }
+  if (state.normalize) options.normalize = true
+  if (state.timeoutMs !== undefined) options.timeoutMs = state.timeoutMs
+  return { command: rest[0], args: rest.slice(1), options, json: state.json }
 }
 
-async function readStdinText() {
-  const chunks = []
-  for await (const chunk of process.stdin) chunks.push(chunk)
-  // Decode once at the end so a multi-byte character split across chunks stays whole.
-  return Buffer.concat(chunks).toString('utf8')
+// ---------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------
+
+const READ_ERRORS = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'no such file',
+  ELOOP: 'too many symbolic links',
 }
 
-function writeStdout(text) {
+function unreadable(file, error) {
+  const what = file === null ? 'standard input' : JSON.stringify(file)
+  return new CliError(`cannot read ${what}: ${READ_ERRORS[error.code] ?? error.message}`, EXIT_UNREADABLE)
+}
+
+/**
+ * The input as an async sequence of chunks. Each chunk is a view of one buffer that the next
+ * read overwrites: whoever takes a chunk must be done with it (or copy it) before asking for
+ * the next. One buffer for the whole input keeps memory flat; a stream allocating a new
+ * Buffer a chunk would leave tens of MB to the garbage collector on a fast pipe. Standard
+ * input left non-blocking by whoever started us (EAGAIN) is read as a stream instead.
+ */
+function openInput(file) {
+  let fd = null
+  let ownFd = false
+  let closed = false
+  let fallback = null
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+
+  const read = () =>
+    new Promise((resolve, reject) => {
+      fs.read(fd, buffer, 0, CHUNK_BYTES, null, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)))
+    })
+
+  const close = () => {
+    if (closed) return
+    closed = true
+    if (fallback !== null) fallback.destroy()
+    if (ownFd && fd !== null) fs.close(fd, () => {})
+  }
+
+  async function* chunks() {
+    try {
+      if (file === null) {
+        fd = 0
+      } else {
+        fd = await new Promise((resolve, reject) => fs.open(file, 'r', (error, opened) => (error ? reject(error) : resolve(opened))))
+        ownFd = true
+      }
+      for (;;) {
+        let bytesRead
+        try {
+          bytesRead = await read()
+        } catch (error) {
+          if (error.code !== 'EAGAIN' || file !== null) throw error
+          fallback = process.stdin
+          break
+        }
+        if (bytesRead === 0) return
+        yield buffer.subarray(0, bytesRead)
+      }
+      for await (const chunk of fallback) yield chunk
+    } finally {
+      close()
+    }
+  }
+  return { chunks: chunks(), close }
+}
+
+/** Reads all of the input into one Buffer, refusing more than `max` bytes. */
+async function readAll(file, max) {
+  const tooLarge = () =>
+    new CliError(
+      `paging holds the whole input in memory, at most ${max / 1024 / 1024} MiB; ` +
+        `${file === null ? 'standard input' : JSON.stringify(file)} is larger: clamp it without --offset instead`,
+      EXIT_FAILED,
+    )
+  // A file says its size: refused before anything is read. (A failing stat is left to the read.)
+  let stat
+  try {
+    stat = file === null ? fs.fstatSync(0) : fs.statSync(file)
+  } catch {
+    stat = undefined
+  }
+  if (stat?.isFile() && stat.size > max) throw tooLarge()
+
+  const input = openInput(file)
+  const parts = []
+  let size = 0
+  try {
+    for await (const chunk of input.chunks) {
+      size += chunk.length
+      if (size > max) throw tooLarge()
+      parts.push(Buffer.from(chunk))
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error
+    throw unreadable(file, error)
+  } finally {
+    input.close()
+  }
+  return Buffer.concat(parts, size)
+}
+
+/** Whether a notice template has a placeholder whose value needs the whole input. */
+function noticeNeedsTotals(notice) {
+  // The default notice says how much was cut.
+  if (notice === undefined) return true
+  for (let at = 0; at < notice.length; at++) {
+    const ch = notice[at]
+    if ((ch === '{' || ch === '}') && notice[at + 1] === ch) {
+      at++
+    } else if (ch === '{') {
+      const close = notice.indexOf('}', at)
+      // Malformed: the capture refuses it; until then, assume the worst.
+      if (close === -1) return true
+      if (!HEAD_ONLY_PLACEHOLDERS.has(notice.slice(at + 1, close))) return true
+      at = close
+    }
+  }
+  return false
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------
+
+function writeStdout(data) {
   return new Promise((resolve) => {
-    process.stdout.write(text, () => resolve())
+    if (data.length === 0) return resolve()
+    process.stdout.write(data, () => resolve())
   })
+}
+
+const NEWLINE = 0x0a
+
+function endsWithNewline(data) {
+  if (data.length === 0) return false
+  return typeof data === 'string' ? data.charCodeAt(data.length - 1) === NEWLINE : data[data.length - 1] === NEWLINE
+}
+
+/** The part of the final text after the head already printed. */
+function after(text, head) {
+  return typeof text === 'string' ? text.slice(head.length) : text.subarray(head.length)
 }
 
 function reportError(message, exitCode) {
@@ -216,7 +558,169 @@ function reportError(message, exitCode) {
   return exitCode
 }
 
-/** Runs the CLI; resolves to the exit code. */
+// ---------------------------------------------------------------------------------------
+// The modes
+// ---------------------------------------------------------------------------------------
+
+/** The byte budget `options` sets, tokens included (3 bytes a token), or Infinity. */
+function byteBudget(options) {
+  const { BYTES_PER_TOKEN } = require('../lib/native.js')
+  return Math.min(options.maxBytes ?? Infinity, options.maxTokens === undefined ? Infinity : options.maxTokens * BYTES_PER_TOKEN)
+}
+
+/**
+ * `options` with one byte and one char of the budgets kept back for a final newline (the
+ * newline adds no line), or `options` itself when no budget counts bytes or chars.
+ */
+function reserveNewline(options) {
+  const bytes = byteBudget(options)
+  const reserveBytes = bytes > 0 && bytes !== Infinity
+  const reserveChars = options.maxChars > 0 && options.maxChars !== Infinity
+  if (!reserveBytes && !reserveChars) return options
+  const { maxTokens, ...less } = options
+  if (bytes !== Infinity) less.maxBytes = reserveBytes ? bytes - 1 : bytes
+  if (reserveChars) less.maxChars = options.maxChars - 1
+  return less
+}
+
+/** Whether counts are over a budget of `options`: truncateText then cuts. */
+function overBudget(totals, options) {
+  return totals.chars > (options.maxChars ?? Infinity) || totals.bytes > byteBudget(options) || totals.lines > (options.maxLines ?? Infinity)
+}
+
+/**
+ * Clamps the input as it streams in.
+ *
+ * The output is truncateText's text for the whole input, with one rule for the end: a cut
+ * with `head` (its notice last) always ends with a newline, as a line does, and within the
+ * budgets: its capture is given one byte and one char less (reserveNewline). Input within
+ * the budgets must still come back whole, so a second capture with the full budgets reads
+ * along until the input is over them. With `tail` and `head-tail` the output ends as the
+ * input does.
+ */
+async function clamp(parsed) {
+  const { createOutputCapture } = require('../lib/capture.js')
+  const { options, file, json } = parsed
+  // JSON has no bytes to be faithful to, nor has normalised output: their text is decoded.
+  const raw = !parsed.text && !json && options.normalize === undefined
+  const head = options.strategy === 'head' && !json
+  const clampOptions = head ? reserveNewline(options) : options
+  const capture = createOutputCapture({ ...clampOptions, raw })
+  // Used only when the input fits, when nothing is spilled: no spill file of its own.
+  const { spill, ...wholeOptions } = options
+  let whole = clampOptions === options ? null : createOutputCapture({ ...wholeOptions, raw })
+
+  // With head, the kept start is final long before the end: print it then, and stop there
+  // when nothing printed later depends on what follows (a spill file must hold everything,
+  // so it reads on too).
+  const stopEarly = head && spill === undefined && !noticeNeedsTotals(options.notice)
+
+  const input = openInput(file)
+  let printed
+  let stopped = false
+  let lastByte = -1
+  try {
+    for (;;) {
+      let step
+      try {
+        step = await input.chunks.next()
+      } catch (error) {
+        throw unreadable(file, error)
+      }
+      if (step.done) break
+      const chunk = step.value
+      capture.write(chunk)
+      lastByte = chunk[chunk.length - 1]
+      if (whole !== null) {
+        whole.write(chunk)
+        if (overBudget(whole.totals, options)) whole = null
+      }
+      if (head && printed === undefined) {
+        printed = capture.settledHead()
+        if (printed !== undefined) await writeStdout(printed)
+      }
+      // Only once the input is surely cut: `whole` may still have to print it all.
+      if (stopEarly && printed !== undefined && whole === null) {
+        stopped = true
+        break
+      }
+    }
+  } finally {
+    input.close()
+  }
+
+  if (json) {
+    await writeStdout(`${JSON.stringify(capture.end(), null, 2)}\n`)
+    return 0
+  }
+  const fits = whole === null ? undefined : whole.end()
+  const clamped = capture.end()
+  const result = fits !== undefined && !fits.truncated ? fits : clamped
+  // The input fits, but not the budgets kept back for a newline: no spill of an uncut input.
+  if (result !== clamped && clamped.spill?.path) fs.rmSync(clamped.spill.path, { force: true })
+  const rest = printed === undefined ? result.text : after(result.text, printed)
+  await writeStdout(rest)
+  const last = rest.length > 0 ? rest : printed ?? rest
+  if (result.truncated && last.length > 0 && !endsWithNewline(last)) {
+    // head: room was kept for it. tail, head-tail: the kept end is the input's, unless the
+    // budgets leave room for no text at all; then only if it fits.
+    if (head || (lastByte === NEWLINE && !overBudget({ chars: result.outputChars + 1, bytes: result.outputBytes + 1, lines: 0 }, options))) {
+      await writeStdout('\n')
+    }
+  }
+  if (result.spill?.error !== undefined) {
+    // The output is right (its notice names no file); the file the user asked for is missing.
+    reportError(`could not save the whole input in ${JSON.stringify(spill.dir)}: ${result.spill.error.message}`, 0)
+  }
+  return stopped ? { exitNow: 0 } : 0
+}
+
+/** One page of the input, with readPartial. */
+async function page(parsed) {
+  const { readPartial, normalizeTerminalOutput } = require('../index.js')
+  const { normalize, ...options } = parsed.options
+  const data = await readAll(parsed.file, PAGE_INPUT_MAX)
+  // readPartial decodes a Buffer itself; normalising gives it text.
+  const view = readPartial(normalize ? normalizeTerminalOutput(data) : data, options)
+  await writeStdout(parsed.json ? `${JSON.stringify(view, null, 2)}\n` : view.text)
+  return 0
+}
+
+/** `toolclamp run`: runs the command and prints what a model sees for it. */
+async function run(parsed) {
+  const { runCommand } = require('../lib/run.js')
+  const controller = new AbortController()
+  // The command leads a process group of its own, so a Ctrl-C at the terminal reaches only
+  // us: pass it on, and still print what the command said.
+  const onSignal = (signal) => controller.abort(new Error(`toolclamp got ${signal}`))
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP']
+  for (const signal of signals) process.on(signal, onSignal)
+  let result
+  try {
+    result = await runCommand(parsed.command, parsed.args, { ...parsed.options, signal: controller.signal })
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal)
+  }
+  if (parsed.json) {
+    const { streams, ...rest } = result
+    await writeStdout(`${JSON.stringify(rest, null, 2)}\n`)
+  } else {
+    await writeStdout(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+  }
+  const clean = !result.timedOut && !result.aborted && result.signal === null && Number.isInteger(result.exitCode)
+  return clean ? result.exitCode : EXIT_FAILED
+}
+
+async function version() {
+  const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))
+  await writeStdout(`${version}\n`)
+  return 0
+}
+
+/**
+ * Runs the CLI; resolves to the exit code, or `{ exitNow: code }` when the process should
+ * exit at once (reading stopped early: a producer like `yes` must not keep it alive).
+ */
 async function main(argv) {
   // A reader that stops early (`| head`) is not an error.
   process.stdout.on('error', (error) => {
@@ -224,40 +728,31 @@ async function main(argv) {
     throw error
   })
 
-  let result
-  let json
   try {
+    if (argv[0] === 'run') {
+      const parsed = parseRunArgs(argv.slice(1))
+      if (parsed.help) return (await writeStdout(USAGE), 0)
+      if (parsed.version) return await version()
+      return await run(parsed)
+    }
     const parsed = parseArgs(argv)
-    if (parsed.help) {
-      await writeStdout(USAGE)
-      return 0
-    }
-    if (parsed.version) {
-      const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))
-      await writeStdout(`${version}\n`)
-      return 0
-    }
-
-    const { truncateText } = require('../index.js')
-    const text = parsed.file === null ? await readStdinText() : readFileText(parsed.file)
-    result = truncateText(text, parsed.options)
-    json = parsed.json
+    if (parsed.help) return (await writeStdout(USAGE), 0)
+    if (parsed.version) return await version()
+    return parsed.page ? await page(parsed) : await clamp(parsed)
   } catch (error) {
     // The library throws TypeError/RangeError for values it refuses; those are usage errors too.
     if (error instanceof CliError) return reportError(error.message, error.exitCode)
     if (error instanceof TypeError || error instanceof RangeError) return reportError(error.message, EXIT_USAGE)
-    return reportError(error instanceof Error ? error.message : error, 1)
+    return reportError(error instanceof Error ? error.message : error, EXIT_FAILED)
   }
-
-  await writeStdout(json ? `${JSON.stringify(result, null, 2)}\n` : result.text)
-  return 0
 }
 
 if (require.main === module) {
   main(process.argv.slice(2)).then((exitCode) => {
+    if (typeof exitCode === 'object') process.exit(exitCode.exitNow)
     // Setting exitCode instead of calling process.exit lets stdout finish draining.
     process.exitCode = exitCode
   })
 } else {
-  module.exports = { parseSize, parseArgs, main, CliError, DEFAULT_LIMITS }
+  module.exports = { parseSize, parseArgs, parseRunArgs, noticeNeedsTotals, didYouMean, main, CliError, DEFAULT_LIMITS }
 }

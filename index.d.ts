@@ -202,7 +202,7 @@ export interface OutputCaptureOptions extends Limits {
 }
 
 /** What {@link createOutputCapture} returns. */
-export interface OutputCapture<Text extends string | Buffer = string> {
+export interface OutputCapture<Text extends string | Uint8Array = string> {
   /**
    * Adds output. A chunk may end anywhere: inside a UTF-8 sequence, a surrogate pair, a `\r\n`
    * or an escape sequence. Strings and bytes may be mixed, but a char split between a string
@@ -237,8 +237,11 @@ export interface OutputCapture<Text extends string | Buffer = string> {
   readonly totals: TextMeasure
 }
 
-/** A capture's result: as {@link TruncateTextResult}, with `text` a `Buffer` for a `raw` capture. */
-export interface OutputCaptureResult<Text extends string | Buffer = string> extends Omit<TruncateTextResult, 'text' | 'strategy'> {
+/**
+ * A capture's result: as {@link TruncateTextResult}, with `text` a `Buffer` for a `raw` capture
+ * (typed as `Uint8Array`, so that these types need no `@types/node`).
+ */
+export interface OutputCaptureResult<Text extends string | Uint8Array = string> extends Omit<TruncateTextResult, 'text' | 'strategy'> {
   text: Text
   strategy: 'tail' | 'head' | 'headTail'
 }
@@ -253,7 +256,7 @@ export interface OutputCaptureResult<Text extends string | Buffer = string> exte
  * for (let i = 1; i <= 1000; i++) capture.write(`line ${i}\n`)
  * capture.end().text // '[... 998 lines, 8,874 bytes truncated at the start ...]\nline 999\nline 1000\n'
  */
-export declare function createOutputCapture(options: OutputCaptureOptions & { raw: true }): OutputCapture<Buffer>
+export declare function createOutputCapture(options: OutputCaptureOptions & { raw: true }): OutputCapture<Uint8Array>
 export declare function createOutputCapture(options?: OutputCaptureOptions): OutputCapture<string>
 
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */

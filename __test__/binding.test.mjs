@@ -33,6 +33,11 @@ const EXPORTS = {
   normalizeTerminal: ['out', 'text', 'wide', 'flags'],
   normalizeTerminalBuffer: ['out', 'bytes', 'flags'],
   clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
+  captureCreate: ['out', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'normalize', 'flags', 'raw'],
+  captureWrite: ['out', 'capture', 'chunk', 'wide', 'echo'],
+  captureFinish: ['out', 'capture', 'echo'],
+  captureResult: ['out', 'capture', 'final', 'notice', 'snap'],
+  captureSettleHead: ['out', 'capture', 'notice', 'snap'],
 }
 
 const isWide = (text) => /[^\x00-\xff]/.test(text)
@@ -59,6 +64,27 @@ describe('LAYOUT', () => {
     assert.equal(binding.SLOT_COUNT, LAYOUT.slotCount)
     const functions = Object.keys(binding).filter((k) => typeof binding[k] === 'function')
     assert.deepEqual(functions.sort(), Object.keys(EXPORTS).sort())
+  })
+})
+
+describe('capture handles', () => {
+  test('only a handle captureCreate made is read as a capture', () => {
+    const out = newOut()
+    const handle = binding.captureCreate(out, 1, Infinity, 100, Infinity, 0.5, false, 0, false)
+    for (const fake of [{}, null, 1, 'capture', new Uint8Array(8), () => {}]) {
+      assert.throws(() => binding.captureWrite(out, fake, 'x', false, false), (e) => e instanceof TypeError && /capture/.test(e.message))
+    }
+    binding.captureWrite(out, handle, 'x'.repeat(300), false, false)
+    assert.equal(new Float64Array(out)[LAYOUT.slots.totalBytes], 300)
+    binding.captureFinish(out, handle, false)
+    assert.throws(() => binding.captureWrite(out, handle, 'y', false, false), /write after end/)
+    const text = binding.captureResult(out, handle, true, undefined, false)
+    assert.equal(new Float64Array(out)[LAYOUT.slots.verdict], LAYOUT.verdicts.cut)
+    assert.ok(Buffer.byteLength(text) <= 100 && text.endsWith('x'))
+  })
+
+  test('a capture without a byte or char limit is refused: its memory would have no bound', () => {
+    assert.throws(() => binding.captureCreate(newOut(), 1, Infinity, Infinity, 10, 0.5, false, 0, false), RangeError)
   })
 })
 

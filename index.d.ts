@@ -1333,6 +1333,132 @@ export interface FormatExecOutputResult {
  */
 export declare function formatExecOutput(result: ExecResult, options?: FormatExecOutputOptions): FormatExecOutputResult
 
+/**
+ * Options of {@link runCommand}: where and how the command runs, when it is stopped, and the
+ * options of `formatExecOutput` for its text (each stream clamped on its own, its end kept).
+ */
+export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strategy'> {
+  /** The working directory. A missing one is an `error: working directory not found (…)` line. @default process.cwd() */
+  cwd?: string | URL
+  /** The command's whole environment, as `spawn` takes it (not merged with `process.env`). @default process.env */
+  env?: Record<string, string | undefined>
+  /**
+   * Written to the command's stdin, which is then closed. Without it, stdin is closed from the
+   * start (`'ignore'`), so a command that reads it sees its end at once instead of waiting.
+   * No default: stdin gets nothing.
+   */
+  input?: string | Uint8Array
+  /**
+   * Run the command line in a shell: `true` for `/bin/sh` (`cmd.exe` on Windows), or a shell's
+   * path. `command` and `args` are then joined with spaces, unquoted: never put untrusted text
+   * in them. @default false
+   */
+  shell?: boolean | string
+  /**
+   * Stop the command after this many milliseconds: its whole process group gets `killSignal`
+   * (then SIGKILL, see `forceKillAfterMs`), `timedOut` is true and the text says
+   * `error: timed out after 2,000 ms; killed the process group with SIGTERM`. A positive number;
+   * above 2³¹−1 ms (about 24.8 days) it never fires. @default Infinity (no timeout)
+   */
+  timeoutMs?: number
+  /**
+   * Stops the command when aborted, as a timeout does (`aborted` is true, the text says
+   * `error: aborted; killed the process group with SIGTERM`, naming the abort reason when it is
+   * not the default one). Already aborted: nothing is spawned. No default: only the timeout stops it.
+   */
+  signal?: AbortSignal
+  /** The signal a timeout or abort sends to the process group: a name or its number. @default 'SIGTERM' */
+  killSignal?: string | number
+  /**
+   * After `killSignal`, SIGKILL goes to whatever is left of the process group this many
+   * milliseconds later (`Infinity`: never). POSIX only; on Windows the tree is killed with
+   * `taskkill /T /F` at once. @default 2000
+   */
+  forceKillAfterMs?: number
+  /**
+   * Called with the output so far while it arrives, at most once per `updateIntervalMs`, never
+   * after the promise settles (there is no final call: the result is the final state). Not
+   * awaited; when it throws or rejects, a process warning is emitted and the command goes on.
+   * No default: no snapshots are made.
+   */
+  onUpdate?: (update: RunCommandUpdate) => void | Promise<void>
+  /** The least time between two `onUpdate` calls, in milliseconds. @default 250 */
+  updateIntervalMs?: number
+  /**
+   * Where each stream is kept: its end, where errors and summaries are (`'auto'` is refused: a
+   * stream's length is not known while it arrives). @default 'tail'
+   */
+  strategy?: 'tail' | 'head' | 'headTail'
+}
+
+/** The output so far, for {@link RunCommandOptions.onUpdate}. */
+export interface RunCommandUpdate {
+  /** `formatExecOutput`'s text for the output so far: both streams, then `duration: … ms` (no exit status yet). */
+  text: string
+  /** The clamped stdout so far. */
+  stdout: string
+  /** The clamped stderr so far. */
+  stderr: string
+  /** Milliseconds since the command was started. */
+  durationMs: number
+  /** What happened to each stream so far (totals exact), as `createOutputCapture`'s `snapshot()`. */
+  streams: { stdout: OutputCaptureResult; stderr: OutputCaptureResult }
+}
+
+/** What {@link runCommand} resolves to. */
+export interface RunCommandResult {
+  /** The text for the model, laid out as `formatExecOutput` lays it out (see there). */
+  text: string
+  /** The clamped stdout alone (not the full output), notice included. */
+  stdout: string
+  /** The clamped stderr alone. */
+  stderr: string
+  /** The exit code; `null` when the process was ended by a signal or never ran. */
+  exitCode: number | null
+  /** The signal that ended the process (`'SIGTERM'` after a timeout or abort), or `null`. */
+  signal: string | null
+  /** The command was stopped by `timeoutMs`. */
+  timedOut: boolean
+  /** The command was stopped by `signal`, or not started because it was already aborted. */
+  aborted: boolean
+  /** Wall time from start to end, in whole milliseconds. */
+  durationMs: number
+  /** The spill file of each stream that was cut and saved (see `spill`), else `null`. */
+  spill: { stdout: string | null; stderr: string | null }
+  /**
+   * What happened to each stream: `truncateText`'s result for its whole output (exact totals,
+   * what was dropped; `spill` reports its file), as `createOutputCapture`'s `end()` returns it.
+   */
+  streams: { stdout: OutputCaptureResult; stderr: OutputCaptureResult }
+}
+
+/**
+ * Runs a command and resolves to the text a model sees for it: each stream captured as it
+ * arrives in memory bounded by its budget ({@link createOutputCapture}; a gigabyte of output
+ * needs a few MiB), then laid out exactly as {@link formatExecOutput} lays out the same output
+ * collected whole. By default each stream keeps its last 8,000 chars, on whole lines.
+ *
+ * No shell unless `shell` is given; stdin is closed unless `input` is given. On POSIX the
+ * command leads a process group of its own, so a timeout or an abort stops everything it
+ * started (background jobs included): `killSignal` to the group, then SIGKILL to what is
+ * left after `forceKillAfterMs`.
+ *
+ * Never rejects for what happens to the command: a spawn error is a result with `exitCode`
+ * `null` and one line saying so (`error: command not found (spawn make ENOENT)`,
+ * `error: permission denied (…)`), as are a timeout and an abort. Invalid options throw at the
+ * call, before anything is spawned (an unknown key with "did you mean"); a `notice` function
+ * that throws rejects with its error.
+ *
+ * Unlike `formatExecOutput`, a stream with neither a char nor a byte budget
+ * (`stdout: { maxLines: 400 }`) is also held to 51,200 bytes, so that memory stays bounded.
+ *
+ * @example
+ * const { text, exitCode, timedOut } = await runCommand('npm', ['test'], { timeoutMs: 120_000, normalize: true })
+ * // text: '<stdout>\n[... 12,000 chars truncated from stdout ...]\n…\n</stdout>\n<stderr>(empty)</stderr>\nexit code: 1, duration: 8,412 ms'
+ */
+export declare function runCommand(command: string, args?: readonly string[], options?: RunCommandOptions): Promise<RunCommandResult>
+export declare function runCommand(command: string, options?: RunCommandOptions): Promise<RunCommandResult>
+
 // ---------------------------------------------------------------------------------------
 // Per-tool profiles
 // ---------------------------------------------------------------------------------------

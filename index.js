@@ -17,6 +17,7 @@ const aiSdk = require('./lib/ai-sdk.js')
 const session = require('./lib/session.js')
 const terminal = require('./lib/terminal.js')
 const capture = require('./lib/capture.js')
+const run = require('./lib/run.js')
 
 module.exports = {
   // Strings (lib/clamp.js)
@@ -46,6 +47,8 @@ module.exports = {
   normalizeTerminalOutput: terminal.normalizeTerminalOutput,
   // Output captured while it arrives, in bounded memory (lib/capture.js)
   createOutputCapture: capture.createOutputCapture,
+  // Commands run with their output captured as it arrives (lib/run.js)
+  runCommand: run.runCommand,
   // Per-tool profiles and the head/tail view with line indicators (lib/tool-output.js)
   truncateToolOutput: toolOutput.truncateToolOutput,
   resolveToolProfile: toolOutput.resolveToolProfile,

@@ -21,6 +21,7 @@ export const {
   formatExecOutput,
   normalizeTerminalOutput,
   createOutputCapture,
+  runCommand,
   truncateToolOutput,
   resolveToolProfile,
   DEFAULT_TOOL_PROFILES,

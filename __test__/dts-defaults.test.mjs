@@ -31,6 +31,8 @@ const source = ts.createSourceFile('index.d.ts', readFileSync(DTS, 'utf8'), ts.S
 // Exported types that are results or data a caller hands in as it is, not options: their
 // optional properties are facts that may be absent, with no default to document.
 const NOT_OPTIONS = new Set([
+  'RunCommandUpdate',
+  'RunCommandResult',
   'NoticeFacts',
   'SpillReport',
   'TruncateTextResult',

@@ -165,6 +165,24 @@ describe('unknown option keys', () => {
     }
   })
 
+  // The same rule as the CLI's flags: else the one key within two edits (one for a key of up
+  // to four letters), when only one is.
+  test('a typo within two edits of one key gets that key', () => {
+    const cases = [
+      [() => truncateText(SHORT, { maxByte: 10 }), 'maxByte', 'maxBytes'],
+      [() => truncateText(SHORT, { maxLiens: 10 }), 'maxLiens', 'maxLines'],
+      [() => truncateText(SHORT, { maxChars: 10, stratgey: 'tail' }), 'stratgey', 'strategy'],
+      [() => truncateText(SHORT, { maxChars: 10, notce: 'n' }), 'notce', 'notice'],
+    ]
+    for (const [fn, given, meant] of cases) {
+      throwsExactly(fn, 'TypeError', `unknown option "${given}"; did you mean "${meant}"?`, given)
+    }
+    // Two edits from a four-letter key (snap), or more than two from any: no guess.
+    const keys = 'maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize'
+    throwsExactly(() => truncateText(SHORT, { maxChars: 10, nop: 1 }), 'TypeError', `unknown option "nop"; expected one of ${keys}`, 'nop')
+    throwsExactly(() => truncateText(SHORT, { maxChars: 10, maxXxxes: 1 }), 'TypeError', `unknown option "maxXxxes"; expected one of ${keys}`, 'maxXxxes')
+  })
+
   test('otherwise the keys valid for that call are listed', () => {
     const limitKeys = 'maxChars, maxBytes, maxLines, maxTokens, tokenizer'
     const cases = [

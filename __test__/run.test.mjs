@@ -458,8 +458,12 @@ describe('options are checked at the call, before anything runs', () => {
     })
     assert.throws(() => runCommand('ls', [], { timeout: 10 }), {
       name: 'TypeError',
+      message: 'unknown option "timeout"; did you mean "timeoutMs"?',
+    })
+    assert.throws(() => runCommand('ls', [], { deadline: 10 }), {
+      name: 'TypeError',
       message:
-        'unknown option "timeout"; expected one of cwd, env, input, shell, timeoutMs, signal, killSignal, forceKillAfterMs, onUpdate, updateIntervalMs, stdout, stderr, strategy, headRatio, notice, spill, snap, normalize',
+        'unknown option "deadline"; expected one of cwd, env, input, shell, timeoutMs, signal, killSignal, forceKillAfterMs, onUpdate, updateIntervalMs, stdout, stderr, strategy, headRatio, notice, spill, snap, normalize',
     })
     assert.throws(() => runCommand('ls', [], { stdout: { maxchars: 1 } }), {
       message: 'unknown option "stdout.maxchars"; did you mean "stdout.maxChars"?',

@@ -126,12 +126,52 @@ function normalizeKey(key) {
 }
 
 /**
- * The key of `candidates` that `key` misspells, if any: the one near-miss rule, for option
- * keys and the CLI's flags alike (here because the CLI reads it without the addon).
+ * The key of `candidates` that `key` writes differently, if any: case, `_` and `-` aside, the
+ * same key. (A near miss of a key that is read is an error where keys are not checked
+ * otherwise, as in exec results: no typo distance there, `stdio` is not `stdout`.)
  */
 function nearMiss(key, candidates) {
   const normal = normalizeKey(key)
   return candidates.find((candidate) => candidate !== key && normalizeKey(candidate) === normal)
 }
 
-module.exports = { unshared, formatCount, describe, isArray, textOf, isError, readSafely, messageOf, nearMiss }
+/** Optimal string alignment distance: a swap of two neighbours is one edit. */
+function editDistance(a, b) {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2][j - 2] + 1)
+      rows[i][j] = best
+    }
+  }
+  return rows[a.length][b.length]
+}
+
+/**
+ * "Did you mean": the one rule for unknown option keys and the CLI's flags (here because the
+ * CLI reads it without the addon). A near miss ({@link nearMiss}), else the one candidate
+ * within two edits (one for a key of up to 4 letters), case, `_` and `-` aside.
+ */
+function didYouMean(key, candidates) {
+  const near = nearMiss(key, candidates)
+  if (near !== undefined) return near
+  const normal = normalizeKey(key)
+  const reach = normal.length <= 4 ? 1 : 2
+  let best
+  let bestDistance = Infinity
+  let ties = 0
+  for (const candidate of candidates) {
+    const other = normalizeKey(candidate)
+    // One-letter flags (-n, -c) are never a guess.
+    if (other.length <= 2) continue
+    const distance = editDistance(normal, other)
+    if (distance < bestDistance) [best, bestDistance, ties] = [candidate, distance, 0]
+    else if (distance === bestDistance) ties++
+  }
+  return bestDistance <= reach && ties === 0 ? best : undefined
+}
+
+module.exports = { unshared, formatCount, describe, isArray, textOf, isError, readSafely, messageOf, nearMiss, didYouMean }

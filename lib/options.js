@@ -6,7 +6,7 @@
 // something else the second time) cannot change a call's budgets.
 
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('./defaults.js')
-const { describe, isArray, nearMiss } = require('./format.js')
+const { describe, didYouMean, isArray, nearMiss } = require('./format.js')
 const native = require('./native.js')
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
@@ -28,7 +28,7 @@ function isPlainObject(value) {
 
 /** `unknown option "maxchars"; did you mean "maxChars"?`, keys shown with `prefix` (`stdout.`). */
 function unknownOption(key, allowed, prefix = '') {
-  const near = nearMiss(key, allowed)
+  const near = didYouMean(key, allowed)
   const name = JSON.stringify(prefix + key)
   return new TypeError(
     near === undefined

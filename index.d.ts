@@ -221,9 +221,9 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
    */
   end(): OutputCaptureResult<Text>
   /**
-   * Strategy `'head'`: once the output is longer than any head that could be kept, the head
-   * (without the notice) to show now, e.g. to print before the command ends; `undefined`
-   * before that, and for other strategies. After it returned a head, `end()` keeps exactly that
+   * Strategy `'head'`: once no later output can change the head (the output runs past a limit
+   * by a margin: two lines, or 1,024 chars or bytes), the head (without the notice) to show
+   * now, e.g. to print before the command ends; `undefined` before that, and for other strategies. After it returned a head, `end()` keeps exactly that
    * head: planned with room for a notice naming totals of up to 16 digits, so it may keep a few
    * bytes less than `truncateText`, or, where that widest notice does not fit the limits, more
    * with a fallback notice (`[... truncated ...]`).
@@ -257,7 +257,8 @@ export interface OutputCaptureResult<Text extends string | Uint8Array = string> 
  * capture.end().text // '[... 998 lines, 8,874 bytes truncated at the start ...]\nline 999\nline 1000\n'
  */
 export declare function createOutputCapture(options: OutputCaptureOptions & { raw: true }): OutputCapture<Uint8Array>
-export declare function createOutputCapture(options?: OutputCaptureOptions): OutputCapture<string>
+export declare function createOutputCapture(options?: OutputCaptureOptions & { raw?: false }): OutputCapture<string>
+export declare function createOutputCapture(options: OutputCaptureOptions): OutputCapture<string | Uint8Array>
 
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
@@ -1456,8 +1457,8 @@ export interface RunCommandResult {
  * const { text, exitCode, timedOut } = await runCommand('npm', ['test'], { timeoutMs: 120_000, normalize: true })
  * // text: '<stdout>\n[... 12,000 chars truncated from stdout ...]\n…\n</stdout>\n<stderr>(empty)</stderr>\nexit code: 1, duration: 8,412 ms'
  */
-export declare function runCommand(command: string, args?: readonly string[], options?: RunCommandOptions): Promise<RunCommandResult>
 export declare function runCommand(command: string, options?: RunCommandOptions): Promise<RunCommandResult>
+export declare function runCommand(command: string, args?: readonly string[], options?: RunCommandOptions): Promise<RunCommandResult>
 
 // ---------------------------------------------------------------------------------------
 // Per-tool profiles

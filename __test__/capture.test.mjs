@@ -487,6 +487,21 @@ describe('raw: bytes kept as they came', () => {
 // ---- 4. settledHead
 
 describe('settledHead()', () => {
+  test('a line budget settles the head once the lines run past it, long before the byte budget', () => {
+    const capture = createOutputCapture({ strategy: 'head', maxLines: 3, notice: '[more]' })
+    let head
+    let written = 0
+    for (let i = 1; head === undefined && i <= 100; i++) {
+      capture.write(`line ${i}\n`)
+      written = i
+      head = capture.settledHead()
+    }
+    assert.equal(head, 'line 1\nline 2\n')
+    assert.ok(written <= 6, `settled after ${written} lines`)
+    for (let i = written + 1; i <= 1000; i++) capture.write(`line ${i}\n`)
+    assert.equal(capture.end().text, 'line 1\nline 2\n[more]')
+  })
+
   const lineText = fc.array(fc.oneof(textPiece, fc.constant('a longer line of output\n')), { minLength: 20, maxLength: 200 }).map((a) => a.join(''))
   const settleOptions = fc.record(
     {

@@ -142,6 +142,20 @@ describe('the same text as spawn, collect and formatExecOutput', () => {
 })
 
 describe('results', () => {
+  test('a spill that cannot be written: the plain notice, naming no file', async () => {
+    const blocker = path.join(os.tmpdir(), `toolclamp-run-blocker-${process.pid}`)
+    fs.writeFileSync(blocker, 'a file, so no directory can be made under it')
+    try {
+      const r = await runCommand(process.execPath, ['-e', 'for (let i = 0; i < 5000; i++) console.log(i)'], { stdout: 200, spill: { dir: path.join(blocker, 'spills') } })
+      assert.equal(r.spill.stdout, null)
+      assert.equal(r.streams.stdout.spill.path, null)
+      assert.match(r.text, /^<stdout>\n\[\.\.\. [\d,]+ chars truncated from stdout \.\.\.\]\n/)
+      assert.doesNotMatch(r.text, /saved/)
+    } finally {
+      fs.rmSync(blocker, { force: true })
+    }
+  })
+
   test('a command that writes only to stderr', async () => {
     const r = await runCommand(NODE, ['-e', 'process.stderr.write("oops\\n"); process.exit(3)'])
     assert.match(r.text, /^<stdout>\(empty\)<\/stdout>\n<stderr>\noops\n<\/stderr>\nexit code: 3, duration: [\d,]+ ms$/)

@@ -128,6 +128,14 @@ function checkChunk(chunk) {
  * `end()`, `totals`, and `settledHead()` for a head shown before the end.
  */
 function createOutputCapture(options = {}) {
+  return openCapture(options, SPILL_NOTICE, undefined)
+}
+
+/**
+ * createOutputCapture with the default notices of a spill: `namedDefault` names the file,
+ * `unnamedDefault` serves when it could not be written (runCommand's name the stream).
+ */
+function openCapture(options, namedDefault, unnamedDefault) {
   const opts = readOptionsObject(options, CAPTURE_OPTIONS)
   const { strategy, headRatio, notice, snap, spill, normalize, raw } = opts
   const limits = readCaptureLimits(opts)
@@ -146,7 +154,7 @@ function createOutputCapture(options = {}) {
   const handle = native.captureCreate(name, limits, ratio, flags, raw === true)
   const stream = spillTo === undefined ? undefined : new StreamingSpill(spillTo)
   const notices =
-    stream === undefined ? undefined : spills.spillNotices(notice, stream.file, SPILL_NOTICE, undefined)
+    stream === undefined ? undefined : spills.spillNotices(notice, stream.file, namedDefault, unnamedDefault)
   // The notice to plan with: the one naming the file while the file is being written.
   const noticeNow = () => (notices === undefined ? checked : stream.failed ? notices.unnamed : notices.named)
 
@@ -213,4 +221,4 @@ function createOutputCapture(options = {}) {
   return capture
 }
 
-module.exports = { createOutputCapture, readCaptureLimits }
+module.exports = { createOutputCapture, openCapture, readCaptureLimits }

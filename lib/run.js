@@ -25,7 +25,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const { types } = require('node:util')
 
-const { createOutputCapture } = require('./capture.js')
+const { openCapture } = require('./capture.js')
 const exec = require('./exec.js')
 const native = require('./native.js')
 const { describe, formatCount, isArray, isError, messageOf } = require('./format.js')
@@ -145,7 +145,6 @@ function normalizeOption(flags) {
  */
 function captureOptions(read, stream) {
   const { maxChars, maxBytes, maxLines, notice } = read.streams[stream]
-  const fallback = read.spill === undefined ? exec.DEFAULT_NOTICE : exec.SPILL_NOTICE
   const options = {
     maxChars,
     maxBytes,
@@ -153,7 +152,9 @@ function captureOptions(read, stream) {
     strategy: read.strategy,
     headRatio: read.headRatio,
     snap: read.snap ? 'line' : 'none',
-    notice: notice.user ?? exec.templateFor(fallback, stream),
+    // With a spill, the capture picks the default: the one naming the file, or the plain one
+    // when the file could not be written (a notice must never name a file that is not there).
+    notice: notice.user ?? (read.spill === undefined ? exec.templateFor(exec.DEFAULT_NOTICE, stream) : undefined),
     normalize: normalizeOption(read.normalize),
   }
   if (read.spill !== undefined) options.spill = { dir: read.spill.dir, name: `${read.spill.name}-${stream}` }
@@ -211,10 +212,9 @@ function runCommand(command, args, options) {
   }
   const run = readRun(command, args, options)
   // Made now, so that whatever the capture refuses throws at the call too.
-  const captures = {
-    stdout: createOutputCapture(run.capture.stdout),
-    stderr: createOutputCapture(run.capture.stderr),
-  }
+  const capture = (stream) =>
+    openCapture(run.capture[stream], exec.templateFor(exec.SPILL_NOTICE, stream), exec.templateFor(exec.DEFAULT_NOTICE, stream))
+  const captures = { stdout: capture('stdout'), stderr: capture('stderr') }
   return new Promise((resolve, reject) => start(run, captures, resolve, reject))
 }
 

@@ -326,9 +326,21 @@ impl Capture {
     /// so a notice rendered from them is at least as long as the final one). A head planned
     /// on it is final: later input changes only the totals. Plan the whole text with that
     /// head fixed with [`crate::plan::plan_head_at`] once finished.
+    ///
+    /// That is once the text is longer than the head can hold, or sooner, once a limited
+    /// count runs past its limit by a margin (two lines, or [`CAPTURE_MARGIN`] chars or
+    /// bytes): every cut a plan within the limits tries then lies in the text already here,
+    /// so `head -n 10` of a slow command shows its ten lines as soon as they came.
     pub fn settled_head(&self) -> Option<Gapped<'_>> {
         let s = &self.store;
-        (matches!(self.options.strategy, Strategy::Head) && s.len > s.head_cap).then(|| s.source(false))
+        let limits = &self.options.limits;
+        let past = |count: u64, limit: u64, margin: u64| limit != UNLIMITED && count > limit.saturating_add(margin);
+        let margin = CAPTURE_MARGIN as u64;
+        let ready = s.len > s.head_cap
+            || past(s.newlines, limits.max_lines, 2)
+            || past(s.chars, limits.max_chars, margin)
+            || past(s.len as u64, limits.max_bytes, margin);
+        (matches!(self.options.strategy, Strategy::Head) && ready).then(|| s.source(false))
     }
 
     fn flush_surrogate(&mut self) {

@@ -23,7 +23,7 @@ use crate::measure::{lines_of, Measure, Span};
 use crate::plan::{Limits, Strategy, UNLIMITED};
 use crate::source::Source;
 use crate::terminal::{Normalize, TerminalNormalizer};
-use crate::utf8::{char_weight, count, Utf8Stream, REPLACEMENT};
+use crate::utf8::{char_weight, count, Utf8, Utf8Stream, REPLACEMENT};
 
 const NL: u8 = b'\n';
 const CR: u8 = b'\r';
@@ -523,26 +523,19 @@ impl Source for Gapped<'_> {
         Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 }
     }
 
+    // Each run is searched as the UTF-8 text it is, with what the runs before left of the
+    // budget: counts add up byte by byte, so the stop is the one a search of the whole finds.
     fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
         let limit = limit.min(from.saturating_add(usize::try_from(budget.bytes).unwrap_or(usize::MAX)));
         let mut pos = from;
         let mut used = Span::ZERO;
         while pos < limit {
             let run = self.run(pos, limit);
-            let run = &run[..run.len().min(256)];
-            let next = used + count(run);
-            if next.fits(budget) {
-                used = next;
-                pos += run.len();
-                continue;
-            }
-            for &b in run {
-                let next = used + Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 };
-                if !next.fits(budget) {
-                    return (pos, used);
-                }
-                used = next;
-                pos += 1;
+            let (end, span) = Utf8::from_validated(run).fit_forward(0, run.len(), budget - used);
+            used = used + span;
+            pos += end;
+            if end < run.len() {
+                break;
             }
         }
         (pos, used)
@@ -553,20 +546,12 @@ impl Source for Gapped<'_> {
         let mut pos = to;
         let mut used = Span::ZERO;
         while pos > floor {
-            let run = self.run_back(pos.saturating_sub(256).max(floor), pos);
-            let next = used + count(run);
-            if next.fits(budget) {
-                used = next;
-                pos -= run.len();
-                continue;
-            }
-            for &b in run.iter().rev() {
-                let next = used + Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 };
-                if !next.fits(budget) {
-                    return (pos, used);
-                }
-                used = next;
-                pos -= 1;
+            let run = self.run_back(floor, pos);
+            let (start, span) = Utf8::from_validated(run).fit_backward(run.len(), 0, budget - used);
+            used = used + span;
+            pos -= run.len() - start;
+            if start > 0 {
+                break;
             }
         }
         (pos, used)

@@ -197,14 +197,9 @@ pub fn plan_with_snap<S: Source + ?Sized>(
     exact_measures: bool,
     snap: Snap,
 ) -> Result<Option<Plan>, TemplateError> {
-    if let Notice::Template(t) = notice {
-        check_template(t)?;
-    }
-    let total = src.totals();
-    let truncated_by = exceeded(&total, limits);
-    if truncated_by.is_empty() {
+    let Some((total, truncated_by)) = over_limits(src, limits, notice)? else {
         return Ok(None);
-    }
+    };
     let line_numbers = notice.uses_lines();
     // A non-empty text has at least one line; a source reporting none cannot count them.
     assert!(
@@ -257,14 +252,9 @@ pub fn plan_head_at<S: Source + ?Sized>(
     notice: &mut Notice<'_>,
     head_end: usize,
 ) -> Result<Option<Plan>, TemplateError> {
-    if let Notice::Template(t) = notice {
-        check_template(t)?;
-    }
-    let total = src.totals();
-    let truncated_by = exceeded(&total, limits);
-    if truncated_by.is_empty() {
+    let Some((total, truncated_by)) = over_limits(src, limits, notice)? else {
         return Ok(None);
-    }
+    };
     let planner =
         Planner { src, budget: limits.as_measure(), strategy: Strategy::Head, total, truncated_by, snap: false };
     let n = src.len();
@@ -277,6 +267,21 @@ pub fn plan_head_at<S: Source + ?Sized>(
         }
     }
     Ok(Some(planner.finish(cut, String::new())))
+}
+
+/// The totals of `src` and the limits they exceed, or `None` when within every limit (the
+/// text is returned as it is). A bad template fails first, whether or not anything is cut.
+fn over_limits<S: Source + ?Sized>(
+    src: &S,
+    limits: &Limits,
+    notice: &Notice<'_>,
+) -> Result<Option<(Measure, Dims)>, TemplateError> {
+    if let Notice::Template(t) = notice {
+        check_template(t)?;
+    }
+    let total = src.totals();
+    let truncated_by = exceeded(&total, limits);
+    Ok((!truncated_by.is_empty()).then_some((total, truncated_by)))
 }
 
 /// The limits `total` exceeds.

@@ -14,7 +14,10 @@ import fc from 'fast-check'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
-const { truncateText, readPartial, createOutputCapture } = require('../index.js')
+const { truncateText, readPartial } = require('../index.js')
+// The CLI's captures: a head shown early leaves room for the notice of an interruption.
+const { openCapture, SPILL_NOTICE } = require('../lib/capture.js')
+const createCliCapture = (options) => openCapture(options, SPILL_NOTICE, undefined, true)
 
 const CLI = path.join(repoRoot, 'bin', 'toolclamp.js')
 const GiB = 1024 ** 3
@@ -40,7 +43,8 @@ const TOTALS = /\{(omitted|total|tailStart|toLine|spillPath)/
  *   one that was not kept and it fits;
  * - `head`: the text of a capture with one byte and one char of the budgets kept back for a
  *   newline, ended with one. The head is printed before the end, so with a notice naming
- *   totals it is the capture's settled head (room for 16-digit totals: a few bytes less);
+ *   totals it is the capture's settled head (room for 16-digit totals and for the words an
+ *   interrupted notice adds: a few bytes less);
  *   with any other notice, truncateText's.
  */
 function expectedOutput(text, given) {
@@ -63,7 +67,7 @@ function expectedOutput(text, given) {
   }
   if (chars > 0 && chars < Infinity) less.maxChars = chars - 1
   if (options.notice !== undefined && !TOTALS.test(options.notice.replace(/\{\{/g, ''))) return endLine(truncateText(text, less).text)
-  const capture = createOutputCapture({ ...less, strategy: 'head' })
+  const capture = createCliCapture({ ...less, strategy: 'head' })
   capture.write(text)
   capture.settledHead()
   return endLine(capture.end().text)
@@ -337,6 +341,63 @@ test('bytes are kept as they came: invalid UTF-8 stays, unless --text', () => {
   assert.equal(text.status, 0)
   assert.ok(text.stdout.startsWith('head \uFFFD'), text.stdout)
   assert.equal(text.stdout, expectedOutput(input.toString('utf8'), { maxBytes: 100 }))
+})
+
+/**
+ * Starts the CLI with `args`, writes `input` to it and leaves its standard input open (an
+ * idle writer, as `tail -f` is), waits until it has read it all, sends `signal`, and
+ * resolves with what it printed and how it exited.
+ */
+async function interruptCli(args, input, signal) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] })
+  const out = []
+  let stderr = ''
+  child.stdout.on('data', (chunk) => out.push(chunk))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  child.stdin.on('error', () => {})
+  // More than a socket holds: once it drains, the CLI is in its read loop.
+  if (!child.stdin.write(input)) await once(child.stdin, 'drain')
+  child.kill(signal)
+  const [code, killedBy] = await once(child, 'exit')
+  child.stdin.destroy()
+  return { code, killedBy, stdout: Buffer.concat(out).toString('utf8'), stderr }
+}
+
+test('interrupted by SIGINT, SIGTERM or SIGHUP, a cut output still ends with its notice, counts so far', async () => {
+  const lines = Array.from({ length: 60_000 }, (_, i) => `line ${i} ${'x'.repeat(30)}\n`).join('')
+  const total = Buffer.byteLength(lines)
+  const cases = [
+    { args: [], signal: 'SIGINT', code: 130, notice: /\n\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated at the end so far \(input interrupted\) \.\.\.\]\n$/ },
+    { args: ['--tail', '-c', '4k'], signal: 'SIGTERM', code: 143, notice: /^\[\.\.\. [\d,]+ bytes truncated at the start so far \(input interrupted\) \.\.\.\]\n/ },
+    { args: ['--head-tail', '-n', '10'], signal: 'SIGHUP', code: 129, notice: /\n\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated in the middle so far \(input interrupted\) \.\.\.\]\n/ },
+    { args: ['-n', '3', '--notice', '[cut {omittedLines}]'], signal: 'SIGINT', code: 130, notice: /\n\[cut [\d,]+\] \(input interrupted; counts so far\)\n$/ },
+  ]
+  for (const { args, signal, code, notice } of cases) {
+    const result = await interruptCli(args, lines, signal)
+    const label = `${args.join(' ')} ${signal}`
+    assert.equal(result.code, code, label)
+    assert.equal(result.stderr, '', label)
+    assert.match(result.stdout, notice, label)
+    // Within the budgets, which count the notice's words too.
+    const bytes = Number((args.includes('-c') && 4096) || 51_200)
+    assert.ok(Buffer.byteLength(result.stdout) <= bytes, label)
+    const lineBudget = args.includes('-n') ? Number(args[args.indexOf('-n') + 1]) : 2000
+    assert.ok(result.stdout.split('\n').length - 1 <= lineBudget, label)
+    // The counts are of what was read, never more than was written.
+    const omitted = /([\d,]+) bytes/.exec(result.stdout)
+    if (omitted !== null) assert.ok(Number(omitted[1].replaceAll(',', '')) < total, label)
+  }
+  // Nothing cut: what came, as it came, and no notice.
+  const few = await interruptCli(['-n', '100000', '-c', '10M'], lines, 'SIGINT')
+  assert.equal(few.code, 130)
+  assert.ok(lines.startsWith(few.stdout) && few.stdout.length > 0)
+  // --json: the result of what came.
+  const json = await interruptCli(['--json', '-n', '3'], lines, 'SIGTERM')
+  assert.equal(json.code, 143)
+  const info = JSON.parse(json.stdout)
+  assert.equal(info.truncated, true)
+  assert.ok(info.totalBytes > 0 && info.totalBytes <= total)
+  assert.match(info.text, /so far \(input interrupted\)/)
 })
 
 test('exit codes: 1 for an input that cannot be read, 2 for usage errors', () => {

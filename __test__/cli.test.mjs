@@ -350,6 +350,48 @@ test('-n and -c are --max-lines and --max-bytes; --max-tokens is 3 bytes a token
   assert.equal(runCli([], progress).stdout, progress, 'off by default')
 })
 
+test('head and tail spellings: --lines=N, --bytes=N, -nN, -cN, -N, --head, --tail, --head-tail', () => {
+  const numbers = Array.from({ length: 100 }, (_, i) => `${i + 1}\n`).join('')
+  const lines5 = runCli(['--max-lines', '5'], numbers).stdout
+  for (const args of [['--lines=5'], ['--lines', '5'], ['-n5'], ['-5']]) assert.equal(runCli(args, numbers).stdout, lines5, args.join(' '))
+  const bytes20 = runCli(['--max-bytes', '20'], numbers).stdout
+  for (const args of [['--bytes=20'], ['--bytes', '20'], ['-c20']]) assert.equal(runCli(args, numbers).stdout, bytes20, args.join(' '))
+  for (const [flag, strategy] of [['--head', 'head'], ['--tail', 'tail'], ['--head-tail', 'head-tail']]) {
+    assert.equal(runCli([flag, '-n', '5'], numbers).stdout, runCli(['--strategy', strategy, '-n', '5'], numbers).stdout, flag)
+  }
+  assert.deepEqual(parseArgs(['-12', '--tail', '-c1k']).options, { maxLines: 12, maxBytes: 1024, strategy: 'tail' })
+  assert.deepEqual(parseArgs(['--head-tail', '--head-ratio', '0.2']).options.headRatio, 0.2)
+  assert.deepEqual(parseRunArgs(['-n20', '--head', 'ls']).options, { stdout: { maxLines: 20 }, stderr: { maxLines: 20 }, strategy: 'head' })
+  const refused = [
+    [['--head', '--tail'], 'toolclamp: --tail contradicts the strategy given before it (head)\n'],
+    [['--strategy', 'tail', '--head'], 'toolclamp: --head contradicts the strategy given before it (tail)\n'],
+    [['--tail=yes'], 'toolclamp: --tail does not take a value\n'],
+    [['-n', '+7'], 'toolclamp: -n expects a size like 2000, 50k or 1MiB, got "+7" (--offset 7 prints the input from line 7 on)\n'],
+    [['-n', '-3'], 'toolclamp: -n expects a size like 2000, 50k or 1MiB, got "-3" (toolclamp keeps at most a count, it cannot drop a count)\n'],
+    [['-cx'], 'toolclamp: -c expects a size like 2000, 50k or 1MiB, got "x"\n'],
+    [['--heda'], 'toolclamp: unknown option "--heda"; did you mean --head?\n'],
+  ]
+  for (const [args, stderr] of refused) {
+    const result = runCli(args, numbers)
+    assert.equal(result.stderr, stderr, args.join(' '))
+    assert.equal(result.status, 2, args.join(' '))
+  }
+})
+
+test('run with a shell line as one argument says to use sh -c, and runs nothing', () => {
+  const result = runCli(['run', 'echo hi | cat'])
+  assert.equal(result.status, 2)
+  assert.equal(result.stdout, '')
+  assert.equal(
+    result.stderr,
+    'toolclamp: run starts a program without a shell, and "echo hi | cat" is a shell line, not a program: toolclamp run -- sh -c \'echo hi | cat\'\n',
+  )
+  assert.equal(runCli(['run', "it's *"]).stderr.endsWith(`sh -c 'it'\\''s *'\n`), true)
+  // A plain name, or a path that exists, is run as a program.
+  assert.match(runCli(['run', '--', 'sh', '-c', 'echo hi | cat']).stdout, /^<stdout>\nhi\n<\/stdout>\n/)
+  assert.match(runCli(['run', 'no-such-program-x']).stdout, /error: command not found/)
+})
+
 test('the bad-size message names the flag and the value', () => {
   const result = runCli(['--max-bytes', '12q'])
   assert.equal(result.stderr, 'toolclamp: --max-bytes expects a size like 2000, 50k or 1MiB, got "12q"\n')

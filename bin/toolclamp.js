@@ -7,6 +7,7 @@
 // (invalid UTF-8 included) unless --text asks for decoded text.
 
 const fs = require('node:fs')
+const net = require('node:net')
 const path = require('node:path')
 
 const { parseSize } = require('../lib/size.js')
@@ -33,6 +34,7 @@ Budgets (any combination; at least one applies):
                          memory follows the byte and char budgets)
   --max-tokens <size>    maximum estimated tokens (3 UTF-8 bytes a token)
   -c <size>, -n <size>   --max-bytes and --max-lines, as head and tail spell them
+                         (also --bytes=<size>, --lines=<size>, -c20, -n5 and -5)
   With none of these, the default is --max-bytes 50KiB --max-lines 2000.
 
   A size is a whole number with an optional binary suffix, in any case:
@@ -43,6 +45,8 @@ Where text is kept:
   --strategy <name>      head (default): keep the start, drop the end
                          tail: keep the end, where errors and summaries are
                          head-tail: keep both ends, drop the middle
+  --head, --tail, --head-tail
+                         the same as --strategy head, tail or head-tail
   --head-ratio <r>       with head-tail: share of the budget given to the
                          start, from 0 to 1 (default 0.5)
   With head, the start is printed as soon as it is complete. When the notice
@@ -102,6 +106,11 @@ Flags also accept the --flag=value form. Invalid arguments exit with status 2,
 a file that cannot be read with status 1. (A file named "run" is read as
 ./run or after --.)
 
+Interrupted (SIGINT, SIGTERM, SIGHUP) or cut off by a read error, toolclamp
+stops reading and still prints the clamped output of what came, its notice
+marked "so far (input interrupted)"; it then exits with 128 + the signal's
+number (130 for Ctrl-C), or 1 after a read error.
+
 Examples:
   cargo test 2>&1 | toolclamp --strategy tail --max-lines 200
   toolclamp --max-bytes 4KiB --strategy head-tail --head-ratio 0.3 build.log
@@ -118,12 +127,19 @@ const SIZE_FLAGS = {
   '--max-tokens': 'maxTokens',
   '-c': 'maxBytes',
   '-n': 'maxLines',
+  // GNU head and tail's long spellings of -c and -n.
+  '--bytes': 'maxBytes',
+  '--lines': 'maxLines',
 }
+
+// --head, --tail and --head-tail: shorthands of --strategy, as a head/tail user would guess.
+const STRATEGY_FLAGS = { '--head': 'head', '--tail': 'tail', '--head-tail': 'head-tail' }
 
 // Every flag, for "did you mean".
 const COMMON_FLAGS = [
   ...Object.keys(SIZE_FLAGS),
   '--strategy',
+  ...Object.keys(STRATEGY_FLAGS),
   '--head-ratio',
   '--notice',
   '--spill-dir',
@@ -151,6 +167,8 @@ const CHUNK_BYTES = 1024 * 1024
 const FILE_CHUNK_BYTES = 64 * 1024
 // Paging hands readPartial the whole input: this much at most.
 const PAGE_INPUT_MAX = 256 * 1024 * 1024
+
+const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 const EXIT_USAGE = 2
 const EXIT_UNREADABLE = 1
@@ -200,6 +218,42 @@ function unknownOption(flag, flags) {
 }
 
 /**
+ * An argument as a flag and the value written into it: `--max-bytes=20` and `-c20` (as GNU
+ * head and tail take it) give the value, `-20` is `-n 20` (their old spelling of a line
+ * count), anything else has no value of its own.
+ */
+function splitFlag(arg) {
+  if (arg.startsWith('--')) {
+    const equalsAt = arg.indexOf('=')
+    return equalsAt === -1 ? { flag: arg, inlineValue: undefined } : { flag: arg.slice(0, equalsAt), inlineValue: arg.slice(equalsAt + 1) }
+  }
+  if (/^-\d/.test(arg)) return { flag: '-n', inlineValue: arg.slice(1) }
+  if (arg.length > 2 && (arg.startsWith('-n') || arg.startsWith('-c'))) return { flag: arg.slice(0, 2), inlineValue: arg.slice(2) }
+  return { flag: arg, inlineValue: undefined }
+}
+
+function readSize(flag, value) {
+  // GNU's "+N" (from line N on) and "-N" (all but the last N) are other jobs: say which flag does each.
+  if (/^[+-]\d/.test(value)) {
+    const hint = value[0] === '+' ? `--offset ${value.slice(1)} prints the input from line ${value.slice(1)} on` : 'toolclamp keeps at most a count, it cannot drop a count'
+    throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)} (${hint})`)
+  }
+  try {
+    return parseSize(value)
+  } catch {
+    throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)}`)
+  }
+}
+
+/** One strategy per call: `--head --tail` is a contradiction, not a last-one-wins. */
+function setStrategy(state, flag, value) {
+  if (state.strategy !== undefined && state.strategy !== value) {
+    throw new CliError(`${flag} contradicts the strategy given before it (${state.strategy})`)
+  }
+  state.strategy = value
+}
+
+/**
  * Reads the flags of `argv` into `state` until the first positional that `onPositional`
  * says ends the options (it returns true), or `--`. Returns the arguments left over.
  */
@@ -213,9 +267,7 @@ function readFlags(argv, flags, state, onPositional) {
       continue
     }
 
-    const equalsAt = arg.indexOf('=')
-    const flag = arg.startsWith('--') && equalsAt !== -1 ? arg.slice(0, equalsAt) : arg
-    const inlineValue = flag === arg ? undefined : arg.slice(equalsAt + 1)
+    const { flag, inlineValue } = splitFlag(arg)
 
     const takeValue = () => {
       if (inlineValue !== undefined) return inlineValue
@@ -241,18 +293,16 @@ function readFlags(argv, flags, state, onPositional) {
     if (!flags.includes(flag)) throw unknownOption(flag, flags)
 
     if (Object.hasOwn(SIZE_FLAGS, flag)) {
-      const value = takeValue()
-      try {
-        state.limits[SIZE_FLAGS[flag]] = parseSize(value)
-      } catch {
-        throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)}`)
-      }
+      state.limits[SIZE_FLAGS[flag]] = readSize(flag, takeValue())
+    } else if (Object.hasOwn(STRATEGY_FLAGS, flag)) {
+      refuseValue()
+      setStrategy(state, flag, STRATEGY_FLAGS[flag])
     } else if (flag === '--strategy') {
       const value = takeValue()
       if (!Object.hasOwn(STRATEGIES, value)) {
         throw new CliError(`--strategy expects head, tail or head-tail, got ${JSON.stringify(value)}`)
       }
-      state.strategy = value
+      setStrategy(state, flag, value)
     } else if (flag === '--head-ratio') {
       const value = takeValue()
       state.headRatio = parseHeadRatio(value)
@@ -341,6 +391,25 @@ function parseArgs(argv) {
   return { options, file, json: state.json, text: state.text, page: false }
 }
 
+// What a shell would read as more than a program's name.
+const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?~{}\[\]]/
+
+/**
+ * Whether `command` is a shell line given as one argument (`toolclamp run "make | cat"`)
+ * rather than a program: it has shell syntax and no program of that name exists.
+ */
+function looksLikeShellLine(command) {
+  if (!SHELL_SYNTAX.test(command)) return false
+  if (command.includes('/')) return !fs.existsSync(command)
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)
+  return !dirs.some((dir) => fs.existsSync(path.join(dir, command)))
+}
+
+/** `text` as one shell word. */
+function shellQuote(text) {
+  return `'${text.replaceAll("'", `'\\''`)}'`
+}
+
 /**
  * `toolclamp run` arguments (after `run`) into `{ command, args, options, json }`, or
  * `{ help: true }` / `{ version: true }`. `options` is ready for `runCommand`.
@@ -352,6 +421,12 @@ function parseRunArgs(argv) {
   if (state.version) return { version: true }
   if (rest.length === 0) throw new CliError('run expects a command: toolclamp run [options] -- <command> [args...]')
   if (rest[0] === '') throw new CliError('run expects a command, got ""')
+  if (rest.length === 1 && looksLikeShellLine(rest[0])) {
+    throw new CliError(
+      `run starts a program without a shell, and ${JSON.stringify(rest[0])} is a shell line, not a program: ` +
+        `toolclamp run -- sh -c ${shellQuote(rest[0])}`,
+    )
+  }
   if (state.headRatio !== undefined && state.strategy !== 'head-tail') {
     throw new CliError('--head-ratio only applies to --strategy head-tail')
   }
@@ -389,87 +464,127 @@ function unreadable(file, error) {
 }
 
 /**
- * The input as an async sequence of chunks. Each chunk is a view of one buffer that the next
- * read overwrites: whoever takes a chunk must be done with it (or copy it) before asking for
- * the next. One buffer for the whole input keeps memory flat; a stream allocating a new
- * Buffer a chunk would leave tens of MB to the garbage collector on a fast pipe. Standard
- * input left non-blocking by whoever started us (EAGAIN) is read as a stream instead.
+ * The input, chunk by chunk: `next()` gives `{ done, value }` or a promise of it, `chunks` the
+ * same as an async sequence. A chunk is valid until the next is asked for (a regular file's
+ * are views of one reused buffer).
+ *
+ * A regular file is read synchronously, 64 KiB at a time: no thread-pool round trip and no
+ * promise per chunk (a third of the time on a 1 GiB file), and a chunk that stays in the
+ * CPU's cache while the capture counts it. A pipe or a socket is read as a stream, from the
+ * event loop: a read blocked in the thread pool on an idle pipe would hold the process past
+ * its end until the writer wrote again (process.exit waits for it), so a stopped clamp could
+ * not exit while `tail -f` is quiet. Anything else (a device) is read in 1 MiB reads.
  */
 function openInput(file) {
   let fd = null
   let ownFd = false
   let closed = false
-  let fallback = null
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
-
-  const read = () =>
-    new Promise((resolve, reject) => {
-      fs.read(fd, buffer, 0, CHUNK_BYTES, null, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)))
-    })
+  let stream = null
 
   const close = () => {
     if (closed) return
     closed = true
-    if (fallback !== null) fallback.destroy()
-    if (ownFd && fd !== null) fs.close(fd, () => {})
+    if (stream !== null) stream.close()
+    else if (ownFd && fd !== null) fs.close(fd, () => {})
+  }
+
+  /** Opens the input: the kind of file it is, and the stream to read a pipe or socket from. */
+  const open = () => {
+    if (file === null) {
+      fd = 0
+    } else {
+      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+      ownFd = true
+    }
+    const stat = fs.fstatSync(fd)
+    if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' })
+    if (stat.isFile()) return 'file'
+    if (stat.isFIFO() || stat.isSocket()) {
+      stream = streamReader(fd)
+      return 'stream'
+    }
+    return 'device'
+  }
+
+  const fileBuffer = Buffer.allocUnsafe(FILE_CHUNK_BYTES)
+  const deviceBuffer = Buffer.allocUnsafe(CHUNK_BYTES)
+  let kind
+  const next = () => {
+    if (kind === undefined) kind = open()
+    if (kind === 'file') {
+      const bytesRead = fs.readSync(fd, fileBuffer, 0, FILE_CHUNK_BYTES, null)
+      return bytesRead === 0 ? { done: true, value: undefined } : { done: false, value: fileBuffer.subarray(0, bytesRead) }
+    }
+    if (kind === 'stream') return stream.next()
+    return new Promise((resolve, reject) => {
+      fs.read(fd, deviceBuffer, 0, CHUNK_BYTES, null, (error, bytesRead) => {
+        if (error) reject(error)
+        else resolve(bytesRead === 0 ? { done: true, value: undefined } : { done: false, value: deviceBuffer.subarray(0, bytesRead) })
+      })
+    })
   }
 
   async function* chunks() {
     try {
-      if (file === null) {
-        fd = 0
-      } else {
-        fd = await new Promise((resolve, reject) => fs.open(file, 'r', (error, opened) => (error ? reject(error) : resolve(opened))))
-        ownFd = true
-      }
       for (;;) {
-        let bytesRead
-        try {
-          bytesRead = await read()
-        } catch (error) {
-          if (error.code !== 'EAGAIN' || file !== null) throw error
-          fallback = process.stdin
-          break
-        }
-        if (bytesRead === 0) return
-        yield buffer.subarray(0, bytesRead)
+        let step = next()
+        if (step instanceof Promise) step = await step
+        if (step.done) return
+        yield step.value
       }
-      for await (const chunk of fallback) yield chunk
     } finally {
       close()
     }
   }
-  const stream = chunks()
-  // Its own small buffer: reads into the first 64 KiB of the 1 MiB one run a third slower.
-  const fileBuffer = Buffer.allocUnsafe(FILE_CHUNK_BYTES)
-  let regular
-  /**
-   * The next chunk as `{ done, value }`, or a promise of it. A regular file is read
-   * synchronously, 64 KiB at a time: no thread-pool round trip and no promise per chunk (a
-   * third of the time on a 1 GiB file), and a chunk that stays in the CPU's cache while the
-   * capture counts it.
-   */
-  const next = () => {
-    if (regular === undefined) {
-      regular = false
-      try {
-        if (file === null) {
-          regular = fs.fstatSync(0).isFile()
-          if (regular) fd = 0
-        } else if (fs.statSync(file).isFile()) {
-          fd = fs.openSync(file, 'r')
-          ownFd = true
-          regular = true
-        }
-      } catch {
-        // Left to the stream, which reports it.
-      }
-    }
-    if (!regular) return stream.next()
-    const bytesRead = fs.readSync(fd, fileBuffer, 0, FILE_CHUNK_BYTES, null)
-    return bytesRead === 0 ? { done: true, value: undefined } : { done: false, value: fileBuffer.subarray(0, bytesRead) }
+  return { chunks: chunks(), next, close }
+}
+
+/**
+ * A pipe or socket read from the event loop into one reused buffer (net.Socket's `onread`):
+ * `next()` as openInput's. The socket is paused while a chunk is out, so the next read waits
+ * until the reader asks for it; memory stays one buffer however fast the writer is.
+ */
+function streamReader(fd) {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+  // Steps not asked for yet: a chunk, then perhaps the end or an error.
+  const ready = []
+  let waiting = null
+  const deliver = (step) => {
+    if (waiting === null) return ready.push(step)
+    const { resolve, reject } = waiting
+    waiting = null
+    if (step instanceof Error) reject(step)
+    else resolve(step)
   }
-  return { chunks: stream, next, close }
+  const socket = new net.Socket({
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer,
+      callback(bytesRead) {
+        deliver({ done: false, value: buffer.subarray(0, bytesRead) })
+        // Paused until the chunk is used: the next read overwrites the buffer.
+        return false
+      },
+    },
+  })
+  socket.on('end', () => deliver({ done: true, value: undefined }))
+  socket.on('error', (error) => deliver(error))
+  return {
+    next() {
+      if (ready.length > 0) {
+        const step = ready.shift()
+        if (step instanceof Error) throw step
+        return step
+      }
+      socket.resume()
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject }
+      })
+    },
+    close: () => socket.destroy(),
+  }
 }
 
 /** Reads all of the input into one Buffer, refusing more than `max` bytes. */
@@ -596,7 +711,9 @@ function overBudget(totals, options) {
  * input does.
  */
 async function clamp(parsed) {
-  const { createOutputCapture } = require('../lib/capture.js')
+  const { openCapture, SPILL_NOTICE, END_INTERRUPTED } = require('../lib/capture.js')
+  // Ended early by a signal or a read error, its notice says so: room is kept for that.
+  const createOutputCapture = (o) => openCapture(o, SPILL_NOTICE, undefined, true)
   const { options, file, json } = parsed
   // JSON has no bytes to be faithful to, nor has normalised output: their text is decoded.
   const raw = !parsed.text && !json && options.normalize === undefined
@@ -613,17 +730,30 @@ async function clamp(parsed) {
   const stopEarly = head && spill === undefined && !noticeNeedsTotals(options.notice)
 
   const input = openInput(file)
+  const stop = interruption()
   let printed
   let stopped = false
   let lastByte = -1
+  // Why the input ended early: a signal's name, or the error reading it after some came.
+  let interrupted
+  let readError
   try {
-    for (;;) {
+    for (let chunks = 0; ; chunks++) {
       let step
       try {
         step = input.next()
-        if (step instanceof Promise) step = await step
+        // A regular file is read synchronously: let a signal in every 16 MiB or so.
+        if (!(step instanceof Promise) && chunks % 256 === 255) step = Promise.resolve(step)
+        if (step instanceof Promise) step = await Promise.race([step, stop.signalled])
       } catch (error) {
-        throw unreadable(file, error)
+        if (capture.totals.bytes === 0) throw unreadable(file, error)
+        readError = unreadable(file, error)
+        interrupted = 'read error'
+        break
+      }
+      if (step.signal !== undefined) {
+        interrupted = step.signal
+        break
       }
       if (step.done) break
       const chunk = step.value
@@ -644,15 +774,17 @@ async function clamp(parsed) {
       }
     }
   } finally {
+    stop.dispose()
     input.close()
   }
 
+  const end = (c) => (interrupted === undefined ? c.end() : c[END_INTERRUPTED]())
   if (json) {
-    await writeStdout(`${JSON.stringify(capture.end(), null, 2)}\n`)
-    return 0
+    await writeStdout(`${JSON.stringify(end(capture), null, 2)}\n`)
+    return finishInterrupted(interrupted, readError, 0)
   }
   const fits = whole === null ? undefined : whole.end()
-  const clamped = capture.end()
+  const clamped = end(capture)
   const result = fits !== undefined && !fits.truncated ? fits : clamped
   // The input fits, but not the budgets kept back for a newline: no spill of an uncut input.
   if (result !== clamped && clamped.spill?.path) fs.rmSync(clamped.spill.path, { force: true })
@@ -670,7 +802,34 @@ async function clamp(parsed) {
     // The output is right (its notice names no file); the file the user asked for is missing.
     reportError(`could not save the whole input in ${JSON.stringify(spill.dir)}: ${result.spill.error.message}`, 0)
   }
+  if (interrupted !== undefined) return { exitNow: finishInterrupted(interrupted, readError, 0) }
   return stopped ? { exitNow: 0 } : 0
+}
+
+/**
+ * Resolves `signalled` with `{ signal }` on the first SIGINT, SIGTERM or SIGHUP, so that the
+ * clamp stops reading and still ends its output with a notice (an upstream `tail -f` or a
+ * Ctrl-C must not leave the head shown without one). `dispose` restores the defaults.
+ */
+function interruption() {
+  let onSignal
+  const signalled = new Promise((resolve) => {
+    onSignal = (signal) => resolve({ signal })
+  })
+  for (const signal of INTERRUPT_SIGNALS) process.once(signal, onSignal)
+  return {
+    signalled,
+    dispose: () => {
+      for (const signal of INTERRUPT_SIGNALS) process.off(signal, onSignal)
+    },
+  }
+}
+
+/** The exit code after an interruption: a shell's 128 + the signal's number, 1 for a read error. */
+function finishInterrupted(interrupted, readError, code) {
+  if (interrupted === undefined) return code
+  if (readError !== undefined) return reportError(readError.message, readError.exitCode)
+  return 128 + (require('node:os').constants.signals[interrupted] ?? 0)
 }
 
 /** One page of the input, with readPartial. */
@@ -691,13 +850,12 @@ async function run(parsed) {
   // The command leads a process group of its own, so a Ctrl-C at the terminal reaches only
   // us: pass it on, and still print what the command said.
   const onSignal = (signal) => controller.abort(new Error(`toolclamp got ${signal}`))
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP']
-  for (const signal of signals) process.on(signal, onSignal)
+  for (const signal of INTERRUPT_SIGNALS) process.on(signal, onSignal)
   let result
   try {
     result = await runCommand(parsed.command, parsed.args, { ...parsed.options, signal: controller.signal })
   } finally {
-    for (const signal of signals) process.off(signal, onSignal)
+    for (const signal of INTERRUPT_SIGNALS) process.off(signal, onSignal)
   }
   if (parsed.json) {
     const { streams, ...rest } = result

@@ -35,6 +35,23 @@ const STRATEGIES = ['tail', 'head', 'headTail']
 const SPILL_NOTICE =
   '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 
+// A capture whose input was cut short (the CLI on Ctrl-C): its notice counts what came so
+// far, and says so. The default notice, as a template, with the words added (a capture's
+// strategy says where it cuts: the middle only with headTail).
+const INTERRUPTED_DEFAULT = '[... {omitted} truncated at the {where} so far (input interrupted) ...]'
+const INTERRUPTED_DEFAULT_MIDDLE = '[... {omitted} truncated in the middle so far (input interrupted) ...]'
+const INTERRUPTED = ' (input interrupted; counts so far)'
+/** The method that ends a capture as interrupted: an internal one, for the CLI. */
+const END_INTERRUPTED = Symbol('toolclamp.endInterrupted')
+
+/** A notice as it reads when the input was interrupted: its counts are of what came. */
+function interruptedNotice(notice, strategy) {
+  if (notice === undefined) return strategy === 'headTail' ? INTERRUPTED_DEFAULT_MIDDLE : INTERRUPTED_DEFAULT
+  if (typeof notice === 'function') return (facts) => `${notice(facts)}${INTERRUPTED}`
+  // A caller who asked for no notice gets none.
+  return notice === '' ? notice : `${notice}${INTERRUPTED}`
+}
+
 /**
  * The limits of a capture. None given: the library's defaults (51,200 bytes, 2,000 lines).
  * Memory is bounded by the byte and char limits, so when neither is set (only `maxLines`),
@@ -134,8 +151,10 @@ function createOutputCapture(options = {}) {
 /**
  * createOutputCapture with the default notices of a spill: `namedDefault` names the file,
  * `unnamedDefault` serves when it could not be written (runCommand's name the stream).
+ * An `interruptible` capture may be ended with [END_INTERRUPTED]: a head it settles leaves
+ * room for that notice.
  */
-function openCapture(options, namedDefault, unnamedDefault) {
+function openCapture(options, namedDefault, unnamedDefault, interruptible = false) {
   const opts = readOptionsObject(options, CAPTURE_OPTIONS)
   const { strategy, headRatio, notice, snap, spill, normalize, raw } = opts
   const limits = readCaptureLimits(opts)
@@ -156,7 +175,11 @@ function openCapture(options, namedDefault, unnamedDefault) {
   const notices =
     stream === undefined ? undefined : spills.spillNotices(notice, stream.file, namedDefault, unnamedDefault)
   // The notice to plan with: the one naming the file while the file is being written.
-  const noticeNow = () => (notices === undefined ? checked : stream.failed ? notices.unnamed : notices.named)
+  let interrupted = false
+  const noticeNow = () => {
+    const now = notices === undefined ? checked : stream.failed ? notices.unnamed : notices.named
+    return interrupted ? interruptedNotice(now, name) : now
+  }
 
   let totals = { chars: 0, bytes: 0, lines: 0 }
   let ended
@@ -211,14 +234,21 @@ function openCapture(options, namedDefault, unnamedDefault) {
     },
     settledHead() {
       if (name !== 'head' || ended !== undefined) return undefined
-      const head = native.captureSettleHead(handle, noticeNow(), lineSnap)
+      // Room for the notice of an interruption, which the head shown now must leave.
+      const head = native.captureSettleHead(handle, interruptible ? interruptedNotice(noticeNow(), name) : noticeNow(), lineSnap)
       return head === null ? undefined : head
     },
     get totals() {
       return { ...totals }
     },
   }
+  Object.defineProperty(capture, END_INTERRUPTED, {
+    value() {
+      if (ended === undefined) interrupted = true
+      return capture.end()
+    },
+  })
   return capture
 }
 
-module.exports = { createOutputCapture, openCapture, readCaptureLimits }
+module.exports = { createOutputCapture, openCapture, readCaptureLimits, END_INTERRUPTED, SPILL_NOTICE }

@@ -195,7 +195,9 @@ export interface OutputCaptureOptions extends Limits {
   }
   /**
    * Keep bytes as they came: invalid UTF-8 is not replaced with U+FFFD, and results' `text` is a
-   * `Buffer`. For byte-faithful output of input that may not be text; cannot be combined with
+   * `Buffer`. Chars and lines are still counted as `buf.toString()` reads the bytes (each maximal
+   * invalid subpart one char), so `maxChars` holds for the decoded output; bytes are the raw
+   * bytes. For byte-faithful output of input that may not be text; cannot be combined with
    * `normalize`. @default false
    */
   raw?: boolean
@@ -232,7 +234,8 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
   /**
    * Totals of the output so far (decoded and normalised), exact. With `normalize`, a line counts
    * once it ends (until then it may still be redrawn); `snapshot()` shows it as it stands. With
-   * `raw`, a byte of invalid UTF-8 counts as the chars its bit pattern says (0 to 2).
+   * `raw`, bytes are the raw bytes and chars those of `buf.toString()` (each maximal invalid
+   * subpart one U+FFFD).
    */
   readonly totals: TextMeasure
 }

@@ -23,7 +23,7 @@ use crate::measure::{lines_of, Measure, Span};
 use crate::plan::{Limits, Strategy, UNLIMITED};
 use crate::source::Source;
 use crate::terminal::{Normalize, TerminalNormalizer};
-use crate::utf8::{char_weight, count, Utf8, Utf8Stream, REPLACEMENT};
+use crate::utf8::{char_weight, count, raw_unit, Utf8, Utf8Stream, REPLACEMENT};
 
 const NL: u8 = b'\n';
 const CR: u8 = b'\r';
@@ -65,9 +65,11 @@ pub struct CaptureOptions {
     pub strategy: Strategy,
     /// Normalise terminal output before counting (see [`crate::terminal`]).
     pub normalize: Option<Normalize>,
-    /// Keep bytes as they came: invalid UTF-8 is counted as the bytes are (a stray byte
-    /// weighs what its bit pattern says), never replaced. For byte-faithful output of
-    /// input that is not text; for valid UTF-8 it is the same as decoding.
+    /// Keep bytes as they came, invalid UTF-8 included, never replaced: chars and lines are
+    /// counted as `buf.toString()` reads the bytes (each maximal invalid subpart one char),
+    /// so a char budget holds for what a reader decodes and cuts fall between the units it
+    /// reads. Bytes are the raw bytes. For byte-faithful output of input that is not text;
+    /// for valid UTF-8 it is the same as decoding.
     pub raw: bool,
 }
 
@@ -85,17 +87,24 @@ struct Store {
     last: Option<u8>,
     /// A copy of what was accepted, while the caller asks for one.
     echo: Option<Vec<u8>>,
+    /// Bytes kept as they came (see [`CaptureOptions::raw`]).
+    raw: bool,
 }
 
 impl Store {
+    /// Valid UTF-8.
     fn accept(&mut self, bytes: &[u8]) {
+        self.accept_counted(bytes, count(bytes));
+    }
+
+    /// Bytes whose decoded text weighs `span` (of which only chars and newlines are read).
+    fn accept_counted(&mut self, bytes: &[u8], span: Span) {
         if bytes.is_empty() {
             return;
         }
         if let Some(echo) = &mut self.echo {
             echo.extend_from_slice(bytes);
         }
-        let span = count(bytes);
         self.chars += span.chars;
         self.newlines += span.newlines;
         self.len += bytes.len();
@@ -126,6 +135,7 @@ impl Store {
             newlines: self.newlines,
             last: self.last,
             totals_known,
+            raw: self.raw,
         }
     }
 }
@@ -173,6 +183,7 @@ impl Capture {
                 newlines: 0,
                 last: None,
                 echo: None,
+                raw: options.raw,
             },
             decoder: Utf8Stream::default(),
             pending_high: None,
@@ -293,7 +304,9 @@ impl Capture {
         let mut copy = Capture {
             options: self.options,
             store: Store { echo: None, ..self.store.clone() },
-            decoder: Utf8Stream::default(),
+            // Raw bytes of a cut sequence are kept, so the snapshot counts them as the end
+            // of the input would; decoded text keeps none of them.
+            decoder: if self.options.raw { self.decoder.clone() } else { Utf8Stream::default() },
             pending_high: None,
             normalizer: None,
             scratch: String::new(),
@@ -350,6 +363,13 @@ impl Capture {
     }
 
     fn flush_decoder(&mut self) {
+        if self.options.raw && self.normalizer.is_none() {
+            // Its bytes are in the store already: only the U+FFFD they read as is counted.
+            let mut chars = 0;
+            self.decoder.finish(&mut |b: &[u8]| chars += count(b).chars);
+            self.store.chars += chars;
+            return;
+        }
         let mut decoder = std::mem::take(&mut self.decoder);
         let mut bytes = Vec::new();
         decoder.finish(&mut |b: &[u8]| bytes.extend_from_slice(b));
@@ -366,7 +386,11 @@ impl Capture {
             return self.text_in(bytes);
         }
         if self.options.raw {
-            return self.store.accept(bytes);
+            // Kept as they came, counted as `buf.toString()` reads them: each maximal
+            // invalid subpart is one char.
+            let mut span = Span::ZERO;
+            self.decoder.push(bytes, &mut |decoded: &[u8]| span = span + count(decoded));
+            return self.store.accept_counted(bytes, span);
         }
         let mut decoder = std::mem::take(&mut self.decoder);
         let store = &mut self.store;
@@ -407,6 +431,8 @@ pub struct Gapped<'a> {
     last: Option<u8>,
     /// False while more may come: [`Source::totals`] then reports [`UNKNOWN_TOTAL`].
     totals_known: bool,
+    /// Raw bytes, weighed as `buf.toString()` reads them (see [`Gapped::raw_unit_at`]).
+    raw: bool,
 }
 
 impl Gapped<'_> {
@@ -467,6 +493,9 @@ impl Gapped<'_> {
 
     /// Counts over `from..to` from the buffers alone (no gap inside).
     fn counted(&self, from: usize, to: usize) -> Span {
+        if self.raw {
+            return self.raw_counted(from, to);
+        }
         let mut pos = from;
         let mut span = Span::ZERO;
         while pos < to {
@@ -479,6 +508,130 @@ impl Gapped<'_> {
 
     fn whole(&self) -> Span {
         Span { chars: self.chars, bytes: self.len as u64, newlines: self.newlines }
+    }
+}
+
+/// Raw bytes (a raw capture) are weighed as `buf.toString()` reads them: a unit is a char
+/// or one maximal invalid subpart (one U+FFFD), and its UTF-16 length sits on its first
+/// byte. Where a unit starts depends on at most the three bytes before (no unit is longer
+/// than four bytes, and a byte that cannot continue one starts afresh), so each question is
+/// answered from the bytes around it. Valid UTF-8 that starts on a unit boundary weighs
+/// what [`count`] says, which keeps long valid runs as fast as in a decoded capture.
+impl Gapped<'_> {
+    /// The unit that starts at `i`, read from the kept bytes from there on (up to four).
+    fn raw_unit_at(&self, i: usize) -> (usize, u64) {
+        let mut window = [0u8; 4];
+        let mut n = 0;
+        while n < 4 && i + n < self.len {
+            match self.byte(i + n) {
+                Some(b) => window[n] = b,
+                None => break,
+            }
+            n += 1;
+        }
+        raw_unit(&window[..n])
+    }
+
+    /// Whether a unit starts at `i`: reading units from three bytes before lands on it.
+    fn raw_boundary(&self, i: usize) -> bool {
+        if i == 0 || i >= self.len {
+            return true;
+        }
+        // Nothing before the tail buffer is kept: its first bytes start units, as far as
+        // anything here can tell (no plan cuts there; see CAPTURE_MARGIN).
+        let floor = if !self.known() && i >= self.tail_at { self.tail_at } else { 0 };
+        let mut j = i.saturating_sub(3).max(floor);
+        while j < i {
+            j += self.raw_unit_at(j).0;
+        }
+        j == i
+    }
+
+    fn raw_unit_span(&self, i: usize) -> Span {
+        let b = self.at(i);
+        let chars = if self.raw_boundary(i) { self.raw_unit_at(i).1 } else { 0 };
+        Span { chars, bytes: 1, newlines: (b == NL) as u64 }
+    }
+
+    /// The end of the valid UTF-8 that starts at `pos` (a unit boundary) in `run`, which
+    /// starts at `pos`: counts over `pos..` that end reach are [`count`]'s.
+    fn raw_valid_prefix(run: &[u8]) -> usize {
+        match simdutf8::basic::from_utf8(run) {
+            Ok(_) => run.len(),
+            Err(_) => std::str::from_utf8(run).map_or_else(|e| e.valid_up_to(), |_| run.len()),
+        }
+    }
+
+    fn raw_counted(&self, from: usize, to: usize) -> Span {
+        let mut span = Span::ZERO;
+        let mut pos = from;
+        while pos < to {
+            let run = self.run(pos, to);
+            let valid = if self.raw_boundary(pos) { Self::raw_valid_prefix(run) } else { 0 };
+            if valid > 0 {
+                span = span + count(&run[..valid]);
+                pos += valid;
+            } else {
+                span = span + self.raw_unit_span(pos);
+                pos += 1;
+            }
+        }
+        span
+    }
+
+    fn raw_fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        let mut pos = from;
+        let mut used = Span::ZERO;
+        while pos < limit {
+            let run = self.run(pos, limit);
+            let valid = if self.raw_boundary(pos) { Self::raw_valid_prefix(run) } else { 0 };
+            if valid > 0 {
+                let (end, span) = Utf8::from_validated(&run[..valid]).fit_forward(0, valid, budget - used);
+                used = used + span;
+                pos += end;
+                if end < valid {
+                    break;
+                }
+                continue;
+            }
+            let next = used + self.raw_unit_span(pos);
+            if !next.fits(budget) {
+                break;
+            }
+            used = next;
+            pos += 1;
+        }
+        (pos, used)
+    }
+
+    fn raw_fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        const BLOCK: usize = 256;
+        let mut pos = to;
+        let mut used = Span::ZERO;
+        while pos > floor {
+            // A block of whole units of valid UTF-8 that fits is taken at once.
+            let run = self.run_back(pos.saturating_sub(BLOCK).max(floor), pos);
+            let mut start = pos - run.len();
+            while start < pos && !self.raw_boundary(start) {
+                start += 1;
+            }
+            let block = &run[start + run.len() - pos..];
+            if !block.is_empty() && simdutf8::basic::from_utf8(block).is_ok() {
+                let next = used + count(block);
+                if next.fits(budget) {
+                    used = next;
+                    pos = start;
+                    continue;
+                }
+            }
+            let next = used + self.raw_unit_span(pos - 1);
+            if !next.fits(budget) {
+                break;
+            }
+            used = next;
+            pos -= 1;
+        }
+        (pos, used)
     }
 }
 
@@ -519,6 +672,9 @@ impl Source for Gapped<'_> {
     }
 
     fn unit_span(&self, i: usize) -> Span {
+        if self.raw {
+            return self.raw_unit_span(i);
+        }
         let b = self.at(i);
         Span { chars: char_weight(b), bytes: 1, newlines: (b == NL) as u64 }
     }
@@ -527,6 +683,9 @@ impl Source for Gapped<'_> {
     // budget: counts add up byte by byte, so the stop is the one a search of the whole finds.
     fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
         let limit = limit.min(from.saturating_add(usize::try_from(budget.bytes).unwrap_or(usize::MAX)));
+        if self.raw {
+            return self.raw_fit_forward(from, limit, budget);
+        }
         let mut pos = from;
         let mut used = Span::ZERO;
         while pos < limit {
@@ -543,6 +702,9 @@ impl Source for Gapped<'_> {
 
     fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
         let floor = floor.max(to.saturating_sub(usize::try_from(budget.bytes).unwrap_or(usize::MAX)));
+        if self.raw {
+            return self.raw_fit_backward(to, floor, budget);
+        }
         let mut pos = to;
         let mut used = Span::ZERO;
         while pos > floor {
@@ -599,7 +761,8 @@ impl Source for Gapped<'_> {
             return true;
         }
         let b = self.at(i);
-        (b as i8) >= -64 && !(self.at(i - 1) == CR && b == NL)
+        let starts_unit = if self.raw { self.raw_boundary(i) } else { (b as i8) >= -64 };
+        starts_unit && !(self.at(i - 1) == CR && b == NL)
     }
 
     fn is_newline(&self, i: usize) -> bool {

@@ -154,6 +154,20 @@ impl Utf8Stream {
     }
 }
 
+/// The unit `buf.toString()` reads at the start of `window` (raw bytes, on a unit
+/// boundary): a char, or one maximal invalid subpart, read as one U+FFFD. Its length in
+/// bytes and its UTF-16 length. A window that ends inside a sequence is read as the end of
+/// the input would be: the sequence so far is one subpart. `window` is not empty.
+pub(crate) fn raw_unit(window: &[u8]) -> (usize, u64) {
+    let valid = match std::str::from_utf8(window) {
+        Ok(text) => text,
+        Err(e) if e.valid_up_to() > 0 => std::str::from_utf8(&window[..e.valid_up_to()]).unwrap_or_default(),
+        Err(e) => return (e.error_len().unwrap_or(window.len()), 1),
+    };
+    let c = valid.chars().next().unwrap_or('\u{FFFD}');
+    (c.len_utf8(), c.len_utf16() as u64)
+}
+
 /// UTF-16 units of the char a byte starts: 0 for a continuation byte (`10xxxxxx`), 2 for
 /// the first byte of a 4-byte char, else 1. Only valid UTF-8 is ever weighed, where every
 /// byte from 0xF0 starts a 4-byte char.

@@ -195,6 +195,42 @@ proptest! {
         check(&input, &split(input.len(), &cuts), limits, strategy, &kind, snap, normalize)?;
     }
 
+    /// Raw bytes are kept as they came and weighed as they decode: under char and line
+    /// limits (bytes differ: an invalid subpart is 1 to 3 bytes raw, 3 as U+FFFD), the raw
+    /// plan keeps the bytes that decode to the string plan's text, with its counts.
+    #[test]
+    fn raw_bytes_plan_like_the_decoded_string(
+        input in text(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+        max_chars in 0u64..400, max_lines in prop_oneof![Just(UNLIMITED), 0u64..40],
+        strategy in strategy(), erratic: bool,
+    ) {
+        let limits = Limits { max_chars, max_bytes: UNLIMITED, max_lines };
+        let kind = if erratic { Kind::Erratic } else { Kind::Template("[cut {omittedChars} chars, {omittedLines} lines of {totalChars}]") };
+        let mut cap = Capture::new(CaptureOptions { limits, strategy, normalize: None, raw: true }).unwrap();
+        let mut from = 0;
+        for to in split(input.len(), &cuts) {
+            cap.write_bytes(&input[from..to]);
+            from = to;
+        }
+        cap.finish();
+        let whole = decode_lossy(&input).into_owned().into_bytes();
+        let (expected, text) = string_plan(&whole, &limits, strategy, &kind, Snap::None);
+        let got = run(&cap.source(), &limits, strategy, &kind, Snap::None);
+        match (&got, &expected) {
+            (None, None) => prop_assert_eq!(captured(&cap, &got), input.clone()),
+            (Some(g), Some(e)) => {
+                prop_assert_eq!(&g.glue, &e.glue);
+                prop_assert_eq!((g.total.chars, g.total.lines, g.output.chars, g.output.lines), (e.total.chars, e.total.lines, e.output.chars, e.output.lines));
+                prop_assert_eq!((g.omitted.chars, g.omitted.lines), (e.omitted.chars, e.omitted.lines));
+            }
+            _ => prop_assert!(false, "one plan cuts, the other does not: {got:?} vs {expected:?}"),
+        }
+        let kept = captured(&cap, &got);
+        prop_assert_eq!(decode_lossy(&kept).into_owned().into_bytes(), text);
+        prop_assert_eq!(cap.totals().chars, Utf8::from_validated(&whole).totals().chars);
+        prop_assert_eq!(cap.totals().bytes, input.len() as u64);
+    }
+
     /// Strings arrive as UTF-16 chunks that may split a surrogate pair; lone surrogates
     /// become U+FFFD.
     #[test]

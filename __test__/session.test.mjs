@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
+import { constants } from 'node:buffer'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
@@ -19,6 +20,7 @@ import { deepFreeze } from './helpers.mjs'
 const require = createRequire(import.meta.url)
 const SESSION_MODULE = fileURLToPath(new URL('../lib/session.js', import.meta.url))
 const { guardSessionManager, repairSessionFile } = require(SESSION_MODULE)
+const { MAX_STRING_LENGTH } = constants
 
 // ---- Helpers
 
@@ -441,16 +443,15 @@ fs[process.env.CRASH_AT] = function (...args) {
       const entries = parseSessionEntries(fs.readFileSync(file, 'utf8'))
       assert.equal(entries.length, 8)
       assert.equal(textOf(entries[3].message.content), BIG_TEXT)
-      const temps = () => fs.readdirSync(sessionDir).filter((name) => name.endsWith('.tmp'))
-      assert.equal(temps().length, step === 'fsyncSync' ? 0 : 1, 'the new file was written whole, beside')
-      // The lock of the killed run stays, and says so; once removed, a repair completes and
-      // removes the killed run's temporary file.
-      assert.throws(() => repairSessionFile(file, LIMITS), { code: 'TOOLCLAMP_SESSION_LOCKED' })
-      fs.unlinkSync(`${file}.lock`)
+      const leftovers = () => fs.readdirSync(sessionDir).filter((name) => /\.(tmp|journal|lock)$/.test(name))
+      assert.equal(leftovers().length, 3, 'the killed run left its lock, new file and journal')
+      // Its lock names a dead process: the next repair takes it over, removes what the killed
+      // run left, and completes.
       const report = repairSessionFile(file, LIMITS)
       assert.equal(report.changed, true)
       assert.ok(fs.readFileSync(report.backupPath).equals(bytes))
-      assert.deepEqual(temps(), [])
+      assert.deepEqual(leftovers(), [])
+      assert.equal(listing(`${file}.toolclamp-spill`).length, 1, "the killed run's spill file is removed")
     }
   })
 
@@ -734,6 +735,15 @@ fs[process.env.CRASH_AT] = function (...args) {
       [[file, { spill: { dir: dir, name: 'x' } }], TypeError, 'unknown option "name"; expected one of dir'],
       [[file, { spill: { Dir: dir } }], TypeError, 'unknown option "Dir"; did you mean "dir"?'],
       [[file, { notice: 42 }], TypeError, 'notice must be a string or a function, got 42'],
+      [[file, { maxLineBytes: '1' }], TypeError, 'maxLineBytes must be a number, got "1"'],
+      [[file, { maxLineBytes: 0 }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got 0`],
+      [[file, { maxLineBytes: 1.5 }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got 1.5`],
+      [
+        [file, { maxLineBytes: Infinity }],
+        RangeError,
+        `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got Infinity`,
+      ],
+      [[file, { maxLinebytes: 1 }], TypeError, 'unknown option "maxLinebytes"; did you mean "maxLineBytes"?'],
     ]
     for (const [args, type, message] of cases) {
       assert.throws(
@@ -749,7 +759,7 @@ fs[process.env.CRASH_AT] = function (...args) {
     assert.throws(() => repairSessionFile(file, { responseFormat: 'content' }), {
       name: 'TypeError',
       message:
-        /^unknown option "responseFormat"; expected one of maxChars, maxBytes, maxLines, .*strategy, headRatio, notice, spill, snap, backup$/,
+        /^unknown option "responseFormat"; expected one of maxChars, maxBytes, maxLines, .*strategy, headRatio, notice, spill, snap, backup, maxLineBytes$/,
     })
     // A template with an unknown placeholder fails even where nothing would be cut.
     assert.throws(() => repairSessionFile(file, { notice: 'cut {bogus}' }), {

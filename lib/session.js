@@ -535,8 +535,9 @@ function syncFile(file) {
  * (never the whole file), each as `{ index, offset, data, line }`: `line` ({ start, end },
  * without its "\n" or "\r\n", which stays outside and so is kept when a line is replaced)
  * is a range of `data`, whose first byte is at `offset` in the file. `data` holds until the
- * next line is asked for (it may be the read buffer). A line over `maxLineBytes` is not kept
- * whole: it comes with `data` undefined, its `length` and its first HEAD_BYTES in `head`.
+ * next line is asked for (it may be the read buffer). A line longer than `maxLineBytes` (its
+ * ending aside) is not kept whole: it comes with `data` undefined, its `length` (its ending
+ * aside) and its first HEAD_BYTES in `head`.
  * The last line may have no ending. A file shorter than `size` has changed: an error.
  */
 function* readLines(fd, size, maxLineBytes, file) {
@@ -548,7 +549,8 @@ function* readLines(fd, size, maxLineBytes, file) {
   let start = 0 // where it starts in the file
   let index = 0
   const take = (piece) => {
-    if (head === undefined && length + piece.length > maxLineBytes) {
+    // One byte past the bound is kept: it may be the "\r" of the line's ending.
+    if (head === undefined && length + piece.length > maxLineBytes + 1) {
       head = Buffer.concat([...pieces, piece], Math.min(HEAD_BYTES, length + piece.length))
       pieces = []
     } else if (head === undefined) {
@@ -558,11 +560,14 @@ function* readLines(fd, size, maxLineBytes, file) {
     if (piece.length > 0) last = piece[piece.length - 1]
   }
   const finish = (ended) => {
-    const cr = ended && length > 0 && last === 0x0d ? 1 : 0
-    const line =
-      head === undefined
-        ? { index, offset: start, data: Buffer.concat(pieces, length), line: { start: 0, end: length - cr } }
-        : { index, offset: start, data: undefined, length, head }
+    const bytes = length - (ended && length > 0 && last === 0x0d ? 1 : 0)
+    let line
+    if (head === undefined && bytes <= maxLineBytes) {
+      line = { index, offset: start, data: Buffer.concat(pieces, length), line: { start: 0, end: bytes } }
+    } else {
+      const first = head ?? Buffer.concat(pieces).subarray(0, HEAD_BYTES)
+      line = { index, offset: start, data: undefined, length: bytes, head: first }
+    }
     index++
     pieces = []
     length = 0
@@ -577,9 +582,9 @@ function* readLines(fd, size, maxLineBytes, file) {
       const found = chunk.indexOf(0x0a, from)
       const ended = found !== -1 && found < n
       const end = ended ? found : n
-      if (ended && length === 0 && end - from <= maxLineBytes) {
+      const cr = ended && end > from && chunk[end - 1] === 0x0d ? 1 : 0
+      if (ended && length === 0 && end - cr - from <= maxLineBytes) {
         // The whole line is in this chunk (the common case): given where it lies.
-        const cr = end > from && chunk[end - 1] === 0x0d ? 1 : 0
         yield { index: index++, offset: at, data: chunk, line: { start: from, end: end - cr } }
       } else {
         take(chunk.subarray(from, end))

@@ -180,7 +180,7 @@ function writeSession(dir, entries = [HEADER, USER, BIG, SMALL, CUSTOM]) {
 /** A session with many results over the limits, so a repair of it takes a while. */
 function writeLongSession(dir) {
   const entries = [HEADER]
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < 8; i++) {
     entries.push(messageEntry(`r${i}`, null, toolResult(`call-${i}`, 'bash', numbered(3000, `run ${i} step`))))
     entries.push(messageEntry(`u${i}`, null, { role: 'user', content: `go on ${i}`, timestamp: i }))
   }
@@ -188,6 +188,7 @@ function writeLongSession(dir) {
 }
 
 const SPILL_PATH = /full output saved to (\S+) \(dropped/
+const BACKUP_NAME = /^session\.jsonl\.\d{8}T\d{6}Z-[0-9a-f]{8}\.toolclamp-backup$/
 
 /** The lines of `bytes`, split on "\n" (a "\r" stays in its line). */
 const rawLines = (bytes) => bytes.toString('latin1').split('\n')
@@ -221,7 +222,7 @@ function assertIntact(dir, file, bytes, limits = LIMITS) {
   const backups = []
   for (const name of fs.readdirSync(dir)) {
     if (name === 'session.jsonl' || name === 'session.jsonl.toolclamp-spill') continue
-    assert.match(name, /^session\.jsonl\.\d{8}T\d{6}Z-[0-9a-f]{8}\.toolclamp-backup$/, 'no lock, claim, temporary file or journal')
+    assert.match(name, BACKUP_NAME, 'no lock, claim, temporary file or journal')
     assert.ok(fs.readFileSync(path.join(dir, name)).equals(bytes), 'a backup is the original')
     backups.push(name)
   }
@@ -304,22 +305,27 @@ describe('a killed repair', () => {
     const dir = tempDir(t)
     // The first run is killed as it links its backup: its lock, journal, whole new file and
     // spill file are left. The second is killed at each call until it has finished those.
-    const killFirst = async (at) => {
-      const session = writeSession(at)
-      assert.equal((await runChild(session.file, LIMITS, { CRASH_ON: '.toolclamp-backup' })).signal, 'SIGKILL')
-      const left = fs.readdirSync(at).filter((name) => /\.(lock|tmp|journal)$/.test(name))
-      assert.equal(left.length, 3, `${left}`)
-      assert.equal(fs.readdirSync(`${session.file}.toolclamp-spill`).length, 1)
-      return session
+    const first = subdir(dir, 'first')
+    const { file: killed, bytes } = writeSession(first)
+    assert.equal((await runChild(killed, LIMITS, { CRASH_ON: '.toolclamp-backup' })).signal, 'SIGKILL')
+    const left = fs.readdirSync(first).filter((name) => /\.(lock|tmp|journal)$/.test(name))
+    assert.equal(left.length, 3, `${left}`)
+    assert.equal(fs.readdirSync(`${killed}.toolclamp-spill`).length, 1)
+    // Each run gets a copy of what the first left (the paths in its journal made its own).
+    const copy = (name) => {
+      const at = path.join(dir, name)
+      fs.cpSync(first, at, { recursive: true })
+      const journal = path.join(at, fs.readdirSync(at).find((file) => file.endsWith('.journal')))
+      fs.writeFileSync(journal, fs.readFileSync(journal, 'utf8').replaceAll(first, at))
+      return { at, file: path.join(at, 'session.jsonl') }
     }
-    const { opened: calls } = await runChild((await killFirst(subdir(dir, 'probe'))).file, LIMITS)
+    const { opened: calls } = await runChild(copy('probe').file, LIMITS)
     assert.ok(calls > 10, `${calls} calls`)
     const runs = await inPool(range(1, calls), 3, async (n) => {
-      const at = subdir(dir, String(n))
-      const session = await killFirst(at)
-      return { n, at, ...session, killed: await runChild(session.file, LIMITS, { CRASH_AT: String(n) }) }
+      const { at, file } = copy(String(n))
+      return { n, at, file, killed: await runChild(file, LIMITS, { CRASH_AT: String(n) }) }
     })
-    for (const { n, at, file, bytes, killed } of runs) {
+    for (const { n, at, file, killed } of runs) {
       assert.equal(killed.signal, 'SIGKILL', `call ${n}`)
       assert.ok(fs.readFileSync(file).equals(bytes), `call ${n}: the original is untouched`)
       assert.equal(repairSessionFile(file, LIMITS).changed, true, `call ${n}`)
@@ -621,7 +627,8 @@ function writeLargeSession(file, size, maxLineBytes) {
   line(HEADER)
   let results = 0
   for (let block = 0; written < size - 2 * maxLineBytes; block++) {
-    line(messageEntry(`u${block}`, null, { role: 'user', content: `step ${block}`, timestamp: block }), block === 3 ? '\r\n' : '\n')
+    const user = messageEntry(`u${block}`, null, { role: 'user', content: `step ${block}`, timestamp: block })
+    line(user, block === 3 ? '\r\n' : '\n')
     line(messageEntry(`s${block}`, null, toolResult(`small-${block}`, 'read', `file ${block}\n`.repeat(40))))
     line({ ...custom, id: `c${block}` })
     if (block % 8 === 0) results += line(messageEntry(`b${block}`, null, toolResult(`big-${block}`, 'bash', big))) && 1
@@ -660,13 +667,15 @@ function* fileLines(file) {
 }
 
 describe('a large session', () => {
-  test('a 256 MiB session is repaired a chunk at a time: its peak memory is a fraction of its size', (t) => {
+  test('a 200 MiB session is repaired a chunk at a time: its peak memory is a fraction of its size', (t) => {
     const dir = tempDir(t)
     const file = path.join(dir, 'session.jsonl')
     const maxLineBytes = 8 * MiB
-    const { size, long, results } = writeLargeSession(file, 256 * MiB, maxLineBytes)
+    const { size, long, results } = writeLargeSession(file, 200 * MiB, maxLineBytes)
     // A heap of 96 MiB could not hold the file as one string, nor its lines as entries.
-    const code = `const report = require(${JSON.stringify(SESSION_MODULE)}).repairSessionFile(${JSON.stringify(file)}, { maxBytes: 4096, maxLineBytes: ${maxLineBytes} })
+    const options = JSON.stringify({ maxBytes: 4096, maxLineBytes })
+    const code = `const { repairSessionFile } = require(${JSON.stringify(SESSION_MODULE)})
+const report = repairSessionFile(${JSON.stringify(file)}, ${options})
 process.stdout.write(JSON.stringify({ report, peakKiB: process.resourceUsage().maxRSS }))`
     const child = spawnSync(process.execPath, ['--max-old-space-size=96', '-e', code], { encoding: 'utf8' })
     assert.equal(child.status, 0, child.stderr)

@@ -769,6 +769,14 @@ export interface RepairOptions extends Omit<SessionLimits, 'spill'> {
   }
   /** Keep the original file as `<file>.<UTC time>-<8 hex>.toolclamp-backup` (0600). @default true */
   backup?: boolean
+  /**
+   * The longest line (in bytes, its ending aside) that is read whole: the file is read and written
+   * a chunk at a time, so memory peaks at about five times the longest line read. A longer line is
+   * copied as it is, unread, and listed in `skipped` when it names a tool result in its first 64 KiB.
+   * An integer from 1 to `buffer.constants.MAX_STRING_LENGTH`.
+   * @default 67108864 (64 MiB)
+   */
+  maxLineBytes?: number
 }
 
 export interface RepairReport {
@@ -785,7 +793,10 @@ export interface RepairReport {
     bytesAfter: number
     spillPath: string
   }[]
-  /** Tool results over the limits left as they were, and why (content not of text and media blocks, invalid UTF-8). */
+  /**
+   * Tool results over the limits left as they were, and why: content not of text and media blocks,
+   * invalid UTF-8, or a line over `maxLineBytes` (not read, so `toolCallId` and `toolName` are null).
+   */
   skipped: { line: number; toolCallId: string | null; toolName: string | null; reason: string }[]
 }
 
@@ -793,12 +804,17 @@ export interface RepairReport {
  * Rewrites a pi JSONL session file so that no tool result exceeds `limits`. Every other line stays
  * byte for byte (a torn last line too); each cut original is saved to a spill file first; the
  * rewrite is atomic (temporary file, fsync, rename, directory fsync) and keeps a backup; a second
- * run changes nothing. Concurrent writers: the repair takes `<file>.lock` (refusing with
- * `code: 'TOOLCLAMP_SESSION_LOCKED'` when it exists) and aborts with `'TOOLCLAMP_SESSION_CHANGED'`
- * when the file changed while it ran (pi appends without a lock); `'TOOLCLAMP_SPILL_FAILED'` when an
- * original could not be saved. In all three cases the file is left as it was, but for one race: a
- * write that lands between the last check and the rename is kept in the backup, which the
- * `'TOOLCLAMP_SESSION_CHANGED'` error then names.
+ * run changes nothing. The file is read and written a chunk at a time (see `maxLineBytes`).
+ * Concurrent writers: the repair takes `<file>.lock`, which names its owner (pid, host, start time);
+ * a lock whose owner is dead (on this host: no such process, a zombie, or its pid reused since) is
+ * taken over, one that cannot be told dead (alive, on another host, of an older version, a
+ * directory) is refused with `code: 'TOOLCLAMP_SESSION_LOCKED'`. It aborts with
+ * `'TOOLCLAMP_SESSION_CHANGED'` when the file changed while it ran (pi appends without a lock);
+ * `'TOOLCLAMP_SPILL_FAILED'` when an original could not be saved. In all three cases the file is
+ * left as it was, but for one race: a write that lands between the last check and the rename is
+ * kept in the backup, which the `'TOOLCLAMP_SESSION_CHANGED'` error then names. A repair killed
+ * midway leaves the original (or, past its rename, the repaired file); the next repair of the file
+ * removes what it left: its spill files, backup and temporary files unless it had replaced the file.
  */
 export declare function repairSessionFile(path: string, options?: RepairOptions): RepairReport
 

@@ -8,6 +8,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
+import fc from 'fast-check'
+import { constants } from 'node:buffer'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
@@ -19,6 +21,8 @@ import { deepFreeze } from './helpers.mjs'
 const require = createRequire(import.meta.url)
 const SESSION_MODULE = fileURLToPath(new URL('../lib/session.js', import.meta.url))
 const { guardSessionManager, repairSessionFile } = require(SESSION_MODULE)
+const { MAX_STRING_LENGTH } = constants
+const RUNS = Number(process.env.FC_RUNS ?? 1000)
 
 // ---- Helpers
 
@@ -167,6 +171,100 @@ const standardSession = (dir) =>
 
 /** Lists a directory, sorted, without the files named. */
 const listing = (dir) => fs.readdirSync(dir).sort()
+
+/** A session file laid out byte by byte: entries (or raw lines) and padding to an offset. */
+class Layout {
+  parts = []
+  size = 0
+  ends = []
+  add(part, ending = '\n') {
+    const bytes = Buffer.from(`${typeof part === 'string' ? part : JSON.stringify(part)}${ending}`)
+    this.parts.push(bytes)
+    this.size += bytes.length
+    this.ends.push(this.size - 1)
+  }
+  /** A custom entry whose line ends (its ending included) at `offset`. */
+  padTo(offset, ending) {
+    const empty = JSON.stringify({ type: 'custom', data: '' }).length + ending.length
+    const pad = offset - this.size - empty
+    assert.ok(pad >= 0, `${this.size} is past ${offset}`)
+    this.add({ type: 'custom', data: 'p'.repeat(pad) }, ending)
+    assert.equal(this.size, offset)
+  }
+  /** The multiples of `chunk` where a line ends or its ending is split. */
+  edges(chunk) {
+    return this.ends.filter((end) => end % chunk === 0 || (end + 1) % chunk === 0 || (end - 1) % chunk === 0)
+  }
+  bytes() {
+    return Buffer.concat(this.parts)
+  }
+}
+
+/**
+ * What a repair must do to each line of `bytes`, as a reading of the whole file says: keep
+ * it, clamp it (a tool result over `limits`), or report it (longer than `maxLineBytes`, its
+ * ending aside, and naming a tool result in its first 64 KiB).
+ */
+function expectedRepair(bytes, limits, maxLineBytes = 64 * 1024 * 1024) {
+  const lines = rawLines(bytes)
+  return lines.map((line, i) => {
+    const body = i < lines.length - 1 && line.at(-1) === 0x0d ? line.subarray(0, -1) : line
+    if (body.length > maxLineBytes) {
+      return body.subarray(0, 64 * 1024).includes('"toolResult"') ? { report: body.length } : 'keep'
+    }
+    let entry
+    try {
+      entry = JSON.parse(body.toString('utf8'))
+    } catch {
+      return 'keep'
+    }
+    if (entry?.type !== 'message' || entry.message?.role !== 'toolResult') return 'keep'
+    const size = measure(textOf(entry.message.content))
+    return size.bytes <= limits.maxBytes && size.lines <= (limits.maxLines ?? 2000) ? 'keep' : 'clamp'
+  })
+}
+
+/**
+ * Repairs `file` (unless `before` is given: then it was, from those bytes) and checks each
+ * line against expectedRepair: kept byte for byte, clamped (the same entry with content
+ * that fits, its ending kept, its original in its spill file) or reported.
+ */
+function assertRepairedAsWhole(file, limits, maxLineBytes, before) {
+  const bytes = before ?? fs.readFileSync(file)
+  const report = before === undefined ? repairSessionFile(file, { ...limits, maxLineBytes }) : undefined
+  const expected = expectedRepair(bytes, limits, maxLineBytes)
+  const was = rawLines(bytes)
+  const now = rawLines(fs.readFileSync(file))
+  assert.equal(now.length, was.length)
+  const clamped = expected.flatMap((what, i) => (what === 'clamp' ? [i + 1] : []))
+  if (report !== undefined) {
+    assert.deepEqual(report.results.map((result) => result.line), clamped)
+    const reported = expected.flatMap((what, i) => (what.report === undefined ? [] : [[i + 1, what.report]]))
+    assert.deepEqual(
+      report.skipped.map((skip) => [skip.line, skip.reason]),
+      reported.map(([line, length]) => [
+        line,
+        `its line is ${length} bytes, over maxLineBytes (${maxLineBytes}), so it was not read`,
+      ]),
+    )
+  }
+  for (let i = 0; i < was.length; i++) {
+    if (expected[i] !== 'clamp') {
+      assert.ok(now[i].equals(was[i]), `line ${i + 1} kept`)
+      continue
+    }
+    assert.equal(now[i].at(-1) === 0x0d, was[i].at(-1) === 0x0d, `line ${i + 1} keeps its ending`)
+    const entry = JSON.parse(now[i].toString('utf8'))
+    const original = JSON.parse(was[i].toString('utf8'))
+    assertFits(textOf(entry.message.content), limits)
+    const withoutContent = (e) => ({ ...e, message: { ...e.message, content: null } })
+    assert.deepEqual(withoutContent(entry), withoutContent(original))
+    if (report !== undefined) {
+      const { spillPath } = report.results.find((result) => result.line === i + 1)
+      assert.equal(fs.readFileSync(spillPath, 'utf8'), textOf(original.message.content))
+    }
+  }
+}
 
 // ---- repairSessionFile
 
@@ -441,16 +539,15 @@ fs[process.env.CRASH_AT] = function (...args) {
       const entries = parseSessionEntries(fs.readFileSync(file, 'utf8'))
       assert.equal(entries.length, 8)
       assert.equal(textOf(entries[3].message.content), BIG_TEXT)
-      const temps = () => fs.readdirSync(sessionDir).filter((name) => name.endsWith('.tmp'))
-      assert.equal(temps().length, step === 'fsyncSync' ? 0 : 1, 'the new file was written whole, beside')
-      // The lock of the killed run stays, and says so; once removed, a repair completes and
-      // removes the killed run's temporary file.
-      assert.throws(() => repairSessionFile(file, LIMITS), { code: 'TOOLCLAMP_SESSION_LOCKED' })
-      fs.unlinkSync(`${file}.lock`)
+      const leftovers = () => fs.readdirSync(sessionDir).filter((name) => /\.(tmp|journal|lock)$/.test(name))
+      assert.equal(leftovers().length, 3, 'the killed run left its lock, new file and journal')
+      // Its lock names a dead process: the next repair takes it over, removes what the killed
+      // run left, and completes.
       const report = repairSessionFile(file, LIMITS)
       assert.equal(report.changed, true)
       assert.ok(fs.readFileSync(report.backupPath).equals(bytes))
-      assert.deepEqual(temps(), [])
+      assert.deepEqual(leftovers(), [])
+      assert.equal(listing(`${file}.toolclamp-spill`).length, 1, "the killed run's spill file is removed")
     }
   })
 
@@ -710,6 +807,100 @@ fs[process.env.CRASH_AT] = function (...args) {
     assert.ok(text.includes(`all in ${report.results[0].spillPath}]`))
   })
 
+  test('a session is read in chunks: lines across them, "\\r\\n" split between them, ends at their edges', (t) => {
+    const dir = tempDir(t)
+    // The repair reads 1 MiB at a time: lines are laid across and along those edges.
+    const M = 1024 * 1024
+    const result = (id, text) => messageEntry(id, null, toolResult(`call-${id}`, 'bash', [{ type: 'text', text }]))
+    const layout = new Layout()
+    layout.add(HEADER)
+    layout.add(result('r1', BIG_TEXT))
+    layout.padTo(M + 1, '\r\n') // its "\r" is the first chunk's last byte, its "\n" the next one's first
+    layout.add(result('r2', BIG_TEXT), '\r\n')
+    layout.padTo(2 * M, '\n') // ends with the second chunk
+    layout.add(result('r3', numbered(90_000, 'step')), '\r\n') // starts a chunk, and spans two more
+    layout.padTo(4 * M + 1, '\n') // its "\n" is a chunk's first byte
+    layout.add('', '\n')
+    layout.add(result('r4', BIG_TEXT), '\n')
+    layout.add('{"type":"message","message":{"role":"toolResult","content":"torn\r', '')
+    const file = path.join(dir, 'session.jsonl')
+    fs.writeFileSync(file, layout.bytes())
+    assert.ok(layout.edges(M).length >= 4, 'lines meet four chunk edges')
+    assertRepairedAsWhole(file, LIMITS)
+  })
+
+  test('a line longer than maxLineBytes is copied as it is, and reported when it holds a tool result', (t) => {
+    const dir = tempDir(t)
+    const result = JSON.stringify(BIG).length
+    const small = JSON.stringify(SMALL).length
+    const M = 1024 * 1024
+    // The tool result within one read chunk, or across the edge of two.
+    const layouts = {
+      within: (layout) => layout.add(HEADER),
+      across: (layout) => layout.padTo(M - 1000, '\n'),
+    }
+    for (const [where, lead] of Object.entries(layouts)) {
+      for (const maxLineBytes of [result, result - 1, JSON.stringify(CUSTOM).length - 1, 1]) {
+        const layout = new Layout()
+        lead(layout)
+        // The "\r" of "\r\n" is no part of the line.
+        layout.add(BIG, '\r\n')
+        layout.add(CUSTOM)
+        layout.add(SMALL)
+        const file = path.join(dir, `${where}-${maxLineBytes}.jsonl`)
+        const bytes = layout.bytes()
+        fs.writeFileSync(file, bytes)
+        const report = repairSessionFile(file, { ...LIMITS, maxLineBytes, backup: false })
+        const over = maxLineBytes < result
+        assert.equal(report.changed, !over, `${where} ${maxLineBytes}`)
+        // Over the bound, a tool result is reported (SMALL too: its line is not read, so
+        // whether it is over the limits is not known); other entries are not.
+        const skipped = (line, length) => ({
+          line,
+          toolCallId: null,
+          toolName: null,
+          reason: `its line is ${length} bytes, over maxLineBytes (${maxLineBytes}), so it was not read`,
+        })
+        assert.deepEqual(report.skipped, [
+          ...(over ? [skipped(2, result)] : []),
+          ...(small > maxLineBytes ? [skipped(4, small)] : []),
+        ])
+        if (over) assert.ok(fs.readFileSync(file).equals(bytes))
+        else assertRepairedAsWhole(file, LIMITS, maxLineBytes, bytes)
+      }
+    }
+  })
+
+  test('property: each line is kept, clamped or reported as a reading of the whole file says', async (t) => {
+    const limits = { maxBytes: 200, maxLines: 8 }
+    const text = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.array(fc.constantFrom('line\n', 'ünïcødé ', '😀', '"quoted"\\', '\r\n'), { maxLength: 200 }).map((parts) => parts.join('')),
+    )
+    const line = fc.oneof(
+      text.map((t) => messageEntry('r', null, toolResult('c', 'bash', [{ type: 'text', text: t }]))),
+      text.map((t) => ({ type: 'custom', data: t })),
+      fc.constantFrom('', 'not json', '{"type":"message"', '{"role":"toolResult"}'),
+    )
+    const session = fc.record({
+      lines: fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { maxLength: 12 }),
+      tail: fc.constantFrom('', '{"type":"message","message":{"role":"toolResult"', 'torn\r'),
+      maxLineBytes: fc.option(fc.integer({ min: 1, max: 3000 }), { nil: undefined }),
+    })
+    const dir = tempDir(t)
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(session, async ({ lines, tail, maxLineBytes }) => {
+        const at = path.join(dir, String(run++))
+        fs.mkdirSync(at)
+        const { file } = writeSession(at, [...lines, [tail, '']])
+        assertRepairedAsWhole(file, limits, maxLineBytes)
+        fs.rmSync(at, { recursive: true })
+      }),
+      { numRuns: Math.max(20, Math.round(RUNS / 100)) },
+    )
+  })
+
   test('invalid arguments throw before anything is touched, with exact messages', (t) => {
     const dir = tempDir(t)
     const { file, bytes } = standardSession(dir)
@@ -734,6 +925,15 @@ fs[process.env.CRASH_AT] = function (...args) {
       [[file, { spill: { dir: dir, name: 'x' } }], TypeError, 'unknown option "name"; expected one of dir'],
       [[file, { spill: { Dir: dir } }], TypeError, 'unknown option "Dir"; did you mean "dir"?'],
       [[file, { notice: 42 }], TypeError, 'notice must be a string or a function, got 42'],
+      [[file, { maxLineBytes: '1' }], TypeError, 'maxLineBytes must be a number, got "1"'],
+      [[file, { maxLineBytes: 0 }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got 0`],
+      [[file, { maxLineBytes: 1.5 }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got 1.5`],
+      [
+        [file, { maxLineBytes: Infinity }],
+        RangeError,
+        `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got Infinity`,
+      ],
+      [[file, { maxLinebytes: 1 }], TypeError, 'unknown option "maxLinebytes"; did you mean "maxLineBytes"?'],
     ]
     for (const [args, type, message] of cases) {
       assert.throws(
@@ -749,7 +949,7 @@ fs[process.env.CRASH_AT] = function (...args) {
     assert.throws(() => repairSessionFile(file, { responseFormat: 'content' }), {
       name: 'TypeError',
       message:
-        /^unknown option "responseFormat"; expected one of maxChars, maxBytes, maxLines, .*strategy, headRatio, notice, spill, snap, backup$/,
+        /^unknown option "responseFormat"; expected one of maxChars, maxBytes, maxLines, .*strategy, headRatio, notice, spill, snap, backup, maxLineBytes$/,
     })
     // A template with an unknown placeholder fails even where nothing would be cut.
     assert.throws(() => repairSessionFile(file, { notice: 'cut {bogus}' }), {

@@ -3,31 +3,40 @@
 // pi-coding-agent sessions. A session is a JSONL file: a header line, then one entry a
 // line, appended by SessionManager with appendFileSync(JSON.stringify(entry) + '\n').
 //
-// guardSessionManager clamps each tool result message before the manager persists it.
+// guardSessionManager clamps each tool result message before the manager persists it. It
+// takes no lock: pi appends to a session file without one, and a repair notices an append.
 //
 // repairSessionFile rewrites a session file so no tool result in it exceeds the limits:
+//   - the file is read and the new one written a chunk at a time, never whole: memory is
+//     bounded by the longest line read whole (maxLineBytes; a longer line is copied as
+//     it is, and reported when it seems to hold a tool result);
 //   - the text each cut result held is saved whole to a spill file (0600), fsynced, before
-//     anything is rewritten; if a spill cannot be written, nothing is rewritten;
+//     the file is replaced; if a spill cannot be written, nothing is replaced;
 //   - only the lines of clamped results are re-serialized; every other line (the header,
 //     other entries, malformed lines, a torn last line) is copied byte for byte, with its
 //     line ending;
 //   - the new file is written to a temporary file beside it (0600, exclusive), fsynced,
 //     renamed over the original, and the directory fsynced: a crash leaves the original or
 //     the repaired file, never a mix;
-//   - `<file>.lock` (created exclusively) keeps two repairs apart. pi's SessionManager takes
-//     no lock on session files (proper-lockfile guards only its settings and auth files), so
-//     the file's identity, size and mtime are compared with what was read just before the
-//     rename: a change aborts the repair. The original is hard-linked to the backup name
-//     before the rename, so a write landing between that check and the rename is kept in
-//     the backup, and reported;
+//   - `<file>.lock` keeps two repairs apart; one whose owner is dead is taken over (see
+//     "The lock"), and what a killed repair left is finished by the next (see "A repair's
+//     files"). pi's SessionManager takes no lock on session files (proper-lockfile guards
+//     only its settings and auth files), so the file's identity, size and mtime are compared
+//     with what was read just before the rename: a change aborts the repair. The original
+//     is hard-linked to the backup name before the rename, so a write landing between that
+//     check and the rename is kept in the backup, and reported;
 //   - a second run finds nothing to clamp and writes nothing.
 //
 // fs is called through the module object (fs.renameSync, ...) so tests can fail a step.
 
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { randomBytes } = require('node:crypto')
-const { isUtf8 } = require('node:buffer')
+const {
+  isUtf8,
+  constants: { MAX_STRING_LENGTH },
+} = require('node:buffer')
 
 const { hardTruncateToolPayload, PAYLOAD_OPTIONS } = require('./payload.js')
 const spills = require('./spill.js')
@@ -37,12 +46,19 @@ const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('./o
 // The payload limits that apply to a tool result message (its content is a block list, so
 // responseFormat does not apply).
 const LIMIT_OPTIONS = PAYLOAD_OPTIONS.filter((key) => key !== 'responseFormat')
-const REPAIR_OPTIONS = [...LIMIT_OPTIONS, 'backup']
+const REPAIR_OPTIONS = [...LIMIT_OPTIONS, 'backup', 'maxLineBytes']
 const GUARD_SPILL_KEYS = ['dir', 'name', 'onSpill']
 const REPAIR_SPILL_KEYS = ['dir']
 const DEFAULT_SPILL_NAME = 'tool-result'
 const SPILL_DIR_SUFFIX = '.toolclamp-spill'
 const BACKUP_SUFFIX = '.toolclamp-backup'
+// A repair reads and writes a session a chunk at a time. A line is read whole (its JSON
+// parsed, its text cut and spilled, which takes about five times its size) unless it is
+// longer than maxLineBytes: then it is copied as it is, a chunk at a time.
+const CHUNK = 1024 * 1024
+const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+// Of a line longer than that, the start searched for a tool result to report.
+const HEAD_BYTES = 64 * 1024
 
 /** The name spill files of a tool's results get: the tool name, when it is one. */
 function spillName(toolName) {
@@ -247,32 +263,219 @@ function stamp() {
   return iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
 }
 
-/** Takes `<file>.lock`, or throws saying who holds it. */
-function takeLock(file) {
-  const lock = `${file}.lock`
-  let fd
+// ---- The lock
+//
+// `<file>.lock` keeps two repairs of a file apart. It holds one JSON line naming its owner,
+//   { id, pid, host, boot, pidns, start, since }
+// and is complete when it gets its name: written as `<file>.lock.<id>.new`, then hard-linked
+// to the lock's name, which fails where that name exists. `id` (8 hex) names the repair's
+// own files too. On Linux `boot` (the boot id), `pidns` (the pid namespace) and `start` (the
+// process's start time, from /proc/<pid>/stat) make the pid checkable: the owner is dead when
+// the machine booted since, when no process has its pid, when that process is a zombie, or
+// when it started at another time (its pid was reused). Elsewhere only the pid is asked
+// (process.kill(pid, 0)). A lock of another host or pid namespace, a bare pid (an older
+// lock), a directory (proper-lockfile) or anything unreadable is never judged dead: the
+// repair refuses, naming the holder.
+//
+// A dead owner's lock is taken over under a claim, `<file>.lock.<its id>.claim`, made the
+// same way: of all who find the same dead lock, one alone gets the claim. The claimer reads
+// the lock again (the same id? no one else may remove it now) and removes it, then links its
+// own like anyone, where the exclusive link decides. A claim whose claimer died is taken
+// over the same way (a claim is a lock on the claim's name), to a bounded depth. Claims and
+// `.new` files left by killed takers are removed by the next owner of the lock: once the lock
+// is someone's, a claim on any other id is on a lock that is gone.
+
+const LOCK_ID = /^[0-9a-f]{8}$/
+const MAX_CLAIM_DEPTH = 3
+const LOCK_ATTEMPTS = 8
+// Errors of a file system that has no hard links (some network and FAT volumes).
+const NO_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']
+
+/** A file's text, or null when it cannot be read (no /proc, a directory, gone). */
+function readText(file) {
   try {
-    fd = fs.openSync(lock, 'wx', 0o600)
-  } catch (error) {
-    if (error.code !== 'EEXIST') throw error
-    let holder = ''
+    return fs.readFileSync(file, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+let place
+/** Where this process runs: its host name and, on Linux, the boot id and pid namespace. */
+function here() {
+  if (place === undefined) {
+    let pidns = null
     try {
-      const pid = fs.readFileSync(lock, 'utf8').trim()
-      if (/^\d+$/.test(pid)) holder = ` (pid ${pid})`
+      pidns = fs.readlinkSync('/proc/self/ns/pid')
     } catch {
-      // A lock directory (proper-lockfile), or gone meanwhile: no pid to name.
+      // Not Linux: the pid alone is checked.
     }
+    place = { host: os.hostname(), boot: readText('/proc/sys/kernel/random/boot_id')?.trim() ?? null, pidns }
+  }
+  return place
+}
+
+/** The state and start time (clock ticks after boot) of process `pid`; null without /proc. */
+function processStat(pid) {
+  const stat = readText(`/proc/${pid}/stat`)
+  if (stat === null) return null
+  // The command name may hold spaces and parentheses: the fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { state: fields[0], start: fields[19] ?? null }
+}
+
+function ownerRecord(id) {
+  const { host, boot, pidns } = here()
+  const start = processStat(process.pid)?.start ?? null
+  return { id, pid: process.pid, host, boot, pidns, start, since: new Date().toISOString() }
+}
+
+const nullOrString = (value) => value === null || typeof value === 'string'
+
+/**
+ * The owner a lock's text names: a record, `{ pid }` alone for a bare pid (an older lock),
+ * or `{}` when it names none that can be read.
+ */
+function parseOwner(text) {
+  if (/^\d+\n?$/.test(text)) return { pid: text.trim() }
+  let owner
+  try {
+    owner = JSON.parse(text)
+  } catch {
+    return {}
+  }
+  const valid =
+    isPlainObject(owner) &&
+    typeof owner.id === 'string' &&
+    LOCK_ID.test(owner.id) &&
+    Number.isSafeInteger(owner.pid) &&
+    owner.pid > 0 &&
+    typeof owner.host === 'string' &&
+    typeof owner.since === 'string' &&
+    [owner.boot, owner.pidns, owner.start].every(nullOrString)
+  return valid ? owner : {}
+}
+
+/** The owner of the lock (or claim) `name`; undefined when there is none by that name. */
+function readOwner(name) {
+  let text
+  try {
+    text = fs.readFileSync(name, 'utf8')
+  } catch (error) {
+    return error.code === 'ENOENT' ? undefined : {}
+  }
+  return parseOwner(text)
+}
+
+/** Whether a lock's owner is certainly dead (see above); false when that cannot be told. */
+function ownerDead(owner) {
+  if (owner.id === undefined) return false
+  const { host, boot, pidns } = here()
+  if (owner.host !== host) return false
+  if (owner.boot !== null && boot !== null && owner.boot !== boot) return true
+  if (owner.pidns !== pidns) return false
+  try {
+    process.kill(owner.pid, 0)
+  } catch (error) {
+    // EPERM: a process of another user has the pid, alive.
+    if (error.code === 'ESRCH') return true
+  }
+  const stat = processStat(owner.pid)
+  if (stat === null) return false
+  return stat.state === 'Z' || stat.state === 'X' || (owner.start !== null && stat.start !== owner.start)
+}
+
+function holderText(owner) {
+  if (owner.pid === undefined) return ''
+  if (owner.id === undefined) return ` (pid ${owner.pid})`
+  return ` (pid ${owner.pid} on ${owner.host} since ${owner.since})`
+}
+
+/**
+ * This repair's owner record as a complete file, `<lock>.<id>.new`, from which locks and
+ * claims are linked (or, without hard links, written exclusively).
+ */
+function makeIdentity(lock, id) {
+  const bytes = Buffer.from(`${JSON.stringify(ownerRecord(id))}\n`)
+  const identity = { path: `${lock}.${id}.new`, bytes, linked: true }
+  fs.writeFileSync(identity.path, identity.bytes, { flag: 'wx', mode: 0o600 })
+  return identity
+}
+
+/** Gives `identity` the name `name`; false when the name exists. */
+function linkExclusive(identity, name, retried = false) {
+  try {
+    if (identity.linked) {
+      fs.linkSync(identity.path, name)
+    } else {
+      const fd = fs.openSync(name, 'wx', 0o600)
+      try {
+        writeAll(fd, identity.bytes)
+      } finally {
+        fs.closeSync(fd)
+      }
+    }
+    return true
+  } catch (error) {
+    if (error.code === 'EEXIST') return false
+    if (identity.linked && NO_LINKS.includes(error.code)) {
+      identity.linked = false
+      return linkExclusive(identity, name, retried)
+    }
+    // The lock's next owner removed our `.new` (we had lost already): made again, once.
+    if (error.code === 'ENOENT' && !retried && !fs.existsSync(identity.path)) {
+      fs.writeFileSync(identity.path, identity.bytes, { flag: 'wx', mode: 0o600 })
+      return linkExclusive(identity, name, true)
+    }
+    throw error
+  }
+}
+
+/**
+ * Takes the name `name` (the lock, or a claim on a lock) for `identity`, from a dead owner
+ * if need be. Returns null when taken, else the owner holding it (or a claim on it).
+ */
+function acquire(lock, name, identity, depth) {
+  for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+    if (linkExclusive(identity, name)) return null
+    const owner = readOwner(name)
+    if (owner === undefined) continue // released meanwhile
+    if (depth >= MAX_CLAIM_DEPTH || !ownerDead(owner)) return owner
+    const claim = `${lock}.${owner.id}.claim`
+    const claimant = acquire(lock, claim, identity, depth + 1)
+    if (claimant !== null) return claimant
+    try {
+      // Only the claim's holder removes the lock it claims: if it is still that one, it goes.
+      if (readOwner(name)?.id === owner.id) fs.unlinkSync(name)
+    } finally {
+      removeQuietly(claim)
+    }
+  }
+  return readOwner(name) ?? {}
+}
+
+/** Takes `<file>.lock` for the repair `id`, or throws saying who holds it. */
+function takeLock(file, id) {
+  const lock = `${file}.lock`
+  const identity = makeIdentity(lock, id)
+  let holder
+  try {
+    holder = acquire(lock, lock, identity, 0)
+  } finally {
+    removeQuietly(identity.path)
+  }
+  if (holder !== null) {
     throw sessionError(
-      `${lock} exists: another process holds the lock on ${file}${holder}; if no repair is running, remove ${lock} and try again`,
+      `${lock} exists: another process holds the lock on ${file}${holderText(holder)}; if no repair is running, remove ${lock} and try again`,
       'TOOLCLAMP_SESSION_LOCKED',
     )
   }
-  try {
-    fs.writeSync(fd, `${process.pid}\n`)
-  } finally {
-    fs.closeSync(fd)
-  }
   return lock
+}
+
+/** Removes the lock if it is still this repair's. */
+function releaseLock(lock, id) {
+  if (readOwner(lock)?.id === id) removeQuietly(lock)
 }
 
 /** Removes `file` if it is there; a failure is not worth hiding the error being thrown. */
@@ -282,19 +485,6 @@ function removeQuietly(file) {
   } catch {
     // Already gone, or not ours to worry about now.
   }
-}
-
-/** All of the file open at `fd`, which must still be `size` bytes; undefined when it is not. */
-function readAll(fd, size) {
-  const data = Buffer.allocUnsafe(size)
-  let at = 0
-  while (at < size) {
-    const n = fs.readSync(fd, data, at, size - at, at)
-    if (n === 0) return undefined
-    at += n
-  }
-  // One byte more means it grew while being read.
-  return fs.readSync(fd, Buffer.alloc(1), 0, 1, size) === 0 ? data : undefined
 }
 
 /** Whether two stats (bigint) are of the same file with the same size and mtime. */
@@ -341,21 +531,82 @@ function syncFile(file) {
 }
 
 /**
- * The lines of `data` as byte ranges [start, end), each without its ending ("\n" or
- * "\r\n"), which stays outside the range and so is kept when a line is replaced. The last
- * line may have no ending.
+ * The lines of the first `size` bytes of the file open at `fd`, read CHUNK bytes at a time
+ * (never the whole file), each as `{ index, offset, data, line }`: `line` ({ start, end },
+ * without its "\n" or "\r\n", which stays outside and so is kept when a line is replaced)
+ * is a range of `data`, whose first byte is at `offset` in the file. `data` holds until the
+ * next line is asked for (it may be the read buffer). A line longer than `maxLineBytes` (its
+ * ending aside) is not kept whole: it comes with `data` undefined, its `length` (its ending
+ * aside) and its first HEAD_BYTES in `head`.
+ * The last line may have no ending. A file shorter than `size` has changed: an error.
  */
-function splitLines(data) {
-  const lines = []
-  let start = 0
-  while (start < data.length) {
-    const newline = data.indexOf(0x0a, start)
-    const end = newline === -1 ? data.length : newline
-    const cr = newline !== -1 && end > start && data[end - 1] === 0x0d ? 1 : 0
-    lines.push({ start, end: end - cr })
-    start = end + 1
+function* readLines(fd, size, maxLineBytes, file) {
+  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size)))
+  let pieces = [] // the line so far (copies), when it started in an earlier chunk
+  let length = 0
+  let head // set once the line is over maxLineBytes; pieces are then dropped
+  let last = -1 // its last byte
+  let start = 0 // where it starts in the file
+  let index = 0
+  const take = (piece) => {
+    // One byte past the bound is kept: it may be the "\r" of the line's ending.
+    if (head === undefined && length + piece.length > maxLineBytes + 1) {
+      head = Buffer.concat([...pieces, piece], Math.min(HEAD_BYTES, length + piece.length))
+      pieces = []
+    } else if (head === undefined) {
+      pieces.push(Buffer.from(piece)) // a copy: the chunk is read into again
+    }
+    length += piece.length
+    if (piece.length > 0) last = piece[piece.length - 1]
   }
-  return lines
+  const finish = (ended) => {
+    const bytes = length - (ended && length > 0 && last === 0x0d ? 1 : 0)
+    let line
+    if (head === undefined && bytes <= maxLineBytes) {
+      line = { index, offset: start, data: Buffer.concat(pieces, length), line: { start: 0, end: bytes } }
+    } else {
+      const first = head ?? Buffer.concat(pieces).subarray(0, HEAD_BYTES)
+      line = { index, offset: start, data: undefined, length: bytes, head: first }
+    }
+    index++
+    pieces = []
+    length = 0
+    head = undefined
+    last = -1
+    return line
+  }
+  for (let at = 0; at < size; ) {
+    const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at)
+    if (n === 0) throw changedError(file)
+    for (let from = 0; from < n; ) {
+      const found = chunk.indexOf(0x0a, from)
+      const ended = found !== -1 && found < n
+      const end = ended ? found : n
+      const cr = ended && end > from && chunk[end - 1] === 0x0d ? 1 : 0
+      if (ended && length === 0 && end - cr - from <= maxLineBytes) {
+        // The whole line is in this chunk (the common case): given where it lies.
+        yield { index: index++, offset: at, data: chunk, line: { start: from, end: end - cr } }
+      } else {
+        take(chunk.subarray(from, end))
+        if (ended) yield finish(true)
+      }
+      if (ended) start = at + end + 1
+      from = end + 1
+    }
+    at += n
+  }
+  if (length > 0) yield finish(false)
+}
+
+/** Copies bytes [from, to) of the file open at `fd` to the repair's new file. */
+function copyRange(work, fd, from, to) {
+  work.buffer ??= Buffer.allocUnsafe(CHUNK)
+  for (let at = from; at < to; ) {
+    const n = fs.readSync(fd, work.buffer, 0, Math.min(CHUNK, to - at), at)
+    if (n === 0) throw changedError(work.file)
+    writeAll(work.out, work.buffer.subarray(0, n))
+    at += n
+  }
 }
 
 /** The parsed entry of a line holding a tool result message, or undefined. */
@@ -407,16 +658,34 @@ function spilledText(before, after) {
 }
 
 /**
- * Clamps the tool results of `data`, spilling each cut text. Returns the changes and the
- * results left as they were; the spill files written go to `written` as they are made (to
- * be removed if the repair stops).
+ * A line too long to be read whole (over maxLineBytes) is copied as it is; if it seems to
+ * hold a tool result (its start names one), it is reported.
  */
-function planRepair(file, data, options, written) {
-  const changes = []
+function unreadLine(index, length, head, maxLineBytes) {
+  if (!head.includes('"toolResult"')) return undefined
+  return {
+    line: index + 1,
+    toolCallId: null,
+    toolName: null,
+    reason: `its line is ${length} bytes, over maxLineBytes (${maxLineBytes}), so it was not read`,
+  }
+}
+
+/**
+ * Clamps the tool results of the session open at `fd` (its first `size` bytes), a line at a
+ * time, spilling each cut text. Each change (a clamped line's new bytes, and the range of
+ * the file they replace) goes to `change` as it is found. Returns the results left as they
+ * were; the spill files written go to `written` as they are made (to be removed if the
+ * repair stops).
+ */
+function planRepair(file, fd, size, options, written, change) {
   const skipped = []
-  const lines = splitLines(data)
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]
+  for (const { index, offset, data, line, length, head } of readLines(fd, size, options.maxLineBytes, file)) {
+    if (data === undefined) {
+      const skip = unreadLine(index, length, head, options.maxLineBytes)
+      if (skip !== undefined) skipped.push(skip)
+      continue
+    }
     const entry = toolResultEntry(data, line)
     if (entry === undefined) continue
     const message = entry.message
@@ -456,43 +725,46 @@ function planRepair(file, data, options, written) {
     }
     message.content = clamped
     const bytes = Buffer.from(JSON.stringify(entry))
-    changes.push({
-      line,
+    change({
+      start: offset + line.start,
+      end: offset + line.end,
       bytes,
       result: { ...about, bytesBefore: line.end - line.start, bytesAfter: bytes.length, spillPath: saved },
     })
   }
-  return { changes, skipped }
+  return skipped
 }
 
-/** The file with each change applied; everything between changes copied as it is. */
-function rebuild(data, changes) {
-  const parts = []
-  let at = 0
-  for (const { line, bytes } of changes) {
-    parts.push(data.subarray(at, line.start), bytes)
-    at = line.end
-  }
-  parts.push(data.subarray(at))
-  return Buffer.concat(parts)
+/** A new name for a backup of `file`, beside it. */
+function backupName(file) {
+  return `${file}.${stamp()}-${randomBytes(4).toString('hex')}${BACKUP_SUFFIX}`
 }
 
 /**
- * Gives the file `file` is now a second name beside it (the backup), failing rather than
- * replacing a file. A hard link keeps the original inode, so a write landing in it after
- * the check is kept too; where there are no links, an exclusive copy.
+ * Gives the file `file` is now a second name, `backup`, failing rather than replacing a
+ * file. A hard link keeps the original inode, so a write landing in it after the check is
+ * kept too; where there are no links, an exclusive copy.
  */
-function linkBackup(file) {
-  const backup = `${file}.${stamp()}-${randomBytes(4).toString('hex')}${BACKUP_SUFFIX}`
+function linkBackup(file, backup) {
   try {
     fs.linkSync(file, backup)
     return { path: backup, linked: true }
   } catch (error) {
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'].includes(error.code)) throw error
+    if (!NO_LINKS.includes(error.code)) throw error
   }
   fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL)
   fs.chmodSync(backup, 0o600)
   return { path: backup, linked: false }
+}
+
+/** maxLineBytes: the longest line read whole (see DEFAULT_MAX_LINE_BYTES). */
+function readMaxLineBytes(value) {
+  if (value === undefined) return DEFAULT_MAX_LINE_BYTES
+  if (typeof value !== 'number') throw new TypeError(`maxLineBytes must be a number, got ${describe(value)}`)
+  if (!Number.isInteger(value) || value < 1 || value > MAX_STRING_LENGTH) {
+    throw new RangeError(`maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got ${describe(value)}`)
+  }
+  return value
 }
 
 /**
@@ -507,121 +779,306 @@ function repairSessionFile(file, options) {
   // Every option is checked before anything is touched.
   const given = readOptionsObject(options, REPAIR_OPTIONS, true)
   const backup = readBackup(given.backup)
+  const maxLineBytes = readMaxLineBytes(given.maxLineBytes)
   const { limits, spill } = readLimitOptions(given, REPAIR_SPILL_KEYS, true)
   // A symbolic link is repaired where it points; the link stays a link.
   const real = fs.realpathSync(path.resolve(file))
   if (!fs.statSync(real).isFile()) throw new TypeError(`path must name a regular file, got ${JSON.stringify(file)}`)
-  const lock = takeLock(real)
+  const id = randomBytes(4).toString('hex')
+  const lock = takeLock(real, id)
   try {
-    return repairLocked(real, { limits, spill: spill ?? { dir: `${real}${SPILL_DIR_SUFFIX}` } }, backup)
+    removeLeftovers(real, id)
+    const spillTo = spill ?? { dir: `${real}${SPILL_DIR_SUFFIX}` }
+    return repairLocked(startWork(real, id), { limits, spill: spillTo, maxLineBytes }, backup)
   } finally {
-    removeQuietly(lock)
+    releaseLock(lock, id)
   }
 }
 
+// ---- A repair's files, and those a killed repair left
+//
+// A repair's own files are named after its lock id: its new file `.<name>.toolclamp-<id>.tmp`
+// and its journal `.<name>.toolclamp-<id>.journal`, both beside the session file. Both are
+// made before its first spill file, the new file first. The journal gets each spill file's
+// path, and the backup's, before that file is made, and is removed last: once the new file
+// is published (renamed over the session file) and the backup settled, or once all else
+// was removed. So the next repair, holding the lock, finds a killed repair by its leftover
+// journal or new file and knows whether it published: its new file is still there exactly
+// when it did not. Then its spill files and backup hold nothing the session file lacks:
+// removed, the new file last. Published, they are the session's: the backup is settled as
+// that repair asked, and the journal removed.
+// The journal is not fsynced entry by entry (a sync per spill file would cost more than
+// the repair): after a power cut, a spill file it lost is left to pruneSpillDir.
+
+const WORK_FILE = /^([0-9a-f]{8})\.(?:tmp|journal)$/
+const LOCK_FILE = /^([0-9a-f]{8})\.(?:claim|new)$/
+const BACKUP_NAME = /^\d{8}T\d{6}Z-[0-9a-f]{8}\.toolclamp-backup$/
+
+function workPaths(file, id) {
+  const base = path.join(path.dirname(file), `.${path.basename(file)}.toolclamp-${id}`)
+  return { temp: `${base}.tmp`, journal: `${base}.journal` }
+}
+
 /**
- * Removes the temporary files a killed repair of `file` left beside it. Called holding the
- * lock, so none of them is being written.
+ * A repair of `file`: its files' paths and descriptors (undefined until made, null once
+ * closed), how far the original is copied, the spill files it was to write, its backup.
  */
-function removeLeftovers(file) {
+function startWork(file, id) {
+  return {
+    file,
+    ...workPaths(file, id),
+    out: undefined,
+    log: undefined,
+    buffer: undefined,
+    copied: 0,
+    spilled: [],
+    backup: undefined,
+    published: false,
+  }
+}
+
+/** Makes the new file and the journal, in that order (see above). */
+function begin(work) {
+  work.out = fs.openSync(work.temp, 'wx', 0o600)
+  work.log = fs.openSync(work.journal, 'wx', 0o600)
+}
+
+/** Records `entry` in the journal, before the file it names is made. */
+function note(work, entry) {
+  if (work.log === undefined) begin(work)
+  writeAll(work.log, Buffer.from(`${JSON.stringify(entry)}\n`))
+}
+
+/** Writes the original up to a change, then the change. */
+function writeChange(work, fd, change) {
+  if (work.out === undefined) begin(work)
+  copyRange(work, fd, work.copied, change.start)
+  writeAll(work.out, change.bytes)
+  work.copied = change.end
+}
+
+/** The rest of the original; the original's permissions and, where allowed, its owner; synced. */
+function completeNewFile(work, fd, size, before) {
+  copyRange(work, fd, work.copied, size)
+  fs.fchmodSync(work.out, Number(before.mode) & 0o7777)
+  try {
+    fs.fchownSync(work.out, Number(before.uid), Number(before.gid))
+  } catch {
+    // Only a privileged process may give a file away; ours is the user's own anyway.
+  }
+  fs.fsyncSync(work.out)
+  closeQuietly(work, 'out')
+}
+
+function closeQuietly(work, key) {
+  const fd = work[key]
+  if (typeof fd !== 'number') return
+  work[key] = null
+  try {
+    fs.closeSync(fd)
+  } catch {
+    // Closing fails only for a descriptor already closed.
+  }
+}
+
+/** Removes all a repair that did not publish made: spill files, backup, journal, new file. */
+function abandon(work) {
+  closeQuietly(work, 'out')
+  closeQuietly(work, 'log')
+  for (const spilled of work.spilled) removeQuietly(spilled)
+  if (work.backup !== undefined) removeQuietly(work.backup.path)
+  removeQuietly(work.journal)
+  removeQuietly(work.temp)
+}
+
+/** The entries of a journal; a torn last line (a repair killed mid-write) is left out. */
+function readJournal(journal) {
+  const text = readText(journal)
+  if (text === null) return []
+  const entries = []
+  for (const line of text.split('\n')) {
+    try {
+      const entry = JSON.parse(line)
+      if (isPlainObject(entry)) entries.push(entry)
+    } catch {
+      // The torn last line, or the empty one after the last "\n".
+    }
+  }
+  return entries
+}
+
+/** The spill files and backup a journal names: only paths with such files' names. */
+function journalFiles(file, entries) {
+  const spilled = []
+  let backup
+  for (const entry of entries) {
+    const { spill, backup: named } = entry
+    if (typeof spill === 'string' && path.isAbsolute(spill) && spills.isSpillName(path.basename(spill))) {
+      spilled.push(spill)
+    }
+    if (typeof named === 'string' && named.startsWith(`${file}.`) && BACKUP_NAME.test(named.slice(file.length + 1))) {
+      backup = entry
+    }
+  }
+  return { spilled, backup }
+}
+
+/**
+ * A published repair's backup as it asked: kept private, or removed, unless a write landed
+ * in it between that repair's check and its rename (then it alone holds that write).
+ */
+function settleBackup({ backup, keep, size, mtimeNs }) {
+  let stat
+  try {
+    stat = fs.statSync(backup, { bigint: true })
+  } catch {
+    return
+  }
+  if (keep === false && String(stat.size) === size && String(stat.mtimeNs) === mtimeNs) {
+    removeQuietly(backup)
+    return
+  }
+  try {
+    fs.chmodSync(backup, 0o600)
+  } catch {
+    // Kept as it is.
+  }
+}
+
+/** Finishes what the killed repair `id` of `file` left (see above). */
+function finishKilled(file, id) {
+  const { temp, journal } = workPaths(file, id)
+  const { spilled, backup } = journalFiles(file, readJournal(journal))
+  if (fs.existsSync(temp)) {
+    // Only the last spill file can have been in the middle of its write.
+    spilled.forEach((spill, i) => (i === spilled.length - 1 ? spills.removeSpill(spill) : removeQuietly(spill)))
+    if (backup !== undefined) removeQuietly(backup.backup)
+    removeQuietly(journal)
+    removeQuietly(temp)
+  } else {
+    if (backup !== undefined) settleBackup(backup)
+    removeQuietly(journal)
+  }
+}
+
+/** The id in `name` when it is `prefix`, then what `pattern` matches; else undefined. */
+function idAfter(name, prefix, pattern) {
+  return name.startsWith(prefix) ? pattern.exec(name.slice(prefix.length))?.[1] : undefined
+}
+
+/**
+ * Removes what killed repairs of `file`, and killed takers of its lock, left beside it.
+ * Called holding the lock (repair `id`'s), so none of it is in use.
+ */
+function removeLeftovers(file, id) {
   const dir = path.dirname(file)
-  const prefix = `.${path.basename(file)}.toolclamp-`
+  const base = path.basename(file)
   let names
   try {
     names = fs.readdirSync(dir)
   } catch {
     return
   }
+  const killed = new Set()
   for (const name of names) {
-    if (name.startsWith(prefix) && /^[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length))) {
-      removeQuietly(path.join(dir, name))
-    }
+    const repair = idAfter(name, `.${base}.toolclamp-`, WORK_FILE)
+    if (repair !== undefined && repair !== id) killed.add(repair)
+    // Claims on a lock that is gone, and the records of takers that lost it or were killed.
+    const taker = idAfter(name, `${base}.lock.`, LOCK_FILE)
+    if (taker !== undefined && taker !== id) removeQuietly(path.join(dir, name))
+  }
+  for (const other of killed) finishKilled(file, other)
+}
+
+/** Copies all of the file open at `fd` to `to`, a chunk at a time. */
+function copyOut(fd, to) {
+  const out = fs.openSync(to, 'w', 0o600)
+  const buffer = Buffer.allocUnsafe(CHUNK)
+  try {
+    for (let at = 0, n; (n = fs.readSync(fd, buffer, 0, CHUNK, at)) > 0; at += n) writeAll(out, buffer.subarray(0, n))
+  } finally {
+    fs.closeSync(out)
   }
 }
 
-function repairLocked(file, options, keepBackup) {
-  removeLeftovers(file)
-  const fd = fs.openSync(file, 'r')
-  let written = []
-  let replaced = false
+/**
+ * Backs the original up, checks it is as it was read, and renames the complete new file
+ * over it; then settles the backup and removes the journal.
+ */
+function publish(work, fd, before, keepBackup, report) {
+  const file = work.file
+  const backup = backupName(file)
+  note(work, { backup, keep: keepBackup, size: String(before.size), mtimeNs: String(before.mtimeNs) })
+  work.backup = linkBackup(file, backup)
+  if (!sameFile(before, fs.statSync(file, { bigint: true }))) throw changedError(file)
+  fs.renameSync(work.temp, file)
+  work.published = true
   try {
-    const before = fs.fstatSync(fd, { bigint: true })
-    const data = readAll(fd, Number(before.size))
-    if (data === undefined) throw changedError(file)
-    const plan = planRepair(file, data, options, written)
-    const report = {
-      changed: plan.changes.length > 0,
-      path: file,
-      backupPath: null,
-      results: plan.changes.map((change) => change.result),
-      skipped: plan.skipped,
-    }
-    if (!report.changed) {
-      // Spill files of results that were not rewritten hold nothing the file lacks.
-      for (const spilled of written) removeQuietly(spilled)
-      written = []
-      return report
-    }
-    // The originals are on disk before the file that no longer holds them.
-    const kept = new Set(report.results.map((result) => result.spillPath))
-    for (const spilled of written) if (!kept.has(spilled)) removeQuietly(spilled)
-    written = [...kept]
-    for (const spilled of written) syncFile(spilled)
-    syncDirectory(options.spill.dir)
-
-    const dir = path.dirname(file)
-    const temp = path.join(dir, `.${path.basename(file)}.toolclamp-${randomBytes(4).toString('hex')}.tmp`)
-    const out = fs.openSync(temp, 'wx', 0o600)
-    let backup
-    try {
-      try {
-        writeAll(out, rebuild(data, plan.changes))
-        // The repaired file keeps the original's permissions and, where allowed, its owner.
-        fs.fchmodSync(out, Number(before.mode) & 0o7777)
-        try {
-          fs.fchownSync(out, Number(before.uid), Number(before.gid))
-        } catch {
-          // Only a privileged process may give a file away; ours is the user's own anyway.
-        }
-        fs.fsyncSync(out)
-      } finally {
-        fs.closeSync(out)
-      }
-      backup = linkBackup(file)
-      if (!sameFile(before, fs.statSync(file, { bigint: true }))) throw changedError(file)
-      fs.renameSync(temp, file)
-      replaced = true
-    } catch (error) {
-      if (!replaced) {
-        removeQuietly(temp)
-        if (backup !== undefined) removeQuietly(backup.path)
-      }
-      throw error
-    }
-    syncDirectory(dir)
+    syncDirectory(path.dirname(file))
     // Written between the check and the rename: kept in the backup, which stays.
     const after = fs.fstatSync(fd, { bigint: true })
     if (after.size !== before.size || after.mtimeNs !== before.mtimeNs) {
-      if (!backup.linked) fs.writeFileSync(backup.path, fs.readFileSync(fd))
-      fs.chmodSync(backup.path, 0o600)
+      if (!work.backup.linked) copyOut(fd, backup)
+      fs.chmodSync(backup, 0o600)
       throw sessionError(
-        `${file} was written to while it was being replaced; the repaired file lacks what was written then, which is in ${backup.path}`,
+        `${file} was written to while it was being replaced; the repaired file lacks what was written then, which is in ${backup}`,
         'TOOLCLAMP_SESSION_CHANGED',
       )
     }
     if (keepBackup) {
       // The old file is the backup's alone now: private.
-      fs.chmodSync(backup.path, 0o600)
-      report.backupPath = backup.path
+      fs.chmodSync(backup, 0o600)
+      report.backupPath = backup
     } else {
-      fs.unlinkSync(backup.path)
+      fs.unlinkSync(backup)
     }
+  } finally {
+    closeQuietly(work, 'log')
+    removeQuietly(work.journal)
+  }
+}
+
+function repairLocked(work, options, keepBackup) {
+  const file = work.file
+  // Each spill file is in the journal before it is made.
+  const beforeWrite = (spilled) => {
+    note(work, { spill: spilled })
+    work.spilled.push(spilled)
+  }
+  options.spill = { ...options.spill, [spills.BEFORE_WRITE]: beforeWrite }
+  const fd = fs.openSync(file, 'r')
+  const written = []
+  try {
+    const before = fs.fstatSync(fd, { bigint: true })
+    const size = Number(before.size)
+    const results = []
+    const skipped = planRepair(file, fd, size, options, written, (change) => {
+      writeChange(work, fd, change)
+      results.push(change.result)
+    })
+    // One byte more means it grew while being read.
+    if (fs.readSync(fd, Buffer.alloc(1), 0, 1, size) !== 0) throw changedError(file)
+    const report = { changed: results.length > 0, path: file, backupPath: null, results, skipped }
+    if (!report.changed) {
+      // Spill files of results that were not rewritten hold nothing the file lacks.
+      abandon(work)
+      return report
+    }
+    const kept = new Set(results.map((result) => result.spillPath))
+    for (const spilled of written) if (!kept.has(spilled)) removeQuietly(spilled)
+    // The originals are on disk before the file that no longer holds them.
+    for (const spilled of kept) syncFile(spilled)
+    syncDirectory(options.spill.dir)
+    completeNewFile(work, fd, size, before)
+    publish(work, fd, before, keepBackup, report)
     return report
   } catch (error) {
-    // Nothing was replaced: the spill files hold nothing the file lacks.
-    if (!replaced) for (const spilled of written) removeQuietly(spilled)
+    // Nothing was replaced: what the repair made holds nothing the file lacks.
+    if (!work.published) abandon(work)
     throw error
   } finally {
+    closeQuietly(work, 'out')
+    closeQuietly(work, 'log')
     fs.closeSync(fd)
   }
 }

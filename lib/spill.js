@@ -23,6 +23,10 @@ const NAME_MAX = 64
 // and its temporary twin .<final>.<8 hex>.tmp
 const SPILL_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-(?:\d{8}T\d{6}Z-)?[0-9a-f]{16}\.toolclamp-spill\.txt$/
 const SPILL_TEMP = /^\.[A-Za-z0-9_][A-Za-z0-9._-]{0,63}-(?:\d{8}T\d{6}Z-)?[0-9a-f]{16}\.toolclamp-spill\.txt\.[0-9a-f]{8}\.tmp$/
+// A `spill` object's hook, told each file's path before anything of it is written (a
+// symbol: no caller's option can name it). repairSessionFile records the paths, so the
+// spill files of a repair that was killed before it published can be found and removed.
+const BEFORE_WRITE = Symbol('toolclamp.spill.beforeWrite')
 
 /**
  * A file-name-safe form of a tool name: ASCII letters, digits, `.`, `_`, `-`; anything
@@ -59,7 +63,7 @@ function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
   }
   checkKeys(spill, allowed)
   // Each read once: a getter must not pass the checks with one value and name the file with another.
-  const { dir, name, onSpill } = spill
+  const { dir, name, onSpill, [BEFORE_WRITE]: beforeWrite } = spill
   if (typeof dir !== 'string' || dir === '') {
     throw new TypeError(`spill.dir must be a non-empty string, got ${describe(dir)}`)
   }
@@ -70,7 +74,7 @@ function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
   if (onSpill !== undefined && typeof onSpill !== 'function') {
     throw new TypeError(`spill.onSpill must be a function, got ${describe(onSpill)}`)
   }
-  return { dir: path.resolve(dir), name: name === undefined ? fallbackName : name, onSpill }
+  return { dir: path.resolve(dir), name: name === undefined ? fallbackName : name, onSpill, beforeWrite }
 }
 
 /** The path a spill of this call will have, if one is written. Touches no file. */
@@ -165,13 +169,15 @@ function makeDirectory(dir) {
 
 /**
  * Writes `data` (a string, written as UTF-8, or bytes) to `file`, which must not exist.
+ * `beforeWrite(file)`, when given, is called first; if it throws, nothing is written.
  * Returns `{ path }`, or `{ path: null, error }` when anything failed; never throws.
  */
-function writeSpill(file, data) {
+function writeSpill(file, data, beforeWrite) {
   const dir = path.dirname(file)
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
   let fd
   try {
+    if (beforeWrite !== undefined) beforeWrite(file)
     makeDirectory(dir)
     fd = fs.openSync(temp, 'wx', 0o600)
     fs.writeFileSync(fd, data)
@@ -237,7 +243,7 @@ function clampAndSpill(spill, nameSuffix, notice, namedDefault, unnamedDefault, 
   const notices = spillNotices(notice, file, namedDefault, unnamedDefault)
   let info = plan(notices.named)
   if (!info.truncated) return info
-  const report = writeSpill(file, data)
+  const report = writeSpill(file, data, spill.beforeWrite)
   if (report.path === null) info = plan(notices.unnamed)
   info.spill = report
   reportSpill(spill.onSpill, report)
@@ -251,6 +257,37 @@ function reportSpill(onSpill, report) {
     onSpill(report)
   } catch (error) {
     process.emitWarning(`toolclamp: spill.onSpill threw: ${messageOf(error)}`)
+  }
+}
+
+/** Whether `name` is a spill file's name (as spillPath and contentSpillPath make them). */
+function isSpillName(name) {
+  return SPILL_FILE.test(name)
+}
+
+/**
+ * Removes the spill file `file` and the temporary twins (`.<name>.<8 hex>.tmp`) a write of
+ * it that was killed left beside it. Never throws: what cannot be removed stays.
+ */
+function removeSpill(file) {
+  const dir = path.dirname(file)
+  const prefix = `.${path.basename(file)}.`
+  const remove = (name) => {
+    try {
+      fs.unlinkSync(path.join(dir, name))
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  remove(path.basename(file))
+  let names
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && /^[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length))) remove(name)
   }
 }
 
@@ -305,6 +342,7 @@ function pruneSpillDir(dir, options) {
 }
 
 module.exports = {
+  BEFORE_WRITE,
   SPILL_KEYS_WITH_CALLBACK,
   SUFFIX,
   readSpill,
@@ -317,6 +355,9 @@ module.exports = {
   clampAndSpill,
   unsavedNotice,
   pruneSpillDir,
+  // For lib/session.js, which removes the spill files of a repair that did not finish.
+  isSpillName,
+  removeSpill,
   // For lib/capture.js, which writes a spill as the output arrives.
   makeDirectory,
   linkNew,

@@ -223,7 +223,8 @@ class FakeSessionManager {
   }
 }
 const guardedManager: FakeSessionManager = guardSessionManager(new FakeSessionManager(), { maxBytes: 8192, spill: { dir: '/tmp/x' } })
-const repairReport: () => RepairReport = () => repairSessionFile('session.jsonl', { maxTokens: 10_000, backup: false })
+const repairReport: () => RepairReport = () =>
+  repairSessionFile('session.jsonl', { maxTokens: 10_000, backup: false, maxLineBytes: 16 * 1024 * 1024 })
 // @ts-expect-error a session manager has appendMessage
 guardSessionManager({})
 export { guardedManager, repairReport }

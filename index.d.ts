@@ -1359,7 +1359,12 @@ export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strate
    * Stop the command after this many milliseconds: its whole process group gets `killSignal`
    * (then SIGKILL, see `forceKillAfterMs`), `timedOut` is true and the text says
    * `error: timed out after 2,000 ms; killed the process group with SIGTERM`. A positive number;
-   * above 2³¹−1 ms (about 24.8 days) it never fires. @default Infinity (no timeout)
+   * above 2³¹−1 ms (about 24.8 days) it never fires. It bounds the whole run: after the grace
+   * (`forceKillAfterMs`), output still held open by a process the kill did not reach (one that
+   * left the group: `setsid`, a daemon) is no longer waited for; that process is left running,
+   * `outputLeftOpen` is true and a `note: stopped reading the output: …` line follows the error
+   * line. When the command had exited and its group is empty, the run settles at the timeout
+   * (`error: timed out after 500 ms; the command had already exited`). @default Infinity (no timeout)
    */
   timeoutMs?: number
   /**
@@ -1373,9 +1378,21 @@ export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strate
   /**
    * After `killSignal`, SIGKILL goes to whatever is left of the process group this many
    * milliseconds later (`Infinity`: never). POSIX only; on Windows the tree is killed with
-   * `taskkill /T /F` at once. @default 2000
+   * `taskkill /T /F` at once. It is also the grace after which a stopped run settles whatever
+   * still holds its output open (see `timeoutMs`); `Infinity` waits for the output to end. @default 2000
    */
   forceKillAfterMs?: number
+  /**
+   * Whether the run waits for stdout and stderr to end (Node's `'close'`) after the command
+   * exits. A background process (`server &`) that inherited them keeps them open, and the run
+   * with them. `false`: the run settles when the command exits (`'exit'`), once what it wrote
+   * before exiting is read; a process still holding the output is left running,
+   * `outputLeftOpen` is true and the text says
+   * `note: stopped reading the output when the command exited: a background process still holds it open and was left running`.
+   * Output written after that is lost, and a background process that writes then gets EPIPE
+   * (or SIGPIPE): give it an output of its own (`server > server.log 2>&1 &`). @default true
+   */
+  waitForStreams?: boolean
   /**
    * Called with the output so far while it arrives, at most once per `updateIntervalMs`, never
    * after the promise settles (there is no final call: the result is the final state). Not
@@ -1422,6 +1439,12 @@ export interface RunCommandResult {
   timedOut: boolean
   /** The command was stopped by `signal`, or not started because it was already aborted. */
   aborted: boolean
+  /**
+   * The run stopped reading output that a process still held open (`waitForStreams: false`, or
+   * after a timeout or abort and its grace); the text has a `note: stopped reading the output…`
+   * line. That process was left running.
+   */
+  outputLeftOpen: boolean
   /** Wall time from start to end, in whole milliseconds. */
   durationMs: number
   /** The spill file of each stream that was cut and saved (see `spill`), else `null`. */
@@ -1446,7 +1469,9 @@ export interface RunCommandResult {
  *
  * Never rejects for what happens to the command: a spawn error is a result with `exitCode`
  * `null` and one line saying so (`error: command not found (spawn make ENOENT)`,
- * `error: permission denied (…)`), as are a timeout and an abort. Invalid options throw at the
+ * `error: permission denied (…)`, `error: too many open files (spawn make EMFILE)`), as are a
+ * timeout and an abort. Nothing of a failed spawn is held once the promise settles, and a
+ * timeout bounds the run even when a process outside the group holds the output open. Invalid options throw at the
  * call, before anything is spawned (an unknown key with "did you mean"); a `notice` function
  * that throws rejects with its error.
  *

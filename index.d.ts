@@ -212,12 +212,14 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
   /**
    * The result for what was written so far, as if it ended now (a char or escape sequence still
    * cut off at the end is left out), in O(limits) time: for `onUpdate` while a command runs.
+   * Throws when called from the capture's own notice function (the plan would call it again).
    */
   snapshot(): OutputCaptureResult<Text>
   /**
    * Ends the output and returns the result: exactly what `truncateText` gives for everything
    * written, with the same options (for bytes, their text as `buf.toString()` decodes it; lone
-   * surrogates read as U+FFFD). Idempotent: later calls return the same object.
+   * surrogates read as U+FFFD). Idempotent: later calls return the same object. Frees the
+   * capture's memory (the result is kept).
    */
   end(): OutputCaptureResult<Text>
   /**
@@ -229,6 +231,15 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
    * with a fallback notice (`[... truncated ...]`).
    */
   settledHead(): Text | undefined
+  /**
+   * Gives the capture up: its memory is freed and its spill file, if any, closed and removed at
+   * once (nothing is kept or reported). Any later `write`, `snapshot`, `end` or `settledHead`
+   * throws `toolclamp: the capture was disposed`; `totals` stays readable. Idempotent, and
+   * nothing to do after `end()`, which frees the memory itself. A capture dropped without
+   * either is cleaned up once collected, which Node-API does only when the event loop turns:
+   * a loop that makes many captures without yielding should end or dispose each.
+   */
+  dispose(): void
   /**
    * Totals of the output so far (decoded and normalised), exact. With `normalize`, a line counts
    * once it ends (until then it may still be redrawn); `snapshot()` shows it as it stands. With

@@ -313,7 +313,10 @@ function start(run, captures, resolve, reject) {
     try {
       results = { stdout: captures.stdout.end(), stderr: captures.stderr.end() }
     } catch (error) {
-      // A notice function of the caller's threw: its error, as formatExecOutput would throw it.
+      // A notice function of the caller's threw: its error, as formatExecOutput would throw
+      // it. Neither capture keeps its buffers or a spill file open or half written.
+      captures.stdout.dispose()
+      captures.stderr.dispose()
       reject(error)
       return
     }

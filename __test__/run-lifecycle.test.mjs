@@ -178,6 +178,27 @@ describe('a failed spawn is a result and holds nothing once it settles', { skip:
   })
 })
 
+describe('a run that rejects', () => {
+  test('a notice function that throws: the rejection, and no spill file left open or half written', { skip: !fs.existsSync('/proc/self/fd') && !fs.existsSync('/dev/fd') }, async () => {
+    const dir = path.join(tmp, 'rejected')
+    const before = openFds()
+    await assert.rejects(
+      runCommand(NODE, ['-e', 'for (let i = 0; i < 2000; i++) console.log(i); console.error("e".repeat(5000))'], {
+        stdout: 100,
+        stderr: 100,
+        spill: { dir },
+        notice: (facts) => {
+          if (facts.stream === 'stderr') throw new Error('no notice for stderr')
+          return 'cut'
+        },
+      }),
+      { message: 'no notice for stderr' },
+    )
+    assert.equal(openFds(), before)
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
+  })
+})
+
 describe('a timeout bounds the run, whoever holds the pipes', { skip: !POSIX }, () => {
   // The command starts a process in a session of its own (as `setsid cmd &` or a daemon
   // does) that inherits stdout and stderr, prints its pid, and then exits or keeps running.

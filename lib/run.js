@@ -361,8 +361,8 @@ function start(run, captures, resolve, reject) {
     let seen = -1
     const turn = () => {
       if (finished) return
-      // Both streams at their end: 'close' follows, nothing holds this run.
-      if (STREAMS.every((stream) => child[stream]?.readableEnded !== false)) return
+      // Both streams at their end (or failed): 'close' follows, nothing holds this run.
+      if (STREAMS.every((stream) => !child[stream] || child[stream].readableEnded || child[stream].destroyed)) return
       // Everything the command wrote was in the pipes when it exited, and a turn of the event
       // loop reads it all (libuv reads up to 2 MiB per wake, more than a pipe holds): after a
       // turn in which nothing arrived, what may still come is a holder's.

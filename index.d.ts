@@ -214,12 +214,14 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
   /**
    * The result for what was written so far, as if it ended now (a char or escape sequence still
    * cut off at the end is left out), in O(limits) time: for `onUpdate` while a command runs.
+   * Throws when called from the capture's own notice function (the plan would call it again).
    */
   snapshot(): OutputCaptureResult<Text>
   /**
    * Ends the output and returns the result: exactly what `truncateText` gives for everything
    * written, with the same options (for bytes, their text as `buf.toString()` decodes it; lone
-   * surrogates read as U+FFFD). Idempotent: later calls return the same object.
+   * surrogates read as U+FFFD). Idempotent: later calls return the same object. Frees the
+   * capture's memory (the result is kept).
    */
   end(): OutputCaptureResult<Text>
   /**
@@ -231,6 +233,15 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
    * with a fallback notice (`[... truncated ...]`).
    */
   settledHead(): Text | undefined
+  /**
+   * Gives the capture up: its memory is freed and its spill file, if any, closed and removed at
+   * once (nothing is kept or reported). Any later `write`, `snapshot`, `end` or `settledHead`
+   * throws `toolclamp: the capture was disposed`; `totals` stays readable. Idempotent, and
+   * nothing to do after `end()`, which frees the memory itself. A capture dropped without
+   * either is cleaned up once collected, which Node-API does only when the event loop turns:
+   * a loop that makes many captures without yielding should end or dispose each.
+   */
+  dispose(): void
   /**
    * Totals of the output so far (decoded and normalised), exact. With `normalize`, a line counts
    * once it ends (until then it may still be redrawn); `snapshot()` shows it as it stands. With
@@ -1378,7 +1389,12 @@ export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strate
    * Stop the command after this many milliseconds: its whole process group gets `killSignal`
    * (then SIGKILL, see `forceKillAfterMs`), `timedOut` is true and the text says
    * `error: timed out after 2,000 ms; killed the process group with SIGTERM`. A positive number;
-   * above 2³¹−1 ms (about 24.8 days) it never fires. @default Infinity (no timeout)
+   * above 2³¹−1 ms (about 24.8 days) it never fires. It bounds the whole run: after the grace
+   * (`forceKillAfterMs`), output still held open by a process the kill did not reach (one that
+   * left the group: `setsid`, a daemon) is no longer waited for; that process is left running,
+   * `outputLeftOpen` is true and a `note: stopped reading the output: …` line follows the error
+   * line. When the command had exited and its group is empty, the run settles at the timeout
+   * (`error: timed out after 500 ms; the command had already exited`). @default Infinity (no timeout)
    */
   timeoutMs?: number
   /**
@@ -1392,9 +1408,21 @@ export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strate
   /**
    * After `killSignal`, SIGKILL goes to whatever is left of the process group this many
    * milliseconds later (`Infinity`: never). POSIX only; on Windows the tree is killed with
-   * `taskkill /T /F` at once. @default 2000
+   * `taskkill /T /F` at once. It is also the grace after which a stopped run settles whatever
+   * still holds its output open (see `timeoutMs`); `Infinity` waits for the output to end. @default 2000
    */
   forceKillAfterMs?: number
+  /**
+   * Whether the run waits for stdout and stderr to end (Node's `'close'`) after the command
+   * exits. A background process (`server &`) that inherited them keeps them open, and the run
+   * with them. `false`: the run settles when the command exits (`'exit'`), once what it wrote
+   * before exiting is read; a process still holding the output is left running,
+   * `outputLeftOpen` is true and the text says
+   * `note: stopped reading the output when the command exited: a background process still holds it open and was left running`.
+   * Output written after that is lost, and a background process that writes then gets EPIPE
+   * (or SIGPIPE): give it an output of its own (`server > server.log 2>&1 &`). @default true
+   */
+  waitForStreams?: boolean
   /**
    * Called with the output so far while it arrives, at most once per `updateIntervalMs`, never
    * after the promise settles (there is no final call: the result is the final state). Not
@@ -1441,6 +1469,12 @@ export interface RunCommandResult {
   timedOut: boolean
   /** The command was stopped by `signal`, or not started because it was already aborted. */
   aborted: boolean
+  /**
+   * The run stopped reading output that a process still held open (`waitForStreams: false`, or
+   * after a timeout or abort and its grace); the text has a `note: stopped reading the output…`
+   * line. That process was left running.
+   */
+  outputLeftOpen: boolean
   /** Wall time from start to end, in whole milliseconds. */
   durationMs: number
   /** The spill file of each stream that was cut and saved (see `spill`), else `null`. */
@@ -1465,7 +1499,9 @@ export interface RunCommandResult {
  *
  * Never rejects for what happens to the command: a spawn error is a result with `exitCode`
  * `null` and one line saying so (`error: command not found (spawn make ENOENT)`,
- * `error: permission denied (…)`), as are a timeout and an abort. Invalid options throw at the
+ * `error: permission denied (…)`, `error: too many open files (spawn make EMFILE)`), as are a
+ * timeout and an abort. Nothing of a failed spawn is held once the promise settles, and a
+ * timeout bounds the run even when a process outside the group holds the output open. Invalid options throw at the
  * call, before anything is spawned (an unknown key with "did you mean"); a `notice` function
  * that throws rejects with its error.
  *

@@ -38,6 +38,7 @@ const EXPORTS = {
   captureFinish: ['out', 'capture', 'echo'],
   captureResult: ['out', 'capture', 'final', 'notice', 'snap'],
   captureSettleHead: ['out', 'capture', 'notice', 'snap'],
+  captureDispose: ['out', 'capture'],
 }
 
 const isWide = (text) => /[^\x00-\xff]/.test(text)

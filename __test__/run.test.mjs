@@ -477,7 +477,7 @@ describe('options are checked at the call, before anything runs', () => {
     assert.throws(() => runCommand('ls', [], { deadline: 10 }), {
       name: 'TypeError',
       message:
-        'unknown option "deadline"; expected one of cwd, env, input, shell, timeoutMs, signal, killSignal, forceKillAfterMs, onUpdate, updateIntervalMs, stdout, stderr, strategy, headRatio, notice, spill, snap, normalize',
+        'unknown option "deadline"; expected one of cwd, env, input, shell, timeoutMs, signal, killSignal, forceKillAfterMs, waitForStreams, onUpdate, updateIntervalMs, stdout, stderr, strategy, headRatio, notice, spill, snap, normalize',
     })
     assert.throws(() => runCommand('ls', [], { stdout: { maxchars: 1 } }), {
       message: 'unknown option "stdout.maxchars"; did you mean "stdout.maxChars"?',

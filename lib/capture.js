@@ -5,6 +5,11 @@
 // the head and tail; its plan of them is exactly the plan of the whole text, so end() gives
 // what truncateText would give for everything written. This file reads the options, streams
 // the full output to a spill file when asked, and shapes results like truncateText's.
+//
+// What a capture holds goes as soon as it is not needed: end() and dispose() free the native
+// buffers and close (and keep or remove) the spill file; a capture dropped without either
+// gets its spill file closed and removed once it is collected, and its buffers freed by the
+// binding's finalizer.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -69,6 +74,45 @@ function readCaptureLimits(options) {
 }
 
 /**
+ * The temporary file of a spill while it is written: its name and open fd, all that must be
+ * let go of when its capture is dropped unfinished (the registry below holds it, so it must
+ * not reach the capture).
+ */
+class TempFile {
+  constructor(file) {
+    this.path = file
+    this.fd = fs.openSync(file, 'wx', 0o600)
+  }
+
+  /** Closes the fd; returns the error, if any. */
+  close() {
+    const { fd } = this
+    if (fd === undefined) return undefined
+    this.fd = undefined
+    try {
+      fs.closeSync(fd)
+      return undefined
+    } catch (error) {
+      return error
+    }
+  }
+
+  /** Closes and removes the file, quietly: it is given up. */
+  discard() {
+    this.close()
+    try {
+      fs.unlinkSync(this.path)
+    } catch {
+      // Never created, or already gone.
+    }
+  }
+}
+
+// A capture with a spill that is dropped without end() or dispose() would keep its fd and
+// its .tmp file as long as this process lives: once it is collected, they are let go of.
+const abandoned = new FinalizationRegistry((temp) => temp.discard())
+
+/**
  * The spill file of a capture: written as the output arrives under a temporary name (0600,
  * created exclusively in `dir`), given its final name only if the result cuts, removed
  * otherwise. Any failure stops the spill and is reported; the capture goes on.
@@ -77,12 +121,11 @@ class StreamingSpill {
   constructor(spill) {
     this.spill = spill
     this.file = spills.spillPath(spill)
-    this.temp = path.join(spill.dir, `.${path.basename(this.file)}.${randomBytes(4).toString('hex')}.tmp`)
-    this.fd = undefined
+    this.temp = undefined
     this.error = undefined
     try {
       spills.makeDirectory(spill.dir)
-      this.fd = fs.openSync(this.temp, 'wx', 0o600)
+      this.temp = new TempFile(path.join(spill.dir, `.${path.basename(this.file)}.${randomBytes(4).toString('hex')}.tmp`))
     } catch (error) {
       this.fail(error)
     }
@@ -93,10 +136,10 @@ class StreamingSpill {
   }
 
   write(bytes) {
-    if (this.fd === undefined || bytes.length === 0) return
+    if (this.temp === undefined || bytes.length === 0) return
     try {
       let done = 0
-      while (done < bytes.length) done += fs.writeSync(this.fd, bytes, done, bytes.length - done)
+      while (done < bytes.length) done += fs.writeSync(this.temp.fd, bytes, done, bytes.length - done)
     } catch (error) {
       this.fail(error)
     }
@@ -104,12 +147,17 @@ class StreamingSpill {
 
   /** Keeps the file (`keep`) or removes it; returns the report `{ path }` or `{ path: null, error }`. */
   close(keep) {
-    if (this.fd === undefined) return { path: null, error: this.error }
+    const { temp } = this
+    if (temp === undefined) return { path: null, error: this.error }
+    const closing = temp.close()
+    if (closing !== undefined) {
+      this.fail(closing)
+      return { path: null, error: closing }
+    }
     try {
-      fs.closeSync(this.fd)
-      this.fd = undefined
-      if (keep) spills.linkNew(this.temp, this.file)
-      fs.unlinkSync(this.temp)
+      if (keep) spills.linkNew(temp.path, this.file)
+      fs.unlinkSync(temp.path)
+      this.temp = undefined
       return { path: this.file }
     } catch (error) {
       this.fail(error)
@@ -117,21 +165,16 @@ class StreamingSpill {
     }
   }
 
+  /** Gives the file up: closed and removed, nothing reported. */
+  discard() {
+    this.temp?.discard()
+    this.temp = undefined
+  }
+
   fail(error) {
     this.error ??= error
-    if (this.fd !== undefined) {
-      try {
-        fs.closeSync(this.fd)
-      } catch {
-        // Already failing; the first error is the one reported.
-      }
-      this.fd = undefined
-    }
-    try {
-      fs.unlinkSync(this.temp)
-    } catch {
-      // Never created, or already gone.
-    }
+    // Already failing; the first error is the one reported.
+    this.discard()
   }
 }
 
@@ -142,7 +185,7 @@ function checkChunk(chunk) {
 
 /**
  * A capture of output written in chunks (see index.d.ts): `write(chunk)`, `snapshot()`,
- * `end()`, `totals`, and `settledHead()` for a head shown before the end.
+ * `end()`, `totals`, `settledHead()` for a head shown before the end, and `dispose()`.
  */
 function createOutputCapture(options = {}) {
   return openCapture(options, SPILL_NOTICE, undefined)
@@ -183,7 +226,31 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
 
   let totals = { chars: 0, bytes: 0, lines: 0 }
   let ended
-  let reentered = false
+  let disposed = false
+  // The method whose plan may be calling the notice function right now. A snapshot() or
+  // settledHead() from there would plan again, call the notice again, and never end; an
+  // end() from end()'s own notice could not return its result.
+  let planning
+
+  /** Runs a native call of `method` that may call the notice function. */
+  function plan(method, call) {
+    const outer = planning
+    planning = method
+    try {
+      return call()
+    } finally {
+      planning = outer
+    }
+  }
+
+  function refuseReentry(method) {
+    if (planning === undefined || (method === 'end' && planning !== 'end')) return
+    throw new Error(`toolclamp: ${method}() called from its own notice function`)
+  }
+
+  function refuseDisposed() {
+    if (disposed) throw new Error('toolclamp: the capture was disposed')
+  }
 
   function shape(plan) {
     const result = resultOf(plan.text, name, plan)
@@ -191,10 +258,21 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
     return result
   }
 
+  /**
+   * Lets go of what the capture holds: the native buffers (first: refused while a plan of
+   * this capture is under way), the spill file unless kept, the registration.
+   */
+  function release() {
+    native.captureDispose(handle)
+    stream?.discard()
+    abandoned.unregister(capture)
+  }
+
   const capture = {
     write(chunk) {
       checkChunk(chunk)
       if (ended !== undefined) throw new Error('toolclamp: write after end')
+      refuseDisposed()
       if (typeof chunk !== 'string' && native.byteLengthOf.call(chunk) === 0) return
       if (chunk === '') return
       const echo = stream !== undefined && !stream.failed
@@ -203,40 +281,50 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       if (echo) stream.write(answer.added)
     },
     snapshot() {
+      refuseReentry('snapshot')
       if (ended !== undefined) return ended
-      return shape(native.captureResult(handle, false, noticeNow(), lineSnap))
+      refuseDisposed()
+      return shape(plan('snapshot', () => native.captureResult(handle, false, noticeNow(), lineSnap)))
     },
     end() {
+      refuseReentry('end')
       if (ended !== undefined) return ended
-      if (reentered) throw new Error('toolclamp: end() called from its own notice function')
-      reentered = true
-      try {
-        const echo = stream !== undefined && !stream.failed
-        const finished = native.captureFinish(handle, echo)
-        totals = finished.totals
-        if (echo) stream.write(finished.added)
-        let result = shape(native.captureResult(handle, true, noticeNow(), lineSnap))
-        if (stream !== undefined) {
-          const named = !stream.failed
-          const report = stream.close(result.truncated)
-          if (result.truncated) {
-            // The file could not be kept: the notice must not name it.
-            if (named && report.path === null) result = shape(native.captureResult(handle, true, notices.unnamed, lineSnap))
-            result.spill = report
-            spills.reportSpill(spillTo.onSpill, report)
-          }
+      refuseDisposed()
+      const echo = stream !== undefined && !stream.failed
+      const finished = native.captureFinish(handle, echo)
+      totals = finished.totals
+      if (echo) stream.write(finished.added)
+      let result = shape(plan('end', () => native.captureResult(handle, true, noticeNow(), lineSnap)))
+      let report
+      if (stream !== undefined) {
+        const named = !stream.failed
+        report = stream.close(result.truncated)
+        if (result.truncated && named && report.path === null) {
+          // The file could not be kept: the notice must not name it.
+          result = shape(plan('end', () => native.captureResult(handle, true, notices.unnamed, lineSnap)))
         }
-        ended = result
-        return result
-      } finally {
-        reentered = false
+        if (result.truncated) result.spill = report
       }
+      ended = result
+      // Nothing more is asked of the native capture: its buffers go now, not when it is collected.
+      release()
+      if (report !== undefined && result.truncated) spills.reportSpill(spillTo.onSpill, report)
+      return result
     },
     settledHead() {
-      if (name !== 'head' || ended !== undefined) return undefined
+      refuseReentry('settledHead')
+      if (ended !== undefined) return undefined
+      refuseDisposed()
+      if (name !== 'head') return undefined
       // Room for the notice of an interruption, which the head shown now must leave.
-      const head = native.captureSettleHead(handle, interruptible ? interruptedNotice(noticeNow(), name) : noticeNow(), lineSnap)
+      const settleNotice = interruptible ? interruptedNotice(noticeNow(), name) : noticeNow()
+      const head = plan('settledHead', () => native.captureSettleHead(handle, settleNotice, lineSnap))
       return head === null ? undefined : head
+    },
+    dispose() {
+      if (disposed || ended !== undefined) return
+      release()
+      disposed = true
     },
     get totals() {
       return { ...totals }
@@ -248,6 +336,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       return capture.end()
     },
   })
+  if (stream?.temp !== undefined) abandoned.register(capture, stream.temp, capture)
   return capture
 }
 

@@ -522,6 +522,13 @@ function captureResult(handle, last, notice, snap) {
   return plan
 }
 
+/** Frees a capture's buffers now; any later call with the handle throws. Idempotent. */
+function captureDispose(handle) {
+  out[VERDICT] = 0
+  if (binding.captureDispose(slotBuffer, handle) !== undefined) throw noAnswer('captureDispose')
+  expect(VERDICTS.captured, 'captureDispose')
+}
+
 /** The head a head capture can show before its end, or null while it cannot tell yet. */
 function captureSettleHead(handle, notice, snap) {
   out[VERDICT] = 0
@@ -557,6 +564,7 @@ module.exports = {
   captureCreate,
   captureWrite,
   captureFinish,
+  captureDispose,
   captureResult,
   captureSettleHead,
 }

@@ -11,10 +11,17 @@
 // everything it started: the group gets `killSignal`, then SIGKILL if anything in it is
 // still alive `forceKillAfterMs` later. On Windows the tree is killed with taskkill.
 //
-// A spawn error (ENOENT, EACCES, a missing cwd), a timeout and an abort are results, said in
-// one `error: ...` line of the text, never rejections (only a notice function of the
+// A spawn error (ENOENT, EACCES, EMFILE, a missing cwd), a timeout and an abort are results,
+// said in one `error: ...` line of the text, never rejections (only a notice function of the
 // caller's that throws rejects, with its error). Invalid options throw at the call, before
-// anything is spawned.
+// anything is spawned. Nothing is held once the promise settles: this end of every pipe is
+// closed when the run settles, not when Node gets to it.
+//
+// The run settles on the child's 'close' (it exited and its output ended), except when
+// something else holds the output open: with `waitForStreams: false`, when the command exits;
+// after a stop, once the command has exited and its group is empty or the grace is over. It
+// then reads what the command wrote before it exited, closes its end of the pipes, leaves the
+// holder running, and says so in a `note:` line.
 //
 // One difference from formatExecOutput, for bounded memory: a stream with neither a char nor
 // a byte budget (`stdout: { maxLines: 400 }`, `stdout: Infinity`) is held to 51,200 bytes,
@@ -42,6 +49,7 @@ const RUN_OPTIONS = [
   'signal',
   'killSignal',
   'forceKillAfterMs',
+  'waitForStreams',
   'onUpdate',
   'updateIntervalMs',
   ...exec.EXEC_OPTIONS,
@@ -126,6 +134,12 @@ function readShell(shell) {
   throw new TypeError(`shell must be a boolean or the path of a shell, got ${describe(shell)}`)
 }
 
+function readWaitForStreams(value) {
+  if (value === undefined) return true
+  if (typeof value === 'boolean') return value
+  throw new TypeError(`waitForStreams must be a boolean, got ${describe(value)}`)
+}
+
 function readOnUpdate(onUpdate) {
   if (onUpdate === undefined || typeof onUpdate === 'function') return onUpdate
   throw new TypeError(`onUpdate must be a function, got ${describe(onUpdate)}`)
@@ -172,6 +186,7 @@ function readRun(command, args, options) {
     signal,
     killSignal,
     forceKillAfterMs,
+    waitForStreams,
     onUpdate,
     updateIntervalMs,
     stdout,
@@ -195,6 +210,7 @@ function readRun(command, args, options) {
     signal: readAbortSignal(signal),
     killSignal: readKillSignal(killSignal),
     forceKillAfterMs: readMs('forceKillAfterMs', forceKillAfterMs, DEFAULT_FORCE_KILL_AFTER_MS),
+    waitForStreams: readWaitForStreams(waitForStreams),
     onUpdate: readOnUpdate(onUpdate),
     updateIntervalMs: readMs('updateIntervalMs', updateIntervalMs, DEFAULT_UPDATE_INTERVAL_MS),
     capture: { stdout: captureOptions(read, 'stdout'), stderr: captureOptions(read, 'stderr') },
@@ -233,8 +249,13 @@ function abortReason(signal) {
   return line === '' ? '' : ` (${line})`
 }
 
-/** The error line of a spawn error: formatExecOutput's, except for a cwd that is not there. */
+/**
+ * The error line of a spawn error: formatExecOutput's, except for a cwd that is not there
+ * and a full file table, said in words.
+ */
 function spawnErrorLine(run, error) {
+  if (error?.code === 'EMFILE') return `error: too many open files (${exec.firstLine(error)})`
+  if (error?.code === 'ENFILE') return `error: too many open files in the system (${exec.firstLine(error)})`
   if (error?.code === 'ENOENT' && run.cwd !== undefined) {
     let found
     try {
@@ -253,19 +274,33 @@ function start(run, captures, resolve, reject) {
   let child
   let finished = false
   let stopped // 'timeout' | 'abort' | 'capture'
+  let nothingToKill = false // the stop found the command exited and its group empty
   let forced = false
+  let exited // { code, signal } once the command itself has exited
+  let letGoWanted = false // settle once the command has exited, without waiting for the pipes
+  let draining = false
+  let received = 0 // bytes read, to tell when reading has caught up after the exit
   let spawnError
   let captureError
   let timeoutTimer
   let forceTimer
+  let backstopTimer
   let updateTimer
   let lastUpdate = -Infinity
 
-  const finish = (exitCode, signal, error) => {
+  // Closes this end of every pipe at once: nothing is held after the promise settles, even
+  // where Node would close them a turn of the event loop later (a failed spawn) or only when
+  // every holder of the other end is gone (a background process).
+  const releaseStdio = () => {
+    for (const stream of ['stdin', ...STREAMS]) child?.[stream]?.destroy()
+  }
+
+  const finish = (exitCode, signal, error, outputLeftOpen = false) => {
     if (finished) return
     finished = true
     clearTimeout(timeoutTimer)
     clearTimeout(updateTimer)
+    clearTimeout(backstopTimer)
     run.signal?.removeEventListener('abort', onAbort)
     // Members of the group may still be shutting down after the signal: the SIGKILL stays
     // due for them, without keeping this process alive.
@@ -273,11 +308,15 @@ function start(run, captures, resolve, reject) {
       if (child?.pid !== undefined && groupAlive(child.pid)) forceTimer.unref()
       else clearTimeout(forceTimer)
     }
+    releaseStdio()
     let results
     try {
       results = { stdout: captures.stdout.end(), stderr: captures.stderr.end() }
     } catch (error) {
-      // A notice function of the caller's threw: its error, as formatExecOutput would throw it.
+      // A notice function of the caller's threw: its error, as formatExecOutput would throw
+      // it. Neither capture keeps its buffers or a spill file open or half written.
+      captures.stdout.dispose()
+      captures.stderr.dispose()
       reject(error)
       return
     }
@@ -298,6 +337,7 @@ function start(run, captures, resolve, reject) {
       signal: signal ?? null,
       timedOut: stopped === 'timeout',
       aborted: stopped === 'abort',
+      outputLeftOpen,
       durationMs,
       spill: { stdout: results.stdout.spill?.path ?? null, stderr: results.stderr.spill?.path ?? null },
       streams: results,
@@ -305,24 +345,79 @@ function start(run, captures, resolve, reject) {
   }
 
   const stopLine = () => {
-    if (stopped === 'timeout') return `error: timed out after ${formatCount(run.timeoutMs)} ms; ${killedWith(run, forced)}`
-    if (stopped === 'abort') return `error: aborted${abortReason(run.signal)}; ${killedWith(run, forced)}`
+    const how = nothingToKill ? 'the command had already exited' : killedWith(run, forced)
+    if (captureError !== undefined) return `error: capturing the output failed (${exec.firstLine(captureError)}); ${how}`
+    if (stopped === 'timeout') return `error: timed out after ${formatCount(run.timeoutMs)} ms; ${how}`
+    if (stopped === 'abort') return `error: aborted${abortReason(run.signal)}; ${how}`
     return undefined
+  }
+
+  // Reads what the command wrote before it exited, then settles without waiting for the
+  // pipes any longer: this end of each is closed and the text says why.
+  const drain = () => {
+    if (draining || finished) return
+    draining = true
+    let turns = 0
+    let seen = -1
+    const turn = () => {
+      if (finished) return
+      // Both streams at their end (or failed): 'close' follows, nothing holds this run.
+      if (STREAMS.every((stream) => !child[stream] || child[stream].readableEnded || child[stream].destroyed)) return
+      // Everything the command wrote was in the pipes when it exited, and a turn of the event
+      // loop reads it all (libuv reads up to 2 MiB per wake, more than a pipe holds): after a
+      // turn in which nothing arrived, what may still come is a holder's.
+      if (turns >= 2 && (received === seen || turns >= 32)) {
+        const note =
+          stopped === undefined
+            ? 'note: stopped reading the output when the command exited: a background process still holds it open and was left running'
+            : 'note: stopped reading the output: a process the kill did not reach (one that left the process group, as setsid and daemons do) still holds it open and was left running'
+        const error = stopped === undefined ? note : `${stopLine()}\n${note}`
+        finish(exited.code ?? undefined, exited.signal ?? undefined, error, true)
+        return
+      }
+      seen = received
+      turns++
+      setImmediate(turn)
+    }
+    setImmediate(turn)
+  }
+
+  const letGo = () => {
+    letGoWanted = true
+    if (exited !== undefined) drain()
   }
 
   const stop = (reason) => {
     if (finished || stopped !== undefined) return
     stopped = reason
-    killTree(child, run.killSignal)
-    if (!IS_WINDOWS && run.forceKillAfterMs !== Infinity) {
-      forceTimer = setTimeout(() => {
-        forceTimer = undefined
-        if (child.pid !== undefined && groupAlive(child.pid)) {
-          if (!finished) forced = true
-          killTree(child, 'SIGKILL')
-        }
-      }, Math.min(run.forceKillAfterMs, MAX_TIMER_MS))
+    const reached = killTree(child, run.killSignal)
+    if (!reached && exited !== undefined) {
+      // The command had exited and its group is empty: what holds the pipes left the group,
+      // no kill reaches it, and there is nothing to give a grace to.
+      nothingToKill = true
+      letGo()
+      return
     }
+    if (run.forceKillAfterMs === Infinity) return
+    const grace = Math.min(run.forceKillAfterMs, MAX_TIMER_MS)
+    forceTimer = setTimeout(() => {
+      forceTimer = undefined
+      if (!IS_WINDOWS && child.pid !== undefined && groupAlive(child.pid)) {
+        if (!finished) forced = true
+        killTree(child, 'SIGKILL')
+      }
+      if (finished) return
+      // The grace is over: the run settles once the command has exited, whatever still holds
+      // the pipes. Should even SIGKILL not end it (it cannot be signalled, or is stuck in the
+      // kernel), the run settles another grace later, its exit status unknown.
+      letGo()
+      if (exited === undefined) {
+        backstopTimer = setTimeout(() => {
+          exited = {}
+          drain()
+        }, grace)
+      }
+    }, grace)
   }
 
   function onAbort() {
@@ -332,6 +427,12 @@ function start(run, captures, resolve, reject) {
   if (run.signal?.aborted) {
     stopped = 'abort'
     finish(undefined, undefined, `error: aborted${abortReason(run.signal)} before the command started`)
+    return
+  }
+
+  const full = fileTableFull(run)
+  if (full !== undefined) {
+    finish(undefined, undefined, spawnErrorLine(run, full))
     return
   }
 
@@ -349,6 +450,17 @@ function start(run, captures, resolve, reject) {
     finish(undefined, undefined, spawnErrorLine(run, error))
     return
   }
+
+  // First, before anything else can throw: a spawn that failed emits 'error' on the next
+  // tick, and an 'error' without a listener ends the host process. After EMFILE or ENFILE
+  // the child has no stdio at all.
+  child.on('error', (error) => {
+    if (child.pid === undefined) {
+      spawnError = error
+      finish(undefined, undefined, spawnErrorLine(run, error))
+    }
+    // Otherwise a failed kill: the timers and 'close' still end the run.
+  })
 
   const sendUpdate = () => {
     updateTimer = undefined
@@ -382,8 +494,10 @@ function start(run, captures, resolve, reject) {
 
   for (const stream of STREAMS) {
     const readable = child[stream]
+    if (!readable) continue
     readable.on('data', (chunk) => {
-      if (captureError !== undefined) return
+      received += chunk.length
+      if (captureError !== undefined || finished) return
       try {
         captures[stream].write(chunk)
       } catch (error) {
@@ -405,27 +519,52 @@ function start(run, captures, resolve, reject) {
     child.stdin.end(run.input)
   }
 
-  child.on('error', (error) => {
-    if (child.pid === undefined) {
-      spawnError = error
-      finish(undefined, undefined, spawnErrorLine(run, error))
-    }
-    // Otherwise a failed kill: the timers and 'close' still end the run.
+  child.on('exit', (code, signal) => {
+    exited = { code, signal }
+    // After a stop, an empty group means that whatever still holds the pipes left it: no
+    // grace brings their end.
+    if (!run.waitForStreams || (stopped !== undefined && !IS_WINDOWS && !groupAlive(child.pid))) letGoWanted = true
+    if (letGoWanted) drain()
   })
 
   child.on('close', (code, signal) => {
     if (spawnError !== undefined) return
-    let error = stopLine()
-    if (captureError !== undefined) {
-      error = `error: capturing the output failed (${exec.firstLine(captureError)}); ${killedWith(run, forced)}`
-    }
-    finish(code ?? undefined, signal ?? undefined, error)
+    finish(code ?? undefined, signal ?? undefined, stopLine())
   })
 
   if (run.timeoutMs !== Infinity && run.timeoutMs <= MAX_TIMER_MS) {
     timeoutTimer = setTimeout(() => stop('timeout'), run.timeoutMs)
   }
   run.signal?.addEventListener('abort', onAbort, { once: true })
+}
+
+// The fds a spawn opens at most: a socket pair per piped stream and the pipe that reports
+// exec's failure. Node's spawn, failing with EMFILE after it opened the stdio pipes (with 4
+// or 5 fds free, 6 or 7 with stdin piped), returns without closing them: 2 or 3 fds lost.
+const SPAWN_FDS = 6
+const SPAWN_FDS_WITH_INPUT = 8
+
+/**
+ * An EMFILE or ENFILE error, as spawn gives it, when the file table has no room for a whole
+ * spawn: such a spawn is not begun. POSIX only (a Windows spawn opens no fds).
+ */
+function fileTableFull(run) {
+  if (IS_WINDOWS) return undefined
+  const opened = []
+  let full
+  try {
+    const needed = run.input === undefined ? SPAWN_FDS : SPAWN_FDS_WITH_INPUT
+    while (opened.length < needed) opened.push(fs.openSync('/dev/null', 'r'))
+  } catch (error) {
+    if (error.code === 'EMFILE' || error.code === 'ENFILE') {
+      const file = run.shell === false ? run.command : typeof run.shell === 'string' ? run.shell : '/bin/sh'
+      full = Object.assign(new Error(`spawn ${file} ${error.code}`), { code: error.code, errno: error.errno, syscall: `spawn ${file}` })
+    }
+    // Any other failure (no /dev/null here) says nothing of the table: spawn as usual.
+  } finally {
+    for (const fd of opened) fs.closeSync(fd)
+  }
+  return full
 }
 
 function warnUpdate(error) {
@@ -443,10 +582,14 @@ function groupAlive(pid) {
   }
 }
 
-/** Sends `signal` to the child's process group (POSIX) or kills its tree (Windows). */
+/**
+ * Sends `signal` to the child's process group (POSIX) or kills its tree (Windows). Whether
+ * it reached a process (on Windows: whether the child was there to kill).
+ */
 function killTree(child, signal) {
-  if (child?.pid === undefined) return
+  if (child?.pid === undefined) return false
   if (IS_WINDOWS) {
+    if (child.exitCode !== null || child.signalCode !== null) return false
     execFile('taskkill', ['/pid', String(child.pid), '/T', '/F'], { windowsHide: true }, (error) => {
       if (error) {
         try {
@@ -456,17 +599,18 @@ function killTree(child, signal) {
         }
       }
     })
-    return
+    return true
   }
   try {
     process.kill(-child.pid, signal)
+    return true
   } catch (error) {
-    if (error.code === 'ESRCH') return
+    if (error.code === 'ESRCH') return false
     // The group cannot be signalled (EPERM): the child itself at least.
     try {
-      child.kill(signal)
+      return child.kill(signal)
     } catch {
-      // Gone already.
+      return false
     }
   }
 }

@@ -5,8 +5,13 @@
 //! A capture is used from one JS thread (an external belongs to its environment). The one
 //! way JS can reach it while the binding holds it is a notice function called during a
 //! plan; the `RefCell` turns such a re-entrant call into an error instead of aliasing.
+//!
+//! The buffers a capture keeps are reported to V8 as external memory
+//! (`napi_adjust_external_memory`) as they grow, and given back when it is disposed or
+//! collected: V8 sees a handle of a few hundred bytes of its own heap, so without the report
+//! it would not know to collect handles that keep megabytes alive.
 
-use std::cell::RefCell;
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::ffi::c_void;
 use std::ptr;
 
@@ -23,7 +28,11 @@ use crate::text::{with_scratch, LATIN1, UTF16};
 const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x5d1c_6a0e_97b2_4f31, upper: 0xc3a8_0f6e_2b19_d744 };
 
 struct Handle {
-    state: RefCell<State>,
+    /// `None` once disposed: the capture and its buffers are freed, the handle stays until
+    /// it is collected (boxed, so that what stays is a few words, not the capture).
+    state: RefCell<Option<Box<State>>>,
+    /// The bytes reported to V8 for this handle, so far.
+    reported: Cell<i64>,
 }
 
 struct State {
@@ -32,14 +41,41 @@ struct State {
     settled: Option<usize>,
 }
 
-/// Frees a handle's capture once JS can no longer reach it.
+/// What is reported, in steps of this many bytes: the GC needs the order of magnitude, and a
+/// capture that keeps a few KiB reports nothing, so that a loop making many small captures is
+/// not slowed by a GC step per call (collecting them would not free their memory before the
+/// loop yields: Node-API runs finalizers from the event loop).
+const REPORT_STEP: usize = 64 * 1024;
+
+/// The bytes reported for a capture: the buffers of the text it keeps, in whole steps.
+fn held(state: Option<&State>) -> i64 {
+    let bytes = state.map_or(0, |s| s.capture.kept_bytes());
+    (bytes / REPORT_STEP * REPORT_STEP) as i64
+}
+
+/// Tells V8 of the change in what `handle` holds since the last report.
+fn report(env: sys::napi_env, handle: &Handle, now: i64) {
+    let change = now - handle.reported.get();
+    if change == 0 {
+        return;
+    }
+    let mut total = 0;
+    // SAFETY: `env` is the environment of the running call or finalizer. The report only
+    // informs the GC's heuristics: a failure changes nothing else, so its status is ignored.
+    unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
+    handle.reported.set(now);
+}
+
+/// Frees a handle's capture once JS can no longer reach it, and gives its memory back.
 ///
 /// # Safety
 /// Node-API calls it once, with the `data` given to `napi_create_external` in
 /// [`capture_create`]: a pointer from `Box::into_raw(Box<Handle>)`.
-unsafe extern "C" fn finalize(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+unsafe extern "C" fn finalize(env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
     // SAFETY: per this function's contract, `data` is an unfreed `Box<Handle>` given up once.
-    drop(unsafe { Box::from_raw(data.cast::<Handle>()) });
+    let handle = unsafe { Box::from_raw(data.cast::<Handle>()) };
+    report(env, &handle, 0);
+    drop(handle);
 }
 
 /// The capture behind argument `i`.
@@ -68,6 +104,22 @@ fn busy() -> Thrown {
     Thrown::Error("toolclamp: the capture is in use (called from its own notice function)".into())
 }
 
+fn disposed() -> Thrown {
+    Thrown::Error("toolclamp: the capture was disposed".into())
+}
+
+/// The state of a capture that is not disposed, shared.
+fn state(handle: &Handle) -> Result<Ref<'_, State>, Thrown> {
+    let state = handle.state.try_borrow().map_err(|_| busy())?;
+    Ref::filter_map(state, |s| s.as_deref()).map_err(|_| disposed())
+}
+
+/// The state of a capture that is not disposed, to change.
+fn state_mut(handle: &Handle) -> Result<RefMut<'_, State>, Thrown> {
+    let state = handle.state.try_borrow_mut().map_err(|_| busy())?;
+    RefMut::filter_map(state, |s| s.as_deref_mut()).map_err(|_| disposed())
+}
+
 fn answer_totals(call: &Call, capture: &Capture) -> Result<(), Thrown> {
     let mut r = Results::new(Verdict::Captured);
     r.set_measure(Slot::TotalChars, capture.totals());
@@ -90,7 +142,9 @@ pub fn capture_create(call: &Call) -> Answer {
         CaptureError::Unbounded => Thrown::Range(format!("toolclamp: {e}")),
     })?;
     answer_totals(call, &capture)?;
-    let data = Box::into_raw(Box::new(Handle { state: RefCell::new(State { capture, settled: None }) }));
+    // Nothing is kept yet, so nothing to report: the writes report what their text keeps.
+    let state = Box::new(State { capture, settled: None });
+    let data = Box::into_raw(Box::new(Handle { state: RefCell::new(Some(state)), reported: Cell::new(0) }));
     let mut v = ptr::null_mut();
     // SAFETY: `env` is valid while the call runs; `finalize` frees `data` exactly once.
     let status = unsafe { sys::napi_create_external(call.env(), data.cast(), Some(finalize), ptr::null_mut(), &mut v) };
@@ -104,6 +158,22 @@ pub fn capture_create(call: &Call) -> Answer {
     Ok(v)
 }
 
+/// `captureDispose(out, capture)`: frees the capture's buffers now, not when the handle is
+/// collected; any later use of it throws. Idempotent. Answers the last totals (zeros once
+/// disposed).
+pub fn capture_dispose(call: &Call) -> Answer {
+    let handle = handle(call, 1)?;
+    let mut state = handle.state.try_borrow_mut().map_err(|_| busy())?;
+    let mut r = Results::new(Verdict::Captured);
+    if let Some(last) = state.take() {
+        r.set_measure(Slot::TotalChars, last.capture.totals());
+    }
+    drop(state);
+    report(call.env(), handle, held(None));
+    call.answer(&r)?;
+    call.undefined()
+}
+
 /// `captureWrite(out, capture, chunk, wide, echo)`: feeds a string (UTF-16 units if `wide`,
 /// else Latin-1) or a Uint8Array. Answers the totals; returns `undefined`, or with `echo`
 /// a Buffer of the text this chunk added (decoded and normalised, for a spill file).
@@ -111,7 +181,7 @@ pub fn capture_write(call: &Call) -> Answer {
     let handle = handle(call, 1)?;
     let wide = call.boolean(3)?;
     let echo = call.boolean(4)?;
-    let mut state = handle.state.try_borrow_mut().map_err(|_| busy())?;
+    let mut state = state_mut(handle)?;
     if state.capture.is_finished() {
         return Err(Thrown::Error("toolclamp: write after end".into()));
     }
@@ -128,6 +198,7 @@ pub fn capture_write(call: &Call) -> Answer {
         let (bytes, _) = call.bytes(2)?;
         state.capture.write_bytes(bytes);
     }
+    report(call.env(), handle, held(Some(&state)));
     answer_totals(call, &state.capture)?;
     if !echo {
         return call.undefined();
@@ -144,11 +215,12 @@ pub fn capture_write(call: &Call) -> Answer {
 pub fn capture_finish(call: &Call) -> Answer {
     let handle = handle(call, 1)?;
     let echo = call.boolean(2)?;
-    let mut state = handle.state.try_borrow_mut().map_err(|_| busy())?;
+    let mut state = state_mut(handle)?;
     state.capture.set_echo(echo);
     state.capture.finish();
     let added = state.capture.take_echo();
     state.capture.set_echo(false);
+    report(call.env(), handle, held(Some(&state)));
     answer_totals(call, &state.capture)?;
     if echo {
         call.buffer_copy(&added)
@@ -168,11 +240,15 @@ pub fn capture_result(call: &Call) -> Answer {
     let snapshot;
     let state;
     let (capture, settled) = if last {
-        handle.state.try_borrow_mut().map_err(|_| busy())?.capture.finish();
-        state = handle.state.try_borrow().map_err(|_| busy())?;
+        {
+            let mut state = state_mut(handle)?;
+            state.capture.finish();
+            report(call.env(), handle, held(Some(&state)));
+        }
+        state = self::state(handle)?;
         (&state.capture, state.settled)
     } else {
-        let borrowed = handle.state.try_borrow().map_err(|_| busy())?;
+        let borrowed = self::state(handle)?;
         snapshot = borrowed.capture.snapshot();
         let settled = borrowed.settled;
         drop(borrowed);
@@ -244,7 +320,7 @@ pub fn capture_settle_head(call: &Call) -> Answer {
     let handle = handle(call, 1)?;
     let notice = NoticeArg::read(call, 2)?;
     let snap = snap_of(call.boolean(3)?);
-    let state = handle.state.try_borrow().map_err(|_| busy())?;
+    let state = self::state(handle)?;
     let settled = match state.settled {
         Some(head_end) => head_end,
         None => {
@@ -256,7 +332,7 @@ pub fn capture_settle_head(call: &Call) -> Answer {
             let (planned, _) = plan_with(call, &src, &options.limits, Strategy::Head, &notice, true, snap)?;
             let head_end = planned.map_or(0, |p| p.head_end);
             drop(state);
-            handle.state.try_borrow_mut().map_err(|_| busy())?.settled = Some(head_end);
+            state_mut(handle)?.settled = Some(head_end);
             return capture_settle_head_text(call, handle, head_end);
         }
     };
@@ -265,7 +341,7 @@ pub fn capture_settle_head(call: &Call) -> Answer {
 }
 
 fn capture_settle_head_text(call: &Call, handle: &Handle, head_end: usize) -> Answer {
-    let state = handle.state.try_borrow().map_err(|_| busy())?;
+    let state = self::state(handle)?;
     let src = state.capture.source();
     let mut bytes = Vec::with_capacity(head_end);
     src.copy_to(0, head_end, &mut bytes);

@@ -82,6 +82,7 @@ pub static EXPORTS: &[Export] = &[
         params: &["out", "capture", "final", "notice", "snap"],
         body: capture::capture_result,
     },
+    Export { name: c"captureDispose", params: &["out", "capture"], body: capture::capture_dispose },
     Export {
         name: c"captureSettleHead",
         params: &["out", "capture", "notice", "snap"],

@@ -184,10 +184,7 @@ pub fn classify_provider_error(message: &str, status: Option<u16>, code: Option<
     if found[..phrases.payload_from].iter().any(|&f| f) || matches!(status, Some(429 | 529)) {
         return class(ErrorKind::RateLimit, None);
     }
-    let hint = found[phrases.hints_from..]
-        .iter()
-        .position(|&f| f)
-        .map(|i| PROVIDER_HINTS[i].1);
+    let hint = found[phrases.hints_from..].iter().position(|&f| f).map(|i| PROVIDER_HINTS[i].1);
     let words = lex(&text);
     let said = Statement::read(&text, &words).or_else(|| coded(&code));
     let payload_phrase = found[phrases.payload_from..phrases.hints_from].iter().any(|&f| f);
@@ -291,7 +288,7 @@ impl Word {
     }
 }
 
-/// The items of `text` (lower case). A number glued to letters, a dot or a hyphen
+/// The items of `text` (lower case), URLs left out. A number glued to letters, a dot or a hyphen
 /// ("gpt-4o", "v1", "2.00") is part of a name, not a count, and is dropped. A sentence ends
 /// at `.`, `;`, `!` or `?` before a space or the end, and at a line break.
 fn lex(text: &str) -> Vec<Word> {
@@ -302,6 +299,13 @@ fn lex(text: &str) -> Vec<Word> {
     let glued = |b: u8| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-';
     while i < bytes.len() {
         let b = bytes[i];
+        // A URL names a place, not the request: "/v1/messages" is no prompt.
+        if bytes[i..].starts_with(b"http://") || bytes[i..].starts_with(b"https://") {
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !matches!(bytes[i], b'"' | b'\'' | b'`') {
+                i += 1;
+            }
+            continue;
+        }
         if b.is_ascii_alphabetic() || b == b'_' {
             let start = i;
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
@@ -368,8 +372,7 @@ fn lex(text: &str) -> Vec<Word> {
             i += len;
             continue;
         }
-        let ends = matches!(b, b'.' | b';' | b'!' | b'?') && next.is_none_or(|n| n.is_ascii_whitespace())
-            || b == b'\n';
+        let ends = matches!(b, b'.' | b';' | b'!' | b'?') && next.is_none_or(|n| n.is_ascii_whitespace()) || b == b'\n';
         if ends {
             sentence += 1;
         }
@@ -389,12 +392,20 @@ fn byte_sized(w: &str) -> bool {
     matches!(w, "size" | "bytes" | "payload" | "body" | "entity")
 }
 
-/// Words that name the prompt side of a request.
+/// Words that name the prompt side of a request ("message" is not one: it is the key of
+/// every JSON error body; nor is "request", as in "400 Bad Request").
 fn input_word(w: &str) -> bool {
     matches!(
         w,
-        "prompt" | "prompts" | "input" | "inputs" | "message" | "messages" | "request" | "query" | "conversation"
-            | "n_keep" | "n_prompt_tokens"
+        "prompt"
+            | "prompts"
+            | "input"
+            | "inputs"
+            | "messages"
+            | "query"
+            | "conversation"
+            | "n_keep"
+            | "n_prompt_tokens"
     )
 }
 
@@ -417,7 +428,7 @@ impl Statement {
             let end = words.partition_point(|w| w.sentence <= sentence);
             let s = &words[start..end];
             let Some(sized_relation) = relation(s) else {
-                if maximum_is(s) {
+                if maximum_is(s) || asks_shorter(s) {
                     tokens = true;
                 }
                 continue;
@@ -488,6 +499,15 @@ fn maximum_is(s: &[Word]) -> bool {
     })
 }
 
+/// "Please reduce the length of the messages", "shorten the prompt", "provide a shorter
+/// input": a sentence that asks for a shorter prompt says the prompt was too long.
+fn asks_shorter(s: &[Word]) -> bool {
+    s.iter().enumerate().any(|(i, w)| {
+        let verb = w.word().is_some_and(|x| matches!(x, "reduce" | "shorten" | "decrease" | "shorter"));
+        verb && s[i + 1..].iter().take(5).any(|n| n.word().is_some_and(|x| input_word(x) || x == "length"))
+    })
+}
+
 /// A statement about the completion alone: it names the completion ("max_tokens", "maximum
 /// tokens", "maximum output") and nothing on the prompt side.
 fn completion_only(words: &[Word]) -> bool {
@@ -550,7 +570,9 @@ impl Counts {
                 i += 5;
                 continue;
             }
-            if let (Some(">"), Some(limit), Some("-"), Some(input)) = (op(i + 1), number(i + 2), op(i + 3), number(i + 4)) {
+            if let (Some(">"), Some(limit), Some("-"), Some(input)) =
+                (op(i + 1), number(i + 2), op(i + 3), number(i + 4))
+            {
                 counts.completion = Some(n);
                 counts.limit = Some(limit);
                 counts.input = Some(input);
@@ -606,7 +628,7 @@ fn role(words: &[Word], i: usize) -> Option<Role> {
     if let Some("<=" | ">" | ">=") = before(1).and_then(Word::op) {
         return Some(Role::Limit);
     }
-    let following: Vec<&Word> = (1..=3).filter_map(after).collect();
+    let following: Vec<&Word> = (1..=4).filter_map(after).collect();
     let next = |k: usize| following.get(k).copied();
     // "4000 for the completion", "128000 output tokens", "500 `max_new_tokens`".
     if following.iter().take(3).any(|w| w.is("completion") || w.is("output") || w.word().is_some_and(completion_id)) {
@@ -630,10 +652,33 @@ fn role(words: &[Word], i: usize) -> Option<Role> {
     }) {
         return Some(Role::Input);
     }
-    // The nearest cue before it, over ops and filler.
-    (1..=4).filter_map(before).find_map(|w| match w.word()? {
-        "limit" | "maximum" | "max" | "allowed" | "only" | "n_ctx" | "exceed" | "less" | "context" | "window"
-        | "size" | "up" => Some(Role::Limit),
+    // "less than N", "more than N": a bound.
+    if before(1).is_some_and(|w| w.is("than")) {
+        return Some(Role::Limit);
+    }
+    // The words before it, back to the previous number: a limit's cue anywhere there wins
+    // ("max token count of N"); otherwise the nearest cue.
+    let span: Vec<&Word> = (1..=4).map_while(|k| before(k).filter(|w| !matches!(w.item, Item::Number(_)))).collect();
+    let limit = |w: &str| {
+        matches!(
+            w,
+            "limit"
+                | "maximum"
+                | "max"
+                | "allowed"
+                | "only"
+                | "n_ctx"
+                | "exceed"
+                | "context"
+                | "window"
+                | "size"
+                | "up"
+        )
+    };
+    if span.iter().any(|w| w.word().is_some_and(limit)) {
+        return Some(Role::Limit);
+    }
+    span.iter().find_map(|w| match w.word()? {
         "requested" | "total" | "resulted" => Some(Role::Total),
         "contains" | "has" | "given" | "received" | "got" | "first" | "keep" | "n_keep" | "count" | "long"
         | "n_prompt_tokens" => Some(Role::Input),
@@ -746,7 +791,8 @@ mod tests {
         let anthropic =
             classify_provider_error("Request exceeds the maximum size", Some(413), Some("request_too_large"));
         assert_eq!((anthropic.kind, anthropic.provider), (ErrorKind::PayloadTooLarge, Some("anthropic")));
-        let gemini = classify_provider_error("Request payload size exceeds the limit: 20971520 bytes.", Some(400), None);
+        let gemini =
+            classify_provider_error("Request payload size exceeds the limit: 20971520 bytes.", Some(400), None);
         assert_eq!((gemini.kind, gemini.provider), (ErrorKind::PayloadTooLarge, Some("google")));
         assert_eq!(classify_provider_error("", Some(413), None).kind, ErrorKind::PayloadTooLarge);
         assert_eq!(classify_provider_error("invalid api key", Some(401), None).kind, ErrorKind::Other);

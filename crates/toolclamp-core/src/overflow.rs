@@ -289,7 +289,8 @@ impl Word {
 }
 
 /// The items of `text` (lower case), URLs left out. A number glued to letters, a dot or a hyphen
-/// ("gpt-4o", "v1", "2.00") is part of a name, not a count, and is dropped. A sentence ends
+/// ("gpt-4o", "v1", "2.00"), quoted ("'1261'") or tagged ("<400>") is a name or a code, not a
+/// count, and is dropped. A sentence ends
 /// at `.`, `;`, `!` or `?` before a space or the end, and at a line break.
 fn lex(text: &str) -> Vec<Word> {
     let bytes = text.as_bytes();
@@ -300,6 +301,14 @@ fn lex(text: &str) -> Vec<Word> {
     while i < bytes.len() {
         let b = bytes[i];
         // A URL names a place, not the request: "/v1/messages" is no prompt.
+        // "<400>": a status tag, read as nothing.
+        if b == b'<' {
+            let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits > 0 && bytes.get(i + 1 + digits) == Some(&b'>') {
+                i += digits + 2;
+                continue;
+            }
+        }
         if bytes[i..].starts_with(b"http://") || bytes[i..].starts_with(b"https://") {
             while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !matches!(bytes[i], b'"' | b'\'' | b'`') {
                 i += 1;
@@ -342,7 +351,10 @@ fn lex(text: &str) -> Vec<Word> {
             let before = start.checked_sub(1).map(|j| bytes[j]);
             let after = bytes.get(i).copied();
             let decimal = after == Some(b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-            let named = before.is_some_and(glued) || after.is_some_and(|a| a.is_ascii_alphabetic() || a == b'_');
+            // "<400>" is a status tag, "'1261'" a code written as a string.
+            let quoted = matches!((before, after), (Some(b'\'' | b'"'), Some(b'\'' | b'"')));
+            let named =
+                before.is_some_and(glued) || after.is_some_and(|a| a.is_ascii_alphabetic() || a == b'_') || quoted;
             if !named && !decimal && !overflowed {
                 out.push(Word { item: Item::Number(value), sentence });
             }
@@ -645,12 +657,17 @@ fn role(words: &[Word], i: usize) -> Option<Role> {
     if next(0).is_some_and(|w| w.is("maximum") || w.is("max")) {
         return Some(Role::Limit);
     }
-    // The left side of a relation: "(4476 tokens) exceeds", "208310 tokens >".
-    if following.iter().any(|w| {
+    // The left side of a relation, with only its unit between: "(4476 tokens) exceeds",
+    // "208310 tokens >", "(5000 tokens) is larger than".
+    let relates = |w: &&Word| {
         w.word().is_some_and(|x| matches!(x, "exceeds" | "exceed" | "exceeded" | "larger" | "greater" | "longer"))
             || matches!(w.op(), Some(">" | ">="))
-    }) {
-        return Some(Role::Input);
+    };
+    let filler = |w: &&Word| w.op() == Some(")") || w.word().is_some_and(|x| matches!(x, "tokens" | "token" | "is"));
+    if let Some(at) = following.iter().position(relates) {
+        if following[..at].iter().all(filler) {
+            return Some(Role::Input);
+        }
     }
     // "less than N", "more than N": a bound.
     if before(1).is_some_and(|w| w.is("than")) {
@@ -809,10 +826,10 @@ mod tests {
 
     #[test]
     fn numbers_inside_names_are_not_counts() {
-        let words = lex("gpt-4o v1 2.00 gib 128,000 tokens 1, 2 n_ctx: 4096");
+        let words = lex("gpt-4o v1 2.00 gib 128,000 tokens 1, 2 n_ctx: 4096 <400> '1261' of 64000\"}");
         let numbers: Vec<u64> =
             words.iter().filter_map(|w| if let Item::Number(n) = w.item { Some(n) } else { None }).collect();
-        assert_eq!(numbers, [128000, 1, 2, 4096]);
+        assert_eq!(numbers, [128000, 1, 2, 4096, 64000]);
     }
 
     proptest::proptest! {

@@ -537,18 +537,22 @@ export interface ProviderErrorClass {
   provider?: string
   /** The context window in tokens, when the message states it. */
   limitTokens?: number
-  /** The tokens the request held, when the message states it. */
+  /**
+   * The tokens the request needs, when the message states it: the whole request where the message
+   * says so ("you requested 10240 tokens"), else its input plus the completion it reserves when
+   * both are counted ("190000 + 32000 > 200000"), else its input.
+   */
   requestedTokens?: number
 }
 
 /**
  * Classifies an error a model provider returned: a string, an `Error` (its `cause` chain
  * followed), a pi-ai assistant message (`stopReason: 'error'`, `errorMessage`), an AI SDK
- * `APICallError` (`statusCode`, `responseBody`), an OpenAI or Anthropic SDK error (`status`,
- * `error`, `code`) or a plain `{ status, message }`. Knows the overflow messages of OpenAI
- * (and Azure, DeepSeek, vLLM, LiteLLM and other OpenAI-compatible servers), Anthropic, Google,
- * Bedrock, Mistral, Groq, xAI, OpenRouter, Together, Fireworks, Cohere, Ollama, llama.cpp,
- * LM Studio, Moonshot, MiniMax, Z.AI, DashScope and Chinese-language messages. Never throws.
+ * `APICallError` (`statusCode`, `responseBody`), an AI SDK `RetryError` (by its last error), an
+ * OpenAI or Anthropic SDK error (`status`, `error`, `code`) or a plain `{ status, message }`.
+ * Reads how a message states an overflow (something exceeds a limit in tokens, "maximum context
+ * length is N", an error code such as `context_length_exceeded`) rather than a list of messages;
+ * a completion too large alone is not an overflow. Never throws, not even on a revoked Proxy.
  *
  * @example
  * classifyProviderError(new Error('prompt is too long: 208310 tokens > 200000 maximum'))

@@ -3,9 +3,10 @@
 // classifyProviderError and isContextOverflowError: what a model provider's error says.
 // JS gathers the texts, the HTTP status and the code an error carries, whatever its shape
 // (a string, an Error and its `cause` chain, a pi-ai assistant message, an AI SDK
-// APICallError, an OpenAI or Anthropic SDK error, a plain `{ status, message }`); the Rust
-// core (crates/toolclamp-core/src/overflow.rs) holds the table of provider messages and
-// classifies. Nothing here throws: every property is read through a guard.
+// APICallError, an AI SDK RetryError by its last error, an OpenAI or Anthropic SDK error, a
+// plain `{ status, message }`); the Rust core (crates/toolclamp-core/src/overflow.rs) holds
+// the rules and classifies. Nothing here throws: every property is read through a guard, and
+// a revoked Proxy anywhere is skipped.
 
 const native = require('./native.js')
 const { readSafely } = require('./format.js')
@@ -16,6 +17,31 @@ const MAX_TEXT = 64 * 1024
 // Keys whose string values are texts an error carries; objects under them are walked too.
 const TEXT_KEYS = ['message', 'errorMessage', 'name', 'type', 'responseBody', 'body', 'detail', 'details', 'reason']
 const NESTED_KEYS = ['error', 'data', 'cause', 'response', 'errors']
+
+/**
+ * The error a retry wrapper gave up on: an AI SDK `RetryError` (`lastError`, `errors`) is
+ * classified by its last error alone, so a 529 on the first attempt and an overflow on
+ * the last is an overflow. `undefined` when `value` wraps no retries.
+ */
+function lastRetried(value) {
+  const read = (key) => readSafely(value, key, () => undefined)
+  const last = read('lastError')
+  if (last !== undefined && last !== null) return last
+  const name = read('name')
+  const errors = read('errors')
+  if (typeof name !== 'string' || !/RetryError$/.test(name) || !isArraySafely(errors)) return undefined
+  const length = readSafely(errors, 'length', () => 0)
+  return Number.isInteger(length) && length > 0 ? readSafely(errors, length - 1, () => undefined) : undefined
+}
+
+/** `Array.isArray`, false for a revoked Proxy (on which it throws). */
+function isArraySafely(value) {
+  try {
+    return Array.isArray(value)
+  } catch {
+    return false
+  }
+}
 
 /** `{ texts, status, code }` of `error`, walked to MAX_DEPTH through its nested errors. */
 function gather(error) {
@@ -31,6 +57,16 @@ function gather(error) {
     if (typeof value === 'string') return addText(value)
     if (typeof value !== 'object' || value === null || depth > MAX_DEPTH || seen.has(value)) return
     seen.add(value)
+    // A revoked Proxy throws on every operation, `Array.isArray` included: it says nothing.
+    try {
+      walkObject(value, depth)
+    } catch {
+      // What was gathered before the throw stands.
+    }
+  }
+  const walkObject = (value, depth) => {
+    const retried = lastRetried(value)
+    if (retried !== undefined) return walk(retried, depth + 1)
     const read = (key) => readSafely(value, key, () => undefined)
     for (const key of ['status', 'statusCode']) {
       const status = read(key)
@@ -46,8 +82,9 @@ function gather(error) {
     }
     for (const key of NESTED_KEYS) {
       const nested = read(key)
-      if (Array.isArray(nested)) {
-        for (let i = 0; i < Math.min(nested.length, 8); i++) walk(readSafely(nested, i, () => undefined), depth + 1)
+      if (isArraySafely(nested)) {
+        const length = readSafely(nested, 'length', () => 0)
+        for (let i = 0; i < Math.min(Number.isInteger(length) ? length : 0, 8); i++) walk(readSafely(nested, i, () => undefined), depth + 1)
       } else {
         walk(nested, depth + 1)
       }

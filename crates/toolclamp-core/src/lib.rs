@@ -47,7 +47,7 @@ pub use capture::{Capture, CaptureError, CaptureOptions, Gapped, CAPTURE_MARGIN}
 pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
-pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, OVERFLOWS, RATE_LIMITS};
+pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, PROVIDER_HINTS, RATE_LIMITS};
 pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
 pub use plan::{
     chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN,

@@ -123,10 +123,14 @@ export interface HeadTailOptions extends NoticeOptions {
 
 /**
  * Where text is kept. `'auto'` keeps the head and the tail (`headRatio` to the head) when the
- * last 2,048 chars hold an error, a stack trace, an exit status or a test summary (`error`,
- * `fail`, `traceback`, `panicked`, `exception`, `fatal`, `exit code`, `exit status`,
- * `exited with`, `passed`, `total`, `summary`, `err!`, `aborted`, any case), the head otherwise;
- * results report the strategy used.
+ * last 2,048 chars read as a failure or a summary, the head otherwise; results report the
+ * strategy used. Read there, in any case: an error, a stack trace, an exit status, a test
+ * summary (`error`, `fail`, `traceback`, `panicked`, `exception`, `fatal`, `exit code`,
+ * `exited with`, `passed`, `total`, `summary`, ...), what the C library, shells and coreutils
+ * print on failure (`No such file`, `Permission denied`, `command not found`, `Segmentation
+ * fault`, `cannot access`, ...), a signal (`Killed`, `Terminated`), a warning (`WARNING:`,
+ * `npm warn`) or an errno name (`ECONNRESET`, `ENOENT`, ...); not as part of a name
+ * (`gpg-error.h`, `console.warn`). The full list is in the README.
  */
 export type Strategy = 'head' | 'tail' | 'headTail' | 'auto'
 
@@ -838,16 +842,24 @@ export declare function repairSessionFile(path: string, options?: RepairOptions)
 // ---------------------------------------------------------------------------------------
 
 /**
- * Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`, head
- * (errors: `{ maxBytes: 4096, maxLines: 40 }`, see {@link ToolErrorLimits}). Each budget not given
- * keeps its default, so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
+ * Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`,
+ * `'auto'` (errors: `{ maxBytes: 4096, maxLines: 40 }`, see {@link ToolErrorLimits}). Each budget
+ * not given keeps its default, so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
  */
 export interface PayloadLimits extends Limits {
   /** Maximum UTF-8 bytes of the text a model reads (50 KiB). @default 51200 */
   maxBytes?: number
   /** Maximum lines of the text a model reads. @default 2000 */
   maxLines?: number
-  /** With `'tail'` the last blocks are kept. JSON data takes `'auto'` as `'head'`. @default 'head' */
+  /**
+   * Where text is kept: `'auto'` keeps the end too when it reads as a failure. A result that says
+   * it failed (`isError: true`, an AI SDK `error-text` or `error-json` output, a LangChain
+   * ToolMessage with `status: 'error'`, a pi tool result message with `isError` in a session) and
+   * thrown errors keep both ends, 70% of the room to the end (`'headTail'` with `headRatio` 0.3, or
+   * the `headRatio` given), unless a strategy is given. With `'tail'` the last blocks are kept.
+   * JSON data takes `'auto'` as `'head'`.
+   * @default 'auto'
+   */
   strategy?: Strategy
   /** Text for a model is cut on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
@@ -857,7 +869,7 @@ export interface PayloadLimits extends Limits {
    * @default 'content'
    */
   responseFormat?: 'content' | 'content_and_artifact'
-  /** With `'headTail'`: share of the budget given to the start, from 0 to 1. @default 0.5 */
+  /** With `'headTail'` and `'auto'`: share of the budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
   /**
    * The notice put where text was dropped (see {@link Notice}); the default is `truncateText`'s:
@@ -880,13 +892,18 @@ export interface PayloadLimits extends Limits {
 
 /**
  * Limits for a thrown error's message (`hardTruncateToolError`): as {@link PayloadLimits}, with
- * smaller default budgets, `{ maxBytes: 4096, maxLines: 40 }`.
+ * smaller default budgets, `{ maxBytes: 4096, maxLines: 40 }`, and both ends kept, most of the
+ * room to the end, where a message says its cause.
  */
 export interface ToolErrorLimits extends PayloadLimits {
   /** Maximum UTF-8 bytes of the message (4 KiB). @default 4096 */
   maxBytes?: number
   /** Maximum lines of the message. @default 40 */
   maxLines?: number
+  /** Where the message is kept: its start and its end. @default 'headTail' */
+  strategy?: Strategy
+  /** Share of the budget given to the start of the message, from 0 to 1. @default 0.3 */
+  headRatio?: number
 }
 
 /** The blocks toolclamp reads: text, and MCP embedded resources with `text`. Others pass through untouched. */
@@ -1018,8 +1035,9 @@ export declare function hardTruncateToolPayload<T>(result: T, limits?: PayloadLi
 /**
  * Clamps a thrown value's message so stacks and megabyte messages stay out of model context.
  * Returns the same error when its message fits (default `{ maxBytes: 4096, maxLines: 40 }`);
- * otherwise an `Error` with the same `name`, the clamped `message`, the original as `cause`, and a
- * `stack` of just `name: message`. A non-Error throw becomes an `Error` with a clamped message.
+ * otherwise an `Error` with the same `name`, the clamped `message` (its start and, with 70% of the
+ * room, its end, where the cause is said), the original as `cause`, and a `stack` of just
+ * `name: message`. A non-Error throw becomes an `Error` with a clamped message.
  *
  * @example
  * try { await run() } catch (e) { throw hardTruncateToolError(e) }
@@ -1052,7 +1070,8 @@ export interface ExecutableTool {
  * Wraps a pi-agent-core `AgentTool` (or any tool of that shape): every other property, descriptor
  * and the prototype are kept, the original runs as `this` (so private fields work), and `execute` clamps the final result, every `onUpdate` partial and any thrown error (re-thrown
  * with a clamped message; error limits are `{ maxBytes: 4096, maxLines: 40 }`, never above the
- * payload limits). `limits` may be a function of the tool, for per-tool budgets. A LangChain
+ * payload limits, and keep the message's end as `hardTruncateToolError` does unless `limits` give a
+ * strategy). `limits` may be a function of the tool, for per-tool budgets. A LangChain
  * tool (which runs `func`, not `execute`) is refused: wrap its function with `wrapExecute`.
  *
  * @example

@@ -288,6 +288,8 @@ describe('documented defaults are the ones applied', () => {
     ['hardTruncateToolPayload snap', 'PayloadLimits', 'snap', (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }), 'none'],
     ['hardTruncateToolPayload strategy', 'PayloadLimits', 'strategy', (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }), 'tail'],
     ['hardTruncateToolPayload notice', 'PayloadLimits', 'notice', (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }), '[{omitted}]'],
+    ['hardTruncateToolError strategy', 'ToolErrorLimits', 'strategy', (o) => hardTruncateToolError(new Error(lines(300)), o).message, 'head'],
+    ['hardTruncateToolError headRatio', 'ToolErrorLimits', 'headRatio', (o) => hardTruncateToolError(new Error(lines(300)), o).message, 0.5],
     ['hardTruncateToolPayload responseFormat', 'PayloadLimits', 'responseFormat', (o) => hardTruncateToolPayload([lines(100, 9), 'artifact'], { maxChars: 96, ...o }), 'content_and_artifact'],
     ['clampJson strategy', 'ClampJsonOptions', 'strategy', (o) => clampJson(Array.from({ length: 100 }, (_, i) => i), { maxBytes: 60, ...o }).value, 'tail'],
     ['clampJson markers', 'ClampJsonOptions', 'markers', (o) => clampJson(Array.from({ length: 100 }, (_, i) => i), { maxBytes: 60, ...o }).value, 'none'],

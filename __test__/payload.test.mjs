@@ -17,6 +17,8 @@ import { deepFreeze } from './helpers.mjs'
 
 const DEFAULT_LIMITS = { maxBytes: 51200, maxLines: 2000 }
 const ERROR_LIMITS = { maxBytes: 4096, maxLines: 40 }
+// How an error message is cut by default: its start and, with 70% of the room, its end.
+const ERROR_CUT = { ...ERROR_LIMITS, strategy: 'headTail', headRatio: 0.3, snap: 'line' }
 
 // ---- Helpers
 
@@ -456,7 +458,7 @@ describe('hardTruncateToolError', () => {
     assert.notEqual(clamped, original)
     assert.ok(clamped instanceof Error)
     assert.equal(clamped.name, 'TypeError')
-    assert.equal(clamped.message, truncateText(original.message, { ...ERROR_LIMITS, snap: 'line' }).text)
+    assert.equal(clamped.message, truncateText(original.message, ERROR_CUT).text)
     assert.ok(measure(clamped.message).bytes <= 4096)
     assert.equal(clamped.cause, original)
     assert.equal(clamped.stack, clamped.name + ': ' + clamped.message)
@@ -519,14 +521,14 @@ describe('hardTruncateToolError', () => {
     const long = 'z'.repeat(10000)
     const fromString = hardTruncateToolError(long)
     assert.ok(fromString instanceof Error)
-    assert.equal(fromString.message, truncateText(long, { ...ERROR_LIMITS, snap: 'line' }).text)
+    assert.equal(fromString.message, truncateText(long, ERROR_CUT).text)
     assert.equal(fromString.cause, long)
 
     assert.equal(hardTruncateToolError('short').message, 'short')
 
     const object = { code: 'E_TOOL', detail: 'd'.repeat(10000) }
     const fromObject = hardTruncateToolError(object)
-    assert.equal(fromObject.message, truncateText(JSON.stringify(object), { ...ERROR_LIMITS, snap: 'line' }).text)
+    assert.equal(fromObject.message, truncateText(JSON.stringify(object), ERROR_CUT).text)
     assert.equal(fromObject.cause, object)
     assert.equal(hardTruncateToolError({ code: 1 }).message, '{"code":1}')
   })

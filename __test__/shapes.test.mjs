@@ -191,13 +191,22 @@ describe('MCP CallToolResult.structuredContent', () => {
 
   test('content, the note and structuredContent together stay within the budget; structuredContent keeps the head, adds nothing', () => {
     for (const limits of [undefined, { maxBytes: 4096 }, { maxChars: 3000 }, { maxLines: 5 }, { maxBytes: 300, maxLines: 3 }]) {
-      const input = deepFreeze({ content: [text(`Lint failed.\n${HUGE}`)], structuredContent: report, isError: true, _meta: { id: 7 } })
-      const clamped = hardTruncateToolPayload(input, limits)
-      assertWithin(clamped, limits)
-      assertHeadOf(clamped.structuredContent, report)
-      assert.equal(clamped.isError, true)
-      assert.equal(clamped._meta, input._meta)
-      assert.ok(clamped.content.at(-1).text.startsWith('[structuredContent shortened'), JSON.stringify(limits))
+      for (const isError of [false, true]) {
+        const input = deepFreeze({ content: [text(`Lint failed.\n${HUGE}`)], structuredContent: report, isError, _meta: { id: 7 } })
+        const clamped = hardTruncateToolPayload(input, limits)
+        assertWithin(clamped, limits)
+        assert.equal(clamped.isError, isError)
+        assert.equal(clamped._meta, input._meta)
+        assert.ok(clamped.content.at(-1).text.startsWith('[structuredContent shortened'), JSON.stringify(limits))
+        if (!isError) {
+          assertHeadOf(clamped.structuredContent, report)
+          continue
+        }
+        // A failed result keeps both ends ('headTail'): the last rows too, nothing added.
+        assert.deepEqual(Object.keys(clamped.structuredContent), Object.keys(report).filter((key) => key in clamped.structuredContent))
+        const kept = clamped.structuredContent.rows
+        if (kept !== undefined && kept.length > 1) assert.deepEqual([kept[0], kept.at(-1)], [rows[0], rows.at(-1)])
+      }
     }
   })
 
@@ -254,7 +263,8 @@ describe('AI SDK ToolResultOutput', () => {
       const clamped = hardTruncateToolPayload(deepFreeze({ type, value: HUGE }))
       assert.equal(clamped.type, type)
       assert.ok(bytes(clamped.value) <= DEFAULTS.maxBytes)
-      assert.match(clamped.value, /truncated at the end/)
+      // An error keeps its end too.
+      assert.match(clamped.value, type === 'text' ? /truncated at the end/ : /truncated in the middle/)
     }
     for (const type of ['json', 'error-json']) {
       const value = { log: HUGE, code: 2 }

@@ -74,11 +74,11 @@ await agent.prompt(`Why did the build fail, and can we deploy? Our runbook:\n${r
 faux.unregister()
 
 const [, , logResult, deployResult, answer] = agent.state.messages
-console.log(measureText(logResult.content[0].text)) // { chars: 51195, bytes: 51195, lines: 1369 } (what the tool returned: within 50 KiB, on whole lines)
+console.log(measureText(logResult.content[0].text)) // { chars: 51183, bytes: 51183, lines: 1321 } (what the tool returned: within 50 KiB, on whole lines, the lint error at its end kept)
 console.log(logResult.details.bytes) // 2437826 (details, which pi never sends to a model, stay as they were)
 console.log(deployResult.isError, measureText(deployResult.content[0].text).lines) // true 40 (the thrown error, clamped)
 // The requests: the tool calls; the results within their shares of the window, but over it
 // with the runbook (refused); the retry, cut tighter.
-console.log(requests.join(' ')) // 21629 32074 31313
+console.log(requests.join(' ')) // 21629 32064 31318
 console.log(recovered) // [ 2 ] (attempts)
 console.log(answer.content[0].text) // The build failed on a lint warning treated as an error; deploy refused it.

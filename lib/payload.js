@@ -10,6 +10,7 @@ const native = require('./native.js')
 const spills = require('./spill.js')
 const json = require('./json.js')
 const { clampString, truncateSpilling, measureText } = require('./clamp.js')
+const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO } = require('./defaults.js')
 const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
   checkKeys,
@@ -26,27 +27,44 @@ const {
   withTokenBudget,
 } = require('./options.js')
 
-const PAYLOAD_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES })
-const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40 })
+// A strategy the caller gives is used as it is, for failures too (lib/defaults.js).
+const PAYLOAD_DEFAULTS = Object.freeze({
+  maxChars: Infinity,
+  maxBytes: DEFAULT_MAX_BYTES,
+  maxLines: DEFAULT_MAX_LINES,
+  strategy: DEFAULT_TOOL_STRATEGY,
+  headRatio: 0.5,
+})
+const FAILURE_DEFAULTS = Object.freeze({ strategy: FAILURE_STRATEGY, headRatio: FAILURE_HEAD_RATIO })
+const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40, ...FAILURE_DEFAULTS })
 const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'responseFormat', 'snap']
 const RESPONSE_FORMATS = ['content', 'content_and_artifact']
 
-/** Limits with nothing given but the budgets. */
-function limitsRecord(budgets) {
+/**
+ * Limits with nothing given but the budgets and the strategy (`defaults`). `failure` is the
+ * strategy and head ratio for a failed result (forFailure); undefined: these limits' own.
+ */
+function limitsRecord(defaults, failure) {
   return Object.freeze({
-    strategy: 'head',
-    headRatio: 0.5,
     notice: undefined,
     responseFormat: 'content',
     // Text going to a model through a tool is cut on whole lines.
     snap: true,
-    ...budgets,
+    ...defaults,
     spill: undefined,
+    failure,
   })
 }
 
-const DEFAULT_PAYLOAD_LIMITS = limitsRecord(PAYLOAD_DEFAULTS)
-const DEFAULT_ERROR_LIMITS = limitsRecord(ERROR_DEFAULTS)
+/** `limits` for a result that failed (isError, a thrown error): their `failure` strategy. */
+function forFailure(limits) {
+  const failure = limits.failure
+  if (failure === undefined || (failure.strategy === limits.strategy && failure.headRatio === limits.headRatio)) return limits
+  return Object.freeze({ ...limits, strategy: failure.strategy, headRatio: failure.headRatio })
+}
+
+const DEFAULT_PAYLOAD_LIMITS = limitsRecord(PAYLOAD_DEFAULTS, FAILURE_DEFAULTS)
+const DEFAULT_ERROR_LIMITS = limitsRecord(ERROR_DEFAULTS, undefined)
 
 /**
  * Reads payload limits once (at wrap time for the wrappers) into a frozen record: budgets,
@@ -69,12 +87,19 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
     maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
     maxBytes: withTokenBudget(readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes), maxTokens, tokenizer),
     maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
-    strategy: readStrategy(strategy),
-    headRatio: readHeadRatio(headRatio),
+    strategy: readStrategy(strategy, defaults.strategy),
+    headRatio: readHeadRatio(headRatio, defaults.headRatio),
     // With a spill file the notice may name it ({spillPath}); clampAndSpill checks it.
     notice: spillTo === undefined ? readNotice(notice) : notice,
     spill: spillTo,
+    // A strategy given is used for failures too; a head ratio given is theirs too.
+    failure: strategy === undefined ? failureWith(headRatio) : undefined,
   })
+}
+
+/** How a failed result is cut when no strategy is given: FAILURE_DEFAULTS, with the head ratio given. */
+function failureWith(headRatio) {
+  return headRatio === undefined ? FAILURE_DEFAULTS : Object.freeze({ ...FAILURE_DEFAULTS, headRatio: readHeadRatio(headRatio) })
 }
 
 /** The same limits with no spill: streamed partial results are never written to files. */
@@ -83,14 +108,18 @@ function withoutSpill(limits) {
   return Object.freeze({ ...limits, spill: undefined, notice: spills.unsavedNotice(limits.notice) })
 }
 
-/** Error limits never above the payload's own. */
+/** Error limits never above the payload's own, with the payload's strategy for failures. */
 function errorLimitsWithin(payload) {
-  return limitsRecord({
+  const { strategy, headRatio } = forFailure(payload)
+  const limits = {
     maxChars: Math.min(ERROR_DEFAULTS.maxChars, payload.maxChars),
     maxBytes: Math.min(ERROR_DEFAULTS.maxBytes, payload.maxBytes),
     maxLines: Math.min(ERROR_DEFAULTS.maxLines, payload.maxLines),
+    strategy,
+    headRatio,
     notice: withoutSpill(payload).notice,
-  })
+  }
+  return limitsRecord(limits, undefined)
 }
 
 function clampWith(text, limits) {
@@ -264,6 +293,7 @@ const MEDIA_KEYS = [
 // AI SDK ToolResultOutput: { type, value }.
 const TEXT_OUTPUTS = new Set(['text', 'error-text'])
 const JSON_OUTPUTS = new Set(['json', 'error-json'])
+const ERROR_OUTPUTS = new Set(['error-text', 'error-json'])
 // OpenAI Agents SDK / Responses API items carrying a tool's output.
 const OUTPUT_ITEMS = new Set(['function_call_result', 'function_call_output'])
 
@@ -657,11 +687,14 @@ function clampStructured(result, content, structured, limits) {
   ])
 }
 
-/** A message LangChain takes as it is (ToolMessage): its content clamped, lc_kwargs kept in step. */
+/**
+ * A message LangChain takes as it is (ToolMessage): its content clamped (as a failure with
+ * `status: 'error'`), lc_kwargs kept in step.
+ */
 function clampMessage(message, limits) {
   const content = read(message, 'content')
   if (typeof content !== 'string' && !isArray(content)) return message
-  const clamped = clampPayload(content, limits)
+  const clamped = clampPayload(content, read(message, 'status') === 'error' ? forFailure(limits) : limits)
   if (clamped === content) return message
   const copy = withProperty(message, 'content', clamped)
   const kwargs = read(message, 'lc_kwargs')
@@ -694,13 +727,18 @@ function clampDirectOutput(result, limits) {
   return next === messages ? result : withProperty(result, 'update', withProperty(update, 'messages', next))
 }
 
-/** An object a tool returned: which of its shapes it has decides what is clamped. */
-function clampObject(result, limits) {
+/**
+ * An object a tool returned: which of its shapes it has decides what is clamped. One that
+ * says it failed (MCP and pi `isError`, an AI SDK `error-text` or `error-json` output) is
+ * clamped as a failure (forFailure).
+ */
+function clampObject(result, given) {
+  const type = typeOf(result)
+  const limits = read(result, 'isError') === true || ERROR_OUTPUTS.has(type) ? forFailure(given) : given
   if (read(result, 'lc_direct_tool_output') === true) return clampDirectOutput(result, limits)
   const content = read(result, 'content')
   const structured = read(result, 'structuredContent')
   if (isArray(content) || structured !== undefined) return clampStructured(result, content, structured, limits)
-  const type = typeOf(result)
   if (type !== undefined) {
     if (OUTPUT_ITEMS.has(type)) {
       // OpenAI Agents / Responses: a function call's output item.
@@ -748,6 +786,11 @@ function clampResult(result, limits) {
 
 function hardTruncateToolPayload(result, limits) {
   return clampResult(result, readPayloadLimits(limits, PAYLOAD_DEFAULTS))
+}
+
+/** hardTruncateToolPayload for a result that failed (a pi tool result message with isError). */
+function hardTruncateFailedPayload(result, limits) {
+  return clampResult(result, forFailure(readPayloadLimits(limits, PAYLOAD_DEFAULTS)))
 }
 
 /** An Error named like the original whose stack is only its clamped message. */
@@ -863,6 +906,7 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
 module.exports = {
   hardTruncateToolPayload,
   PAYLOAD_OPTIONS, // the option names, for lib/session.js (not the public API)
+  hardTruncateFailedPayload, // for lib/session.js too
   // For the sibling modules, not the public API (index.js lists that).
   clampPayload,
   payloadSize,

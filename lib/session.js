@@ -38,7 +38,7 @@ const {
   constants: { MAX_STRING_LENGTH },
 } = require('node:buffer')
 
-const { hardTruncateToolPayload, PAYLOAD_OPTIONS } = require('./payload.js')
+const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('./payload.js')
 const spills = require('./spill.js')
 const { describe, isArray, messageOf } = require('./format.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('./options.js')
@@ -101,6 +101,11 @@ function readLimitOptions(options, spillKeys, spilling = false) {
   // Resolved now: the process may change directory before a result is cut.
   if (spill !== undefined) spill.dir = path.resolve(spill.dir)
   return { limits, spill }
+}
+
+/** The clamp of a tool result message: a failed one (`isError`) keeps most of its end. */
+function clampFor(isError) {
+  return isError === true ? hardTruncateFailedPayload : hardTruncateToolPayload
 }
 
 /** `limits` for a result of `toolName`: its spill files are named after the tool. */
@@ -168,7 +173,8 @@ function guardMessage(message, options) {
   if (readField(message, 'role') !== 'toolResult') return message
   const content = readField(message, 'content')
   const toolName = readField(message, 'toolName')
-  const clamped = hardTruncateToolPayload(content, limitsFor(options, toolName))
+  // An unreadable isError says nothing: the result is clamped as any other.
+  const clamped = clampFor(readOrUndefined(message, 'isError'))(content, limitsFor(options, toolName))
   // A content getter could answer differently when the manager serializes it: the copy
   // holds the value read here.
   if (clamped === content && holdsContent(message, content)) return message
@@ -689,9 +695,9 @@ function planRepair(file, fd, size, options, written, change) {
     const entry = toolResultEntry(data, line)
     if (entry === undefined) continue
     const message = entry.message
-    const { content, toolCallId, toolName } = message
+    const { content, toolCallId, toolName, isError } = message
     const reports = []
-    const clamped = hardTruncateToolPayload(
+    const clamped = clampFor(isError)(
       content,
       limitsFor(options, toolName, (report) => reports.push(report)),
     )

@@ -17,6 +17,7 @@ const ERROR_MAX_BYTES = 4096
 const ERROR_MAX_LINES = 40
 
 const NOTICE = /\[\.\.\. .+ truncated at the end \.\.\.\]/
+const MIDDLE_NOTICE = /\[\.\.\. .+ truncated in the middle \.\.\.\]/
 
 const byteLength = (text) => Buffer.byteLength(text, 'utf8')
 
@@ -154,10 +155,10 @@ describe('Vercel AI SDK: generateText', () => {
     assert.equal(isError, false)
     assert.equal(content.length, 3)
     assert.deepEqual(content[1], image)
-    // The cut falls in the first block, so the later text block is kept in place, emptied.
-    assert.deepEqual(content[2], { type: 'text', text: '' })
+    // The summary at the end reads as one ('auto'), so it is kept whole; the cut falls in the first block.
+    assert.deepEqual(content[2], { type: 'text', text: 'summary: 0 errors' })
     assertWithin(textOf(part.output.value), PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES)
-    assert.match(content[0].text, NOTICE)
+    assert.match(content[0].text, MIDDLE_NOTICE)
   })
 
   test('a 5 MB object result reaches the model as JSON within the budget, small fields whole', async () => {
@@ -220,8 +221,10 @@ describe('Vercel AI SDK: generateText', () => {
     // The SDK turns a thrown error into { type: 'error-text', value: error.message }.
     assert.equal(part.output.type, 'error-text')
     assertWithin(part.output.value, ERROR_MAX_BYTES, ERROR_MAX_LINES)
-    assert.match(part.output.value, NOTICE)
+    // Its start and, with most of the room, its end.
+    assert.match(part.output.value, MIDDLE_NOTICE)
     assert.ok(part.output.value.startsWith('upstream said: '))
+    assert.ok(part.output.value.endsWith(hugeMessage.slice(hugeMessage.lastIndexOf('\n'))))
   })
 
   test('control: without wrapExecute the 1 MB error message reaches the model', async () => {

@@ -176,7 +176,7 @@ test('client side, head: all text shares one budget, everything else is kept as 
   const original = await client.callTool({ name: 'run_build', arguments: { size: 'huge' } })
   const snapshot = structuredClone(original)
 
-  const clamped = hardTruncateToolPayload(original)
+  const clamped = hardTruncateToolPayload(original, { strategy: 'head' })
 
   assert.notEqual(clamped, original, 'a new result when something was cut')
   assertWithinDefaultLimits(clamped)
@@ -196,6 +196,8 @@ test('client side, head: all text shares one budget, everything else is kept as 
 
   assert.deepEqual(original, snapshot, 'the input was not mutated')
   assert.equal(hardTruncateToolPayload(clamped), clamped, 'an already-clamped result comes back as is')
+  // By default ('auto') the summary at the end, which reports errors, is kept too.
+  assert.equal(hardTruncateToolPayload(original).content.at(-1).text, BUILD_SUMMARY)
 })
 
 test('client side, tail: the last text survives and earlier text is emptied or cut', async (t) => {

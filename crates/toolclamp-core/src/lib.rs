@@ -38,7 +38,7 @@ pub mod terminal;
 pub mod tool_output;
 pub mod utf8;
 
-pub use auto::{auto_strategy, AUTO_SIGNALS, AUTO_WINDOW};
+pub use auto::{auto_strategy, AUTO_SIGNALS, AUTO_WINDOW, AUTO_WORD_SIGNALS};
 pub use budget::{
     bytes_for_tokens, elision_marker, estimate_tokens, plan_budget, Action, Budget, BudgetRequest, MarkerFacts,
     ResultSize, BYTES_PER_TOKEN, MEDIA_TOKENS,

@@ -228,6 +228,12 @@ function fitsResult(value, totalBytes) {
   return { value, truncated: false, totalBytes, outputBytes: totalBytes, elided: [] }
 }
 
+/** A rendered value kept whole: truncated only when the walk of a value too deep cut it. */
+function wholeResult(rendered, totalBytes, cuts) {
+  if (cuts.length === 0) return fitsResult(rendered, totalBytes)
+  return { value: rendered, truncated: true, totalBytes, outputBytes: totalBytes, elided: [...cuts] }
+}
+
 /**
  * clampJson on options already read: `limits` has maxChars, maxBytes, maxLines, strategy
  * and headRatio (payload limits do); `markers` is 'inline' or 'none'; `gap` the
@@ -240,14 +246,10 @@ function clampJsonWith(value, limits, markers, gap = '') {
   // lists what nesting too deep lost).
   const { text, value: rendered, cuts } = stringifyAny(value)
   if (text === undefined) return fitsResult(value, 0)
-  const whole = (totalBytes) =>
-    cuts.length === 0
-      ? fitsResult(rendered, totalBytes)
-      : { value: rendered, truncated: true, totalBytes, outputBytes: totalBytes, elided: [...cuts] }
-  if (gap === '' && fitsByLength(text.length, limits)) return whole(Buffer.byteLength(text))
+  if (gap === '' && fitsByLength(text.length, limits)) return wholeResult(rendered, Buffer.byteLength(text), cuts)
   const strategy = JSON_STRATEGIES.includes(limits.strategy) ? limits.strategy : 'head'
   const plan = native.planJson(text, strategy, limits, limits.headRatio, markers === 'inline', gap)
-  if (!plan.cut) return whole(plan.total.bytes)
+  if (!plan.cut) return wholeResult(rendered, plan.total.bytes, cuts)
   const answer = readAnswer(plan.answer)
   return {
     value: answer.text === '' ? undefined : JSON.parse(answer.text),

@@ -442,9 +442,11 @@ export interface ClampJsonOptions extends Limits {
    * `'inline'`: the result says what was cut in band: a string item
    * `"[... 1,234 more items]"` where array items were dropped, a key `"…"` with
    * `"[... 12 more keys]"` where object keys were dropped, `[... 5,241,068 bytes truncated]`
-   * inside a cut string. `'none'`: schema-safe, only shorter arrays and shorter strings (a
-   * prefix; a suffix with `'tail'`), nothing added; every key is kept while the smallest forms
-   * of all values fit. Both report everything in `elided`.
+   * inside a cut string; where one does not fit, the short marker `[...]` stands in, so no cut
+   * is silent (the smallest form of a value cut is `"[...]"`, `["[...]"]` or `{"…":"[...]"}`).
+   * `'none'`: schema-safe, only shorter arrays and shorter strings (a prefix; a suffix with
+   * `'tail'`), nothing added; every key is kept while the smallest forms of all values fit.
+   * Both report everything in `elided`.
    * @default 'inline'
    */
   markers?: 'inline' | 'none'
@@ -462,14 +464,19 @@ export type JsonElision =
   | { path: string; kept: number; total: number }
   /** An object keeps `keptKeys` of its `totalKeys` keys. */
   | { path: string; keptKeys: number; totalKeys: number }
-  /** A string keeps `keptBytes` of its `totalBytes` (UTF-8 of the string's value). */
+  /**
+   * A string keeps `keptBytes` of its `totalBytes` (UTF-8 of the string's value); or, with path
+   * `'$'` and `keptBytes: 0`, nothing of the whole value fits (`totalBytes` of its rendering).
+   */
   | { path: string; keptBytes: number; totalBytes: number }
 
 export interface ClampJsonResult<T = unknown> {
   /**
    * The very same value when it fits; else a new JSON value of the same shape whose rendering
    * fits every limit (typed as the input: with inline markers an array may also hold a marker
-   * string and an object a `"…"` key).
+   * string and an object a `"…"` key). When not even the value's smallest form fits: the string
+   * `'[...]'` with inline markers, or `undefined` (nothing) when that does not fit either (under
+   * 7 bytes or chars, or no line) and always with `markers: 'none'`.
    */
   value: T
   truncated: boolean
@@ -477,7 +484,11 @@ export interface ClampJsonResult<T = unknown> {
   totalBytes: number
   /** UTF-8 bytes of the result as rendered (with `space`). */
   outputBytes: number
-  /** What was shortened, inner values before the container holding them. Empty when nothing was. */
+  /**
+   * What was shortened, inner values before the container holding them. Empty when nothing was.
+   * A value nested too deep for `JSON.stringify` lists each container that became
+   * `"[Too deep]"` (`kept: 0` or `keptKeys: 0`), and is `truncated`.
+   */
   elided: JsonElision[]
 }
 
@@ -494,8 +505,8 @@ export interface ClampJsonResult<T = unknown> {
  * Never mutates its input and never throws on a value: a cycle becomes `"[Circular]"`, a BigInt
  * its digits, a throwing getter or `toJSON` `"[Unreadable: message]"`; `toJSON`, `undefined`,
  * functions and symbols are handled as `JSON.stringify` handles them. (Such a value is read a
- * second time to find what threw.) Throws `RangeError` when no form of the value fits the limits
- * (below 2 bytes, or a number longer than the budget).
+ * second time to find what threw.) Never over the limits, whatever they are: below the value's
+ * smallest form the result is `'[...]'`, or `undefined` when even that does not fit.
  *
  * @example
  * const { value, elided } = clampJson({ command, stdout, stderr, exitCode }, { maxBytes: 16_384 })
@@ -504,20 +515,31 @@ export interface ClampJsonResult<T = unknown> {
 export declare function clampJson<T>(value: T, options?: ClampJsonOptions): ClampJsonResult<T>
 
 export interface ClampJsonTextResult {
-  /** The text itself when within the limits; else the clamped value rendered with `space`. */
+  /**
+   * The text itself when within the limits; else the clamped value rendered with `space` (`"[...]"`
+   * or `''` when not even its smallest form fits, as for `clampJson`).
+   */
   text: string
-  /** False when the text is not JSON: it was then clamped as text (`truncateText`, same limits and strategy). */
+  /**
+   * False when the text is not JSON (`JSON.parse` would throw; `''` included): it was then clamped
+   * as text (`truncateText`, same limits and strategy).
+   */
   json: boolean
+  /** Whether anything of the value was cut (a text only re-rendered with `space` was not). */
   truncated: boolean
+  /** UTF-8 bytes of the text given. */
   totalBytes: number
+  /** UTF-8 bytes of `text`. */
   outputBytes: number
   elided: JsonElision[]
 }
 
 /**
- * `clampJson` for a JSON text: returned as it is when within the limits; otherwise parsed,
- * clamped and rendered with `space`. A text that is not JSON is clamped as text (`json: false`).
- * Never throws on a string.
+ * `clampJson` for a JSON text: returned as it is when within the limits; otherwise clamped on
+ * its text and rendered with `space`. The text is never read into JS numbers: every number,
+ * string and key kept is copied exactly as written (`12345678901234567890`, `1e400`, `-0`,
+ * escapes), and duplicate keys are kept. A text that is not JSON is clamped as text
+ * (`json: false`). Never throws on a string.
  *
  * @example
  * clampJsonText(await response.text(), { maxBytes: 8192, space: 2 }).text
@@ -1004,19 +1026,23 @@ export type ToolPayload =
  * - `{ content, structuredContent? }` (MCP `CallToolResult`, pi `AgentToolResult`): `content`
  *   as blocks. `structuredContent` shares the budget with `content` (a client may send both):
  *   it gets what it needs when `content` leaves room, else half, and is clamped schema-safe
- *   (`clampJson` with `markers: 'none'`), so an `outputSchema` still validates; a text block
+ *   (`clampJson` with `markers: 'none'`), so an `outputSchema` still validates (and left out when
+ *   not even `{}` fits its share); a text block
  *   appended to `content` (one line, at most 512 bytes, inside the budget) says what was
  *   shortened, and a text block holding structuredContent's compact JSON holds the clamped
  *   value's JSON. Every other key (`details`, `isError`, `_meta`) is the very same value.
  * - A `ToolResultOutput` (AI SDK) or a `function_call_output` / `function_call_result` item
- *   (OpenAI) keeps its shape with `value` / `output` clamped.
+ *   (OpenAI) keeps its shape with `value` / `output` clamped. A `'json'` output nothing of whose
+ *   value fits (under 7 bytes) becomes `{ type: 'text', value: '' }` (`'error-text'` for
+ *   `'error-json'`): a model reads even `""` as 2 bytes.
  * - A LangChain `ToolMessage` returned as it is keeps its class with `content` clamped; a
  *   `Command` has the ToolMessages in `update.messages` clamped.
  * - With `responseFormat: 'content_and_artifact'`, a `[content, artifact]` tuple has only its
  *   content clamped; the artifact never reaches the model and is the very same value.
  * - Any other object or array (records, arrays of strings), a BigInt: `clampJson` with inline
  *   markers (typed as the input, though an array may then end with a marker string and an
- *   object hold a `"…"` key). Numbers, booleans, `undefined`, functions: returned as they are.
+ *   object hold a `"…"` key; the string `'[...]'`, or `''` under 7 bytes, when not even its
+ *   smallest form fits). Numbers, booleans, `undefined`, functions: returned as they are.
  *
  * The input is never mutated; when nothing needs cutting the very same value is returned. It
  * never throws on a value: throwing getters and revoked proxies are read once and what can be

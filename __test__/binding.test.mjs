@@ -33,6 +33,8 @@ const EXPORTS = {
   normalizeTerminal: ['out', 'text', 'wide', 'flags'],
   normalizeTerminalBuffer: ['out', 'bytes', 'flags'],
   clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
+  clampJsonText: ['out', 'text', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
+  locateJson: ['out', 'text', 'wide', 'paths'],
   captureCreate: ['out', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'normalize', 'flags', 'raw'],
   captureWrite: ['out', 'capture', 'chunk', 'wide', 'echo'],
   captureFinish: ['out', 'capture', 'echo'],
@@ -204,6 +206,10 @@ function validArgs(name) {
           const text = JSON.stringify(v)
           return [newOut(), text, isWide(text), s, c, b, l, r, m, g]
         })
+    case 'clampJsonText':
+      // Any text: JSON as JSON.stringify(v, null, 1) writes it, or not JSON at all.
+      return fc.tuple(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1)), textArb), common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, fc.boolean(), fc.constantFrom('', '  ', '→'))
+        .map(([text, s, c, b, l, r, m, g]) => [newOut(), text, s, c, b, l, r, m, g])
     case 'planPage':
       return fc.tuple(textArb, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 100 }), fc.integer({ min: 1, max: 5 }))
         .map(([text, line, col, b, l]) => [newOut(), text, isWide(text), line, col, b, l])
@@ -259,25 +265,43 @@ function answerOf(name, args, returned, buffer) {
       return
     }
     assert.equal(verdict, LAYOUT.verdicts.cut, `verdict ${verdict}`)
-    const [value, elided] = JSON.parse(returned)
-    assert.ok(Array.isArray(elided))
-    const out = rendered(value)
+    const end = returned.indexOf('\n')
+    assert.ok(Array.isArray(JSON.parse(returned.slice(0, end))))
+    const text = returned.slice(end + 1)
+    const out = text === '' ? '' : rendered(JSON.parse(text))
     assert.ok(fits(out, limits), `${out} exceeds ${JSON.stringify(limits)}`)
     assert.equal(new Float64Array(buffer)[S.outputBytes], Buffer.byteLength(out))
+  }
+  if (name === 'clampJsonText') {
+    const [c, b, l] = args.slice(3, 6)
+    const limits = { maxChars: c, maxBytes: b, maxLines: l }
+    if (verdict === LAYOUT.verdicts.fits) {
+      assert.equal(returned, null)
+      assert.ok(fits(args[1], limits), 'answered "fits" for a text that does not')
+      return
+    }
+    assert.equal(verdict, LAYOUT.verdicts.cut, `verdict ${verdict}`)
+    const out = returned.slice(returned.indexOf('\n') + 1)
+    assert.ok(fits(out, limits), `${out} exceeds ${JSON.stringify(limits)}`)
+    assert.equal(new Float64Array(buffer)[S.outputBytes], Buffer.byteLength(out))
+    assert.equal(new Float64Array(buffer)[S.totalBytes], Buffer.byteLength(args[1]))
   }
 }
 
 describe('fail closed', () => {
   test('valid calls answer, and every answer holds', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson']) {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson', 'clampJsonText']) {
       fc.assert(
         fc.property(validArgs(name), (args) => {
           let returned
           try {
             returned = binding[name](...args)
           } catch (error) {
-            // Only a page outside the text, or limits no JSON value fits, may be refused.
-            assert.ok((name === 'planPage' || name === 'clampJson') && error instanceof RangeError, `${name}: ${error}`)
+            // Only a page outside the text, or a text that is not JSON, may be refused.
+            const refused =
+              (name === 'planPage' && error instanceof RangeError) ||
+              (name === 'clampJsonText' && error instanceof TypeError && error.message.startsWith('text: not valid JSON'))
+            assert.ok(refused, `${name}: ${error}`)
             return
           }
           answerOf(name, args, returned, args[0])
@@ -288,7 +312,7 @@ describe('fail closed', () => {
   })
 
   test('a call with any argument replaced by a random value throws or answers correctly', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson']) {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson', 'clampJsonText']) {
       const arb = fc.tuple(validArgs(name), fc.nat(), anyValue)
       fc.assert(
         fc.property(arb, ([args, which, value]) => {
@@ -314,6 +338,24 @@ describe('fail closed', () => {
           answerOf(name, mutated, returned, out)
         }),
         { numRuns: Math.ceil(RUNS / 5) },
+      )
+    }
+  })
+})
+
+describe('locateJson', () => {
+  test('answers the spans of the values JSON.parse keeps, and names what is not JSON', () => {
+    const out = newOut()
+    const text = '{"a": [1, {"b": "x"}], "a": [2]}'
+    assert.equal(binding.locateJson(out, text, false, '[["a",0],["a",1],[]]'), '[[29,30],null,[0,32]]')
+    assert.equal(new Float64Array(out)[S.verdict], LAYOUT.verdicts.located)
+    assert.equal(binding.locateJson(out, '["é", {"日": 1}]', true, '[[1,"日"]]'), '[[12,13]]')
+    assert.throws(() => binding.locateJson(out, '{', false, '[]'), (e) => e instanceof TypeError && e.message === 'text: not valid JSON at position 1')
+    for (const paths of ['[[1.5]]', '{}', '[["a",-1]]', '[[true]]', 'x']) {
+      assert.throws(
+        () => binding.locateJson(out, '{}', false, paths),
+        (e) => e instanceof TypeError && e.message.startsWith('paths: not a JSON array of paths of keys and indices'),
+        paths,
       )
     }
   })

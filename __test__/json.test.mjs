@@ -22,7 +22,7 @@ function withinLimits(text, { maxChars = Infinity, maxBytes = 51200, maxLines = 
   return m.chars <= maxChars && m.bytes <= maxBytes && m.lines <= maxLines
 }
 
-const isItemsMarker = (v) => typeof v === 'string' && /^\[\.\.\. [\d,]+ more items\]$/.test(v)
+const isItemsMarker = (v) => typeof v === 'string' && /^\[\.\.\.( [\d,]+ more items)?\]$/.test(v)
 const isKeysMarker = (k) => /^…+$/.test(k)
 const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
 
@@ -31,6 +31,12 @@ function isCutOf(cut, original, markers) {
   if (cut === original) return true
   if (markers === 'none') return original.startsWith(cut) || original.endsWith(cut)
   if (cut === '') return true
+  // The short notice: the two ends around it.
+  for (const s of cut.matchAll(/\[\.\.\.\]/g)) {
+    const head = cut.slice(0, s.index)
+    const tail = cut.slice(s.index + 5)
+    if (original.startsWith(head) && original.endsWith(tail) && head.length + tail.length < original.length) return true
+  }
   const m = /\[\.\.\. ([\d,]+) bytes truncated\]/.exec(cut)
   if (m === null) return false
   const head = cut.slice(0, m.index)
@@ -236,11 +242,8 @@ describe('clampJson', () => {
     assert.throws(() => clampJson({}, { space: 11 }), { name: 'RangeError', message: 'space must be an integer from 0 to 10 or a string, got 11' })
     assert.throws(() => clampJson({}, { maxBytes: -1 }), { name: 'RangeError' })
     assert.throws(() => clampJson({}, null), { name: 'TypeError', message: 'options must be an object, got null' })
-    // No JSON value is smaller than 2 bytes but a one-digit number.
-    assert.throws(() => clampJson(['a', 'b'], { maxBytes: 1 }), {
-      name: 'RangeError',
-      message: 'limits: no form of this JSON value fits the limits: the smallest is 2 chars, 2 bytes, 1 lines',
-    })
+    // No JSON value is smaller than 2 bytes but a one-digit number: nothing fits, and no error.
+    assert.equal(clampJson(['a', 'b'], { maxBytes: 1 }).value, undefined)
   })
 })
 
@@ -280,23 +283,23 @@ describe('clampJson properties', () => {
         const options = defined(raw)
         const gap = typeof options.space === 'number' ? ' '.repeat(options.space) : (options.space ?? '')
         const full = JSON.stringify(v, null, gap)
-        let result
-        try {
-          result = clampJson(v, options)
-        } catch (error) {
-          // Only when no form of the value fits: limits below a few bytes.
-          assert.match(error.message, /^limits: no form of this JSON value fits/)
-          assert.ok(!withinLimits(JSON.stringify(typeOf(v) === 'object' ? {} : typeOf(v) === 'array' ? [] : typeOf(v) === 'string' ? '' : v), options))
-          return
-        }
+        const result = clampJson(v, options)
         if (withinLimits(full, options)) {
           assert.equal(result.value, v)
           assert.equal(result.truncated, false)
           return
         }
         assert.equal(result.truncated, true)
-        const out = JSON.stringify(result.value, null, gap)
+        const out = JSON.stringify(result.value, null, gap) ?? ''
         assert.ok(withinLimits(out, options), `${out} over ${JSON.stringify(options)}`)
+        if (result.value === undefined || (result.value === '[...]' && typeOf(v) !== 'string')) {
+          // Not even the value's smallest form fits: "[...]" with inline markers, else nothing.
+          const short = (options.markers ?? 'inline') === 'inline' && withinLimits('"[...]"', options)
+          assert.equal(result.value, short ? '[...]' : undefined)
+          assert.equal(result.outputBytes, short ? 7 : 0)
+          assert.deepEqual(result.elided, [{ path: '$', keptBytes: 0, totalBytes: Buffer.byteLength(full) }])
+          return
+        }
         assert.equal(result.outputBytes, Buffer.byteLength(out))
         assert.equal(result.totalBytes, Buffer.byteLength(full))
         assert.deepEqual(JSON.parse(JSON.stringify(result.value)), result.value)
@@ -332,7 +335,8 @@ describe('clampJson properties', () => {
         }
         const keys = Object.keys(v)
         const overhead = 1 + keys.reduce((sum, k) => sum + k.length + 4, 0)
-        if (overhead + 2 * keys.length > maxBytes) return
+        // Every member's smallest form: whole, or "[...]" (7 bytes).
+        if (overhead + keys.reduce((sum, k) => sum + Math.min(v[k].length + 2, 7), 0) > maxBytes) return
         const share = Math.floor((maxBytes - overhead) / keys.length)
         for (const k of keys) if (v[k].length + 2 <= share) assert.equal(result.value[k], v[k], `${k} within share ${share}`)
       }),
@@ -348,6 +352,8 @@ describe('clampJson properties', () => {
         } catch {
           return
         }
+        // Not even the smallest form fits: nothing at all.
+        if (result.value === undefined) return
         const noneAdded = (a, b) => {
           if (Array.isArray(b)) return Array.isArray(a) && b.length <= a.length && b.every((x, i) => noneAdded(a[i], x))
           if (typeof b === 'object' && b !== null) return Object.keys(b).every((k) => Object.hasOwn(a, k) && noneAdded(a[k], b[k]))

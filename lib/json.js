@@ -3,7 +3,9 @@
 // clampJson and clampJsonText: a JSON value fitted into a budget, still valid JSON of the
 // same shape. JS only stringifies the value and parses the answer; what is kept (fair
 // shares between an object's members, whole array items in order, strings cut between
-// whole characters) is planned by the Rust core (crates/toolclamp-core/src/json.rs).
+// whole characters) is planned by the Rust core (crates/toolclamp-core/src/json.rs), on the
+// JSON text: a JSON text given by a user is never read into JS numbers, so every token it
+// keeps is the very text it had. replaceJsonValue edits a JSON text the same way.
 
 const native = require('./native.js')
 const { truncateWith } = require('./clamp.js')
@@ -82,24 +84,28 @@ const DEFAULT_JSON_OPTIONS = Object.freeze({
 // Stringifying any value
 // ---------------------------------------------------------------------------------------
 
+const NO_CUTS = Object.freeze([])
+
 /**
  * `JSON.stringify(value)` for any value, and the value it renders. When
  * JSON.stringify throws (a cycle, a BigInt, a throwing getter or toJSON, a revoked Proxy,
  * nesting too deep), the value is walked again into plain data in which each of those is a
- * marker string, and that data is rendered instead. `text` is undefined for what
- * JSON.stringify gives undefined (undefined, a function, a symbol).
+ * marker string, and that data is rendered instead; `cuts` lists the containers nested too
+ * deep that became "[Too deep]" (as elisions: nothing of them is kept). `text` is undefined
+ * for what JSON.stringify gives undefined (undefined, a function, a symbol).
  */
 function stringifyAny(value) {
   try {
-    return { text: JSON.stringify(value), value }
+    return { text: JSON.stringify(value), value, cuts: NO_CUTS }
   } catch {
     let plain
+    const cuts = []
     try {
-      plain = toPlainJson(value)
+      plain = toPlainJson(value, cuts)
     } catch (error) {
       plain = `[Unserializable: ${messageOf(error)}]`
     }
-    return { text: JSON.stringify(plain), value: plain }
+    return { text: JSON.stringify(plain), value: plain, cuts }
   }
 }
 
@@ -107,13 +113,24 @@ function unreadable(error) {
   return `[Unreadable: ${messageOf(error)}]`
 }
 
+/** A path as the core writes them: `$`, `.key` for an identifier, else `["key"]`, `[3]`. */
+function pathText(steps) {
+  let path = '$'
+  for (const step of steps) {
+    if (typeof step === 'number') path += `[${step}]`
+    else path += /^[A-Za-z_$][\w$]*$/.test(step) ? `.${step}` : `[${JSON.stringify(step)}]`
+  }
+  return path
+}
+
 /**
  * Plain JSON data for `value`, as JSON.stringify would write it, where a cycle is
  * "[Circular]", a BigInt its decimal digits, anything that throws "[Unreadable: message]"
- * and nesting beyond MAX_WALK_DEPTH "[Too deep]".
+ * and nesting beyond MAX_WALK_DEPTH "[Too deep]" (each listed in `cuts`).
  */
-function toPlainJson(root) {
+function toPlainJson(root, cuts) {
   const ancestors = []
+  const steps = []
   const walk = (holderKey, value, depth) => {
     try {
       if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
@@ -140,7 +157,12 @@ function toPlainJson(root) {
     }
     if (value === null) return null
     if (ancestors.includes(value)) return '[Circular]'
-    if (depth >= MAX_WALK_DEPTH) return '[Too deep]'
+    if (depth >= MAX_WALK_DEPTH) {
+      const path = pathText(steps)
+      if (Array.isArray(value)) cuts.push({ path, kept: 0, total: value.length })
+      else cuts.push({ path, keptKeys: 0, totalKeys: Object.keys(value).length })
+      return '[Too deep]'
+    }
     ancestors.push(value)
     try {
       if (Array.isArray(value)) {
@@ -148,10 +170,13 @@ function toPlainJson(root) {
         const items = []
         for (let i = 0; i < length; i++) {
           let item
+          steps.push(i)
           try {
             item = walk(String(i), value[i], depth + 1)
           } catch (error) {
             item = unreadable(error)
+          } finally {
+            steps.pop()
           }
           items.push(item === undefined ? null : item)
         }
@@ -160,10 +185,13 @@ function toPlainJson(root) {
       const object = {}
       for (const key of Object.keys(value)) {
         let item
+        steps.push(key)
         try {
           item = walk(key, value[key], depth + 1)
         } catch (error) {
           item = unreadable(error)
+        } finally {
+          steps.pop()
         }
         // defineProperty: a "__proto__" key is data, as JSON.parse makes it.
         if (item !== undefined) Object.defineProperty(object, key, { value: item, enumerable: true, writable: true, configurable: true })
@@ -186,34 +214,49 @@ function toPlainJson(root) {
 function elision([kind, path, kept, total]) {
   if (kind === 'items') return { path, kept, total }
   if (kind === 'keys') return { path, keptKeys: kept, totalKeys: total }
+  // 'text', and 'value': nothing of the value kept (its bytes as rendered).
   return { path, keptBytes: kept, totalBytes: total }
+}
+
+/** The core's answer: its elisions (a JSON array on one line), then the value's text. */
+function readAnswer(answer) {
+  const end = answer.indexOf('\n')
+  return { elided: JSON.parse(answer.slice(0, end)).map(elision), text: answer.slice(end + 1) }
 }
 
 function fitsResult(value, totalBytes) {
   return { value, truncated: false, totalBytes, outputBytes: totalBytes, elided: [] }
 }
 
+/** A rendered value kept whole: truncated only when the walk of a value too deep cut it. */
+function wholeResult(rendered, totalBytes, cuts) {
+  if (cuts.length === 0) return fitsResult(rendered, totalBytes)
+  return { value: rendered, truncated: true, totalBytes, outputBytes: totalBytes, elided: [...cuts] }
+}
+
 /**
  * clampJson on options already read: `limits` has maxChars, maxBytes, maxLines, strategy
  * and headRatio (payload limits do); `markers` is 'inline' or 'none'; `gap` the
- * indentation the consumer renders with ('' for compact).
+ * indentation the consumer renders with ('' for compact). `value` is undefined in the
+ * result when no form of the value fits (see the core's rules for tiny budgets).
  */
 function clampJsonWith(value, limits, markers, gap = '') {
   // Compact: the core prices the gap (which need not be JSON whitespace). `rendered` is
-  // `value` unless JSON.stringify threw on it (then plain data with markers).
-  const { text, value: rendered } = stringifyAny(value)
+  // `value` unless JSON.stringify threw on it (then plain data with markers, and `cuts`
+  // lists what nesting too deep lost).
+  const { text, value: rendered, cuts } = stringifyAny(value)
   if (text === undefined) return fitsResult(value, 0)
-  if (gap === '' && fitsByLength(text.length, limits)) return fitsResult(rendered, Buffer.byteLength(text))
+  if (gap === '' && fitsByLength(text.length, limits)) return wholeResult(rendered, Buffer.byteLength(text), cuts)
   const strategy = JSON_STRATEGIES.includes(limits.strategy) ? limits.strategy : 'head'
   const plan = native.planJson(text, strategy, limits, limits.headRatio, markers === 'inline', gap)
-  if (!plan.cut) return fitsResult(rendered, plan.total.bytes)
-  const [clamped, elided] = JSON.parse(plan.answer)
+  if (!plan.cut) return wholeResult(rendered, plan.total.bytes, cuts)
+  const answer = readAnswer(plan.answer)
   return {
-    value: clamped,
+    value: answer.text === '' ? undefined : JSON.parse(answer.text),
     truncated: true,
     totalBytes: plan.total.bytes,
     outputBytes: plan.output.bytes,
-    elided: elided.map(elision),
+    elided: cuts.length === 0 ? answer.elided : [...answer.elided, ...cuts],
   }
 }
 
@@ -222,24 +265,26 @@ function clampJson(value, options) {
   return clampJsonWith(value, o, o.markers, o.gap)
 }
 
+/** The error the core throws for a text that is not JSON. */
+function isNotJson(error) {
+  return error instanceof TypeError && error.message.startsWith('text: not valid JSON')
+}
+
 /**
  * clampJson for a JSON text. A text within the limits comes back as it is; a longer one
- * is parsed, clamped and rendered with `space`; a text that is not JSON is clamped as
- * text (`truncateText` with the same limits and strategy) and says `json: false`.
+ * is clamped by the core on its text (every number, string and key kept is copied as
+ * written, duplicate keys included) and rendered with `space`; a text that is not JSON
+ * (`JSON.parse` would throw) is clamped as text (`truncateText` with the same limits and
+ * strategy) and says `json: false`. `totalBytes` is the text's.
  */
 function clampJsonText(text, options) {
   if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`)
   const o = readJsonOptions(options)
-  const whole = (totalBytes) => ({ text, json: true, truncated: false, totalBytes, outputBytes: totalBytes, elided: [] })
-  if (fitsByLength(text.length, o)) return whole(Buffer.byteLength(text))
-  const measured = native.measureText(text)
-  if (measured.chars <= o.maxChars && measured.bytes <= o.maxBytes && measured.lines <= o.maxLines) {
-    return whole(measured.bytes)
-  }
-  let parsed
+  let plan
   try {
-    parsed = JSON.parse(text)
-  } catch {
+    plan = native.planJsonText(text, o.strategy, o, o.headRatio, o.markers === 'inline', o.gap)
+  } catch (error) {
+    if (!isNotJson(error)) throw error
     const cut = truncateWith(text, o, o.strategy, o.headRatio, undefined)
     return {
       text: cut.text,
@@ -250,16 +295,80 @@ function clampJsonText(text, options) {
       elided: [],
     }
   }
-  const result = clampJsonWith(parsed, o, o.markers, o.gap)
-  const rendered = JSON.stringify(result.value, null, o.gap)
+  const totalBytes = plan.total.bytes
+  if (!plan.cut) return { text, json: true, truncated: false, totalBytes, outputBytes: totalBytes, elided: [] }
+  const answer = readAnswer(plan.answer)
   return {
-    text: rendered,
+    text: answer.text,
     json: true,
-    truncated: result.truncated,
-    totalBytes: result.totalBytes,
-    outputBytes: result.truncated ? result.outputBytes : Buffer.byteLength(rendered),
-    elided: result.elided,
+    truncated: answer.elided.length > 0,
+    totalBytes,
+    outputBytes: plan.output.bytes,
+    elided: answer.elided,
   }
 }
 
-module.exports = { clampJson, clampJsonText, clampJsonWith, stringifyAny }
+// ---------------------------------------------------------------------------------------
+// Editing a JSON text in place
+// ---------------------------------------------------------------------------------------
+
+function isRecord(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function sameKeys(a, b) {
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  return ka.length === kb.length && ka.every((key, i) => key === kb[i])
+}
+
+/**
+ * The places where `after` differs from `before` (values as JSON.parse makes them), as
+ * `[path, value]`: as deep as both keep their shape (the same keys, the same length), so
+ * an edit replaces no more than what changed.
+ */
+function changedValues(before, after, path, edits) {
+  if (before === after) return
+  if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    for (let i = 0; i < before.length; i++) changedValues(before[i], after[i], [...path, i], edits)
+    return
+  }
+  if (isRecord(before) && isRecord(after) && sameKeys(before, after)) {
+    for (const key of Object.keys(before)) changedValues(before[key], after[key], [...path, key], edits)
+    return
+  }
+  edits.push([path, after])
+}
+
+/**
+ * The JSON `text` with the value at `path` (keys and indices) changed from `before` to
+ * `after`, where `before` is what JSON.parse read there. Only what differs is written
+ * anew, as JSON.stringify writes it; every other byte of the text stays as it was (numbers
+ * such as 12345678901234567890 or 1e400, escapes, duplicate keys, whitespace). A path
+ * names the member JSON.parse keeps, the last of duplicates.
+ */
+function replaceJsonValue(text, path, before, after) {
+  const edits = []
+  changedValues(before, after, path, edits)
+  if (edits.length === 0) return text
+  const spans = native.locateJson(text, edits.map(([at]) => at))
+  const order = edits.map((_, k) => k)
+  for (const k of order) {
+    const json = JSON.stringify(edits[k][1])
+    if (spans[k] === null || json === undefined) {
+      throw new Error(`toolclamp internal error: no JSON value to replace at ${pathText(edits[k][0])}`)
+    }
+  }
+  // The edits are of disjoint values: spliced in the order of the text.
+  order.sort((a, b) => spans[a][0] - spans[b][0])
+  const parts = []
+  let at = 0
+  for (const k of order) {
+    parts.push(text.slice(at, spans[k][0]), JSON.stringify(edits[k][1]))
+    at = spans[k][1]
+  }
+  parts.push(text.slice(at))
+  return parts.join('')
+}
+
+module.exports = { clampJson, clampJsonText, clampJsonWith, replaceJsonValue, stringifyAny }

@@ -391,9 +391,10 @@ function normalizeTerminal(text, flags) {
 }
 
 /**
- * Clamps a JSON text (as `JSON.stringify(value, null, gap)` wrote it) under `limits`:
- * `{ cut, answer, total, output }`, where `answer` is null when it fits, else the JSON text
- * `[value, [[kind, path, kept, total], ...]]` the core wrote (lib/json.js parses it).
+ * Clamps a JSON text (as `JSON.stringify(value)` wrote it) under `limits`, which apply to
+ * `JSON.stringify(value, null, gap)`: `{ cut, answer, total, output }`, where `answer` is
+ * null when it fits, else the core's elisions (a JSON array on one line), a line feed and
+ * the clamped value as compact JSON, empty when no form of it fits (lib/json.js reads it).
  */
 function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
   out[VERDICT] = 0
@@ -410,11 +411,47 @@ function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
     inlineMarkers,
     gap,
   )
+  return jsonPlan(answer, 'clampJson')
+}
+
+/**
+ * planJson for a text a user gave: `cut` is false when the text fits as it is; otherwise
+ * the value is rendered with `gap` (`total` is the text's measure, `output` the result's).
+ * Throws a TypeError "text: not valid JSON at position N" for a text that is not JSON.
+ */
+function planJsonText(text, strategy, limits, headRatio, inlineMarkers, gap) {
+  out[VERDICT] = 0
+  const { maxChars, maxBytes, maxLines } = limits
+  const answer = binding.clampJsonText(
+    slotBuffer,
+    text,
+    codeOf(strategy),
+    maxChars,
+    maxBytes,
+    maxLines,
+    headRatio,
+    inlineMarkers,
+    gap,
+  )
+  return jsonPlan(answer, 'clampJsonText')
+}
+
+function jsonPlan(answer, name) {
   const cut = out[VERDICT] === VERDICTS.cut
-  if (!(cut ? typeof answer === 'string' : out[VERDICT] === VERDICTS.fits && answer === null)) {
-    throw noAnswer('clampJson')
-  }
+  if (!(cut ? typeof answer === 'string' : out[VERDICT] === VERDICTS.fits && answer === null)) throw noAnswer(name)
   return { cut, answer, total: measureAt(SLOTS.totalChars), output: measureAt(SLOTS.outputChars) }
+}
+
+/**
+ * Where the values at `paths` (arrays of keys and indices) are in the JSON `text`: a
+ * `[start, end]` of UTF-16 offsets each, or null where a path leads nowhere. A key names
+ * its last member, the one JSON.parse keeps.
+ */
+function locateJson(text, paths) {
+  out[VERDICT] = 0
+  const answer = binding.locateJson(slotBuffer, text, isWide(text), JSON.stringify(paths))
+  expect(VERDICTS.located, 'locateJson')
+  return JSON.parse(answer)
 }
 
 const ERROR_KINDS = [...LAYOUT.errorKinds]
@@ -559,6 +596,8 @@ module.exports = {
   NORMALIZE_FLAGS,
   normalizeTerminal,
   planJson,
+  planJsonText,
+  locateJson,
   classifyError,
   pageOf,
   captureCreate,

@@ -523,17 +523,26 @@ function dataItem(index, item, limits) {
 /**
  * JSON data: the JSON clamp with in-band markers. A value that fits comes back as it is,
  * even one JSON.stringify throws on (a revoked proxy, a throwing getter): there is nothing
- * to cut, and what the framework makes of it is unchanged.
+ * to cut, and what the framework makes of it is unchanged. When not even "[...]" fits (a
+ * few bytes), nothing does: the empty string.
  */
 function clampData(value, limits) {
-  let clamped
-  try {
-    clamped = json.clampJsonWith(value, limits, 'inline')
-  } catch {
-    // No JSON form fits limits this small (a few bytes): the clamp of its text, as text.
-    return clampWith(json.stringifyAny(value).text ?? '', limits)
-  }
-  return clamped.truncated ? clamped.value : value
+  const clamped = json.clampJsonWith(value, limits, 'inline')
+  if (!clamped.truncated) return value
+  return clamped.value === undefined ? '' : clamped.value
+}
+
+/**
+ * An AI SDK 'json' or 'error-json' output: its value clamped as JSON data. A model reads the
+ * value's JSON, where even "" is 2 bytes: when nothing of the value fits, the output is an
+ * empty text output of the same kind.
+ */
+function clampJsonOutput(result, type, value, limits) {
+  const clamped = json.clampJsonWith(value, limits, 'inline')
+  if (!clamped.truncated) return result
+  if (clamped.value !== undefined) return withChanges(result, [['value', value, clamped.value]])
+  const textType = type === 'error-json' ? 'error-text' : 'text'
+  return withChanges(result, [['type', type, textType], ['value', value, '']])
 }
 
 /** A copy of `object` with each `[key, before, after]` change where `after` differs. */
@@ -620,13 +629,9 @@ function share(limits, c, s, reserved, oneLine = true) {
   return { content: Object.freeze({ ...limits, ...content }), structured: Object.freeze({ ...limits, ...structured }) }
 }
 
-/** structuredContent under `limits`, schema-safe; `{}` when no JSON form of it fits. */
-function clampStructuredValue(structured, limits, totalBytes) {
-  try {
-    return json.clampJsonWith(structured, limits, 'none')
-  } catch {
-    return { value: {}, truncated: true, totalBytes, outputBytes: 2, elided: [] }
-  }
+/** structuredContent under `limits`, schema-safe; undefined when not even `{}` fits. */
+function clampStructuredValue(structured, limits) {
+  return json.clampJsonWith(structured, limits, 'none')
 }
 
 /** `list` with `block` appended. */
@@ -659,10 +664,10 @@ function clampStructured(result, content, structured, limits) {
     return withChanges(result, [['content', content, clampPayload(content, whole.content)]])
   }
   const room = noteRoom(limits)
-  const clamped = clampStructuredValue(structured, share(limits, c, s, room).structured, s.bytes)
+  const clamped = clampStructuredValue(structured, share(limits, c, s, room).structured)
   // `content` gets what the note and the clamped structuredContent leave.
-  const kept = JSON.stringify(clamped.value)
-  const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }))
+  const kept = JSON.stringify(clamped.value) ?? ''
+  const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: kept === '' ? 0 : 1 }))
   let parts = content
   if (isArray(content)) {
     const length = lengthOf(content)
@@ -750,7 +755,7 @@ function clampObject(result, given) {
     if (TEXT_OUTPUTS.has(type) && typeof value === 'string') {
       return withChanges(result, [['value', value, clampWith(value, limits)]])
     }
-    if (JSON_OUTPUTS.has(type) && value !== undefined) return withChanges(result, [['value', value, clampData(value, limits)]])
+    if (JSON_OUTPUTS.has(type) && value !== undefined) return clampJsonOutput(result, type, value, limits)
     if (type === 'content' && isArray(value)) return withChanges(result, [['value', value, clampPayload(value, limits)]])
     // A single content block: { type: 'text', text } is cut, media kept; a malformed one is data.
     const kind = kindOf(result, type)

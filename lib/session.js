@@ -12,9 +12,10 @@
 //     it is, and reported when it seems to hold a tool result);
 //   - the text each cut result held is saved whole to a spill file (0600), fsynced, before
 //     the file is replaced; if a spill cannot be written, nothing is replaced;
-//   - only the lines of clamped results are re-serialized; every other line (the header,
-//     other entries, malformed lines, a torn last line) is copied byte for byte, with its
-//     line ending;
+//   - in the lines of clamped results only the cut texts are rewritten (every other value
+//     keeps its exact text: ids, usage numbers, timestamps, unknown fields); every other
+//     line (the header, other entries, malformed lines, a torn last line) is copied byte
+//     for byte, with its line ending;
 //   - the new file is written to a temporary file beside it (0600, exclusive), fsynced,
 //     renamed over the original, and the directory fsynced: a crash leaves the original or
 //     the repaired file, never a mix;
@@ -39,6 +40,7 @@ const {
 } = require('node:buffer')
 
 const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('./payload.js')
+const { replaceJsonValue } = require('./json.js')
 const spills = require('./spill.js')
 const { describe, isArray, messageOf } = require('./format.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('./options.js')
@@ -729,8 +731,9 @@ function planRepair(file, fd, size, options, written, change) {
       skipped.push({ ...about, reason: 'its line is not valid UTF-8, so it cannot be rewritten byte for byte' })
       continue
     }
-    message.content = clamped
-    const bytes = Buffer.from(JSON.stringify(entry))
+    // Only the cut texts are written anew: every other byte of the line stays as it was.
+    const original = data.toString('utf8', line.start, line.end)
+    const bytes = Buffer.from(replaceJsonValue(original, ['message', 'content'], content, clamped))
     change({
       start: offset + line.start,
       end: offset + line.end,

@@ -7,10 +7,11 @@ use std::borrow::Cow;
 
 use napi::sys;
 use toolclamp_core::{
-    answer_text, chars_windows, clamp_json, classify_provider_error, decode_lossy, elision_marker, estimate_tokens,
-    lossy_position, measure, measure_str, normalize_terminal_output, page, partial_banner, plan_budget,
-    plan_tool_output, plan_with_snap, BudgetRequest, JsonError, JsonRequest, Limits, MarkerFacts, Markers, Notice,
-    NoticeFacts, Page, PageRequest, Plan, ResultSize, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
+    answer_text, chars_windows, clamp_json, clamp_json_text, classify_provider_error, decode_lossy, elision_marker,
+    estimate_tokens, locate_json, lossy_position, measure, measure_str, normalize_terminal_output, page,
+    parse_json_paths, partial_banner, plan_budget, plan_tool_output, plan_with_snap, BudgetRequest, JsonRequest,
+    JsonText, JsonUnit, Limits, MarkerFacts, Markers, Notice, NoticeFacts, Page, PageRequest, Plan, ResultSize, Snap,
+    Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
@@ -61,6 +62,12 @@ pub static EXPORTS: &[Export] = &[
                   "gap"],
         body: clamp_json_string,
     },
+    Export {
+        name: c"clampJsonText",
+        params: &["out", "text", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "inlineMarkers", "gap"],
+        body: clamp_json_text_string,
+    },
+    Export { name: c"locateJson", params: &["out", "text", "wide", "paths"], body: locate_json_string },
     Export { name: c"classifyError", params: &["out", "message", "wide", "status", "code"], body: classify_error },
     Export {
         name: c"planBudget",
@@ -617,17 +624,14 @@ fn plan_page_buffer(call: &Call) -> Answer {
 
 /// `clampJson(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio,
 /// inlineMarkers, gap)`, where `text` is `JSON.stringify(value)` → `null` when the value
-/// fits as `JSON.stringify(value, null, gap)` renders it, else one JSON text `[value, [[kind, path, kept, total], ...]]` (see
-/// [`answer_text`]). The total and output measures are in their slots either way.
+/// fits as `JSON.stringify(value, null, gap)` renders it, else the elisions as a JSON array,
+/// a line feed and the clamped value as compact JSON (see [`answer_text`]; the value is
+/// empty when no form of it fits). The total and output measures are in their slots
+/// either way.
 fn clamp_json_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let strategy = call.strategy(3, 7)?;
-    let limits = call.limits(4)?;
-    let markers = if call.boolean(8)? { Markers::Inline } else { Markers::None };
-    // A gap is at most ten chars (JSON.stringify's rule); lone surrogates weigh what their
-    // stand-ins do.
-    let gap = call.notice_text(call.arg(9)).map_err(|e| call.naming(e, 9, "a string"))?;
-    let request = JsonRequest { limits, strategy, markers, gap: &gap.text };
+    let (request, gap) = json_request(call, 3, false)?;
+    let request = JsonRequest { gap: &gap.text, ..request };
     if wide {
         with_scratch(&UTF16, |buf| answer_json(call, call.string_arg::<u16>(1, buf)?, &request))
     } else {
@@ -635,11 +639,21 @@ fn clamp_json_string(call: &Call) -> Answer {
     }
 }
 
-fn answer_json<U: StringUnit + toolclamp_core::Unit>(call: &Call, units: &[U], request: &JsonRequest<'_>) -> Answer {
-    let (total, clamped) = clamp_json(units, request).map_err(|e| match e {
-        JsonError::Invalid { .. } => Thrown::Type(format!("text: {e}")),
-        JsonError::TooSmall { .. } => Thrown::Range(format!("limits: {e}")),
-    })?;
+/// The request of `clampJson` and `clampJsonText` from `strategy, maxChars, maxBytes,
+/// maxLines, headRatio, inlineMarkers, gap` at `first`, with the gap beside it (for the
+/// request to borrow).
+fn json_request(call: &Call, first: usize, indent: bool) -> Result<(JsonRequest<'static>, NoticeText), Thrown> {
+    let strategy = call.strategy(first, first + 4)?;
+    let limits = call.limits(first + 1)?;
+    let markers = if call.boolean(first + 5)? { Markers::Inline } else { Markers::None };
+    // A gap is at most ten chars (JSON.stringify's rule); lone surrogates weigh what their
+    // stand-ins do.
+    let gap = call.notice_text(call.arg(first + 6)).map_err(|e| call.naming(e, first + 6, "a string"))?;
+    Ok((JsonRequest { limits, strategy, markers, gap: "", indent }, gap))
+}
+
+fn answer_json<U: StringUnit + JsonUnit>(call: &Call, units: &[U], request: &JsonRequest<'_>) -> Answer {
+    let (total, clamped) = clamp_json(units, request).map_err(|e| Thrown::Type(format!("text: {e}")))?;
     let Some(clamped) = clamped else {
         let mut r = Results::new(Verdict::Fits);
         r.set_measure(Slot::TotalChars, total).set_measure(Slot::OutputChars, total);
@@ -651,6 +665,68 @@ fn answer_json<U: StringUnit + toolclamp_core::Unit>(call: &Call, units: &[U], r
     let mut r = Results::new(Verdict::Cut);
     r.set_measure(Slot::TotalChars, clamped.total).set_measure(Slot::OutputChars, clamped.output);
     call.answer(&r)?;
+    Ok(text)
+}
+
+/// `clampJsonText(out, text, strategy, maxChars, maxBytes, maxLines, headRatio,
+/// inlineMarkers, gap)`, where `text` is any string → `null` when it fits as it is, else
+/// the elisions as a JSON array, a line feed and the value rendered with the gap (see
+/// [`clamp_json_text`]). A text that is not JSON throws a `TypeError` "text: not valid
+/// JSON at position N". The total slots hold the text's measure, the output slots the
+/// result's. Read as UTF-16 whatever it holds: the result may hold the gap and `…`.
+fn clamp_json_text_string(call: &Call) -> Answer {
+    let (request, gap) = json_request(call, 2, true)?;
+    let request = JsonRequest { gap: &gap.text, ..request };
+    with_scratch(&UTF16, |buf| {
+        let units = call.string_arg::<u16>(1, buf)?;
+        let answer = clamp_json_text(units, &request).map_err(|e| Thrown::Type(format!("text: {e}")))?;
+        let (verdict, input, output, text) = match answer {
+            JsonText::AsGiven { input } => (Verdict::Fits, input, input, None),
+            JsonText::Rendered { input, clamped } => (Verdict::Cut, input, clamped.output, Some(answer_text(&clamped))),
+        };
+        let text = match text {
+            Some(answer) => call.string_from_utf16(&answer)?,
+            None => call.null()?,
+        };
+        let mut r = Results::new(verdict);
+        r.set_measure(Slot::TotalChars, input).set_measure(Slot::OutputChars, output);
+        call.answer(&r)?;
+        Ok(text)
+    })
+}
+
+/// `locateJson(out, text, wide, paths)`: where in the JSON `text` the value at each of
+/// `paths` (a JSON text, see [`parse_json_paths`]) is → a JSON text `[[start,end],null,...]`
+/// of offsets in the string's UTF-16 units (`null` where a path leads nowhere). A `text` or
+/// `paths` that is not JSON throws a `TypeError` naming it.
+fn locate_json_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let mut path_units = Vec::new();
+    let path_units = call.string_arg::<u16>(3, &mut path_units)?;
+    let paths = parse_json_paths(path_units).map_err(|toolclamp_core::JsonError::Invalid { at }| {
+        Thrown::Type(format!("paths: not a JSON array of paths of keys and indices (at position {at})"))
+    })?;
+    let located = |spans: Result<Vec<Option<std::ops::Range<usize>>>, toolclamp_core::JsonError>| {
+        spans.map_err(|e| Thrown::Type(format!("text: {e}")))
+    };
+    let spans = if wide {
+        with_scratch(&UTF16, |buf| located(locate_json(call.string_arg::<u16>(1, buf)?, &paths)))
+    } else {
+        with_scratch(&LATIN1, |buf| located(locate_json(call.string_arg::<u8>(1, buf)?, &paths)))
+    }?;
+    let mut answer = String::from("[");
+    for (i, span) in spans.iter().enumerate() {
+        if i > 0 {
+            answer.push(',');
+        }
+        match span {
+            Some(r) => answer.push_str(&format!("[{},{}]", r.start, r.end)),
+            None => answer.push_str("null"),
+        }
+    }
+    answer.push(']');
+    let text = call.string_from_utf8(answer.as_bytes(), answer.len())?;
+    call.answer(&Results::new(Verdict::Located))?;
     Ok(text)
 }
 

@@ -83,6 +83,7 @@ pub enum Verdict {
     Marker = 8,
     Normalized = 9,
     Captured = 10,
+    Located = 11,
 }
 
 pub const VERDICTS: &[(&str, Verdict)] = &[
@@ -96,6 +97,7 @@ pub const VERDICTS: &[(&str, Verdict)] = &[
     ("marker", Verdict::Marker),
     ("normalized", Verdict::Normalized),
     ("captured", Verdict::Captured),
+    ("located", Verdict::Located),
 ];
 
 /// The rules of terminal normalisation by bit, in a `flags` argument.

@@ -1,11 +1,14 @@
 //! JSON-aware clamping: fit a JSON value into char, byte and line budgets and keep it
 //! valid JSON of the same shape.
 //!
-//! The input is the text `JSON.stringify(value)` writes (whitespace between tokens is allowed),
-//! as the code units of a JS string (`u8` Latin-1 or `u16` UTF-16). The budgets apply to the
-//! value as `JSON.stringify(value, null, gap)` renders it: compact with an empty gap, else
-//! one member per line, indented by `gap` per level. The clamped value comes back as compact
-//! JSON text; strings, numbers and keys are copied as written.
+//! The input is a JSON text (whitespace between tokens is allowed), as the code units of a
+//! JS string (`u8` Latin-1 or `u16` UTF-16). The budgets apply to the value as
+//! `JSON.stringify(value, null, gap)` renders it: compact with an empty gap, else one
+//! member per line, indented by `gap` per level. The clamped value comes back as compact
+//! JSON text, or rendered with the gap when [`JsonRequest::indent`] asks. Every kept
+//! string, number and key is copied exactly as the input wrote it (a number is never read
+//! as a float: `12345678901234567890`, `1e400` and `-0` stay as written), and every member
+//! is kept, duplicate keys included.
 //!
 //! # What is kept: the rules
 //!
@@ -16,10 +19,8 @@
 //!   member smaller than `L` is kept whole and what small members leave goes to the large
 //!   ones (a 5 MB `stdout` beside a 200-byte `stderr` keeps all of `stderr`). Room a member
 //!   does not use passes to the members after it. A member never gets less than its
-//!   smallest form: `""`, `[]`, a number or literal as it is, and an object's smallest form
-//!   (`{}` with inline markers; every key with its value's smallest form with no markers,
-//!   so a schema's required keys stay). When even the smallest forms do not fit, the last
-//!   keys are dropped (with inline markers, a member `"…": "[... 3 more keys]"` says so).
+//!   smallest form (see below). When even the smallest forms do not fit, the last keys are
+//!   dropped (with inline markers, a member `"…": "[... 3 more keys]"` says so).
 //! * **Arrays keep whole items in order.** `Head` keeps the first items, `Tail` the last,
 //!   `HeadTail` first items within `head_ratio` of the room, then last items, then first
 //!   items again with what is left. When no item fits whole, the first (the last with
@@ -35,17 +36,38 @@
 //!   budget cannot hold every key, fewer keys). Every shortening is listed in
 //!   [`JsonClamp::elided`] with both marker settings.
 //!
+//! # Smallest forms, and budgets too small for any
+//!
+//! With inline markers no cut is silent: when the long marker does not fit, the short one
+//! [`SHORT_MARKER`] (`[...]`) takes its place, and the smallest form of a value that does
+//! not fit whole says it was cut: `"[...]"` for a string, `["[...]"]` for an array,
+//! `{"…":"[...]"}` for an object (a number or literal is its own smallest form). With
+//! markers `None` the smallest forms are `""`, `[]`, and an object's every key with its
+//! value's smallest form (so a schema's required keys stay), else `{}`.
+//!
+//! When the whole value's smallest form does not fit the limits, nothing of the value
+//! does: the result is the JSON string `"[...]"` with inline markers, or the empty text
+//! when that does not fit either (and always with markers `None`). [`Elided::Value`]
+//! records it. A result is never over the limits, whatever they are.
+//!
 //! Sizes for sharing are UTF-8 bytes. One size, the room of the whole value, is searched
 //! for: the largest whose result fits every limit (chars and lines follow from it). A
-//! container deeper than [`MAX_DEPTH`] is kept whole or emptied.
+//! container deeper than [`MAX_DEPTH`] is kept whole or replaced by its smallest form.
 
 use crate::measure::{Measure, Span, Unit};
 use crate::notice::push_count;
 use crate::plan::{Limits, Strategy, UNLIMITED};
 
-/// Containers nested deeper than this are kept whole or emptied, never cut inside (the
-/// planner recurses once per level).
+/// Containers nested deeper than this are kept whole or replaced by their smallest form,
+/// never cut inside (the planner recurses once per level).
 pub const MAX_DEPTH: u32 = 128;
+
+/// The marker inline markers fall back to where the long one does not fit.
+pub const SHORT_MARKER: &str = "[...]";
+
+/// [`SHORT_MARKER`] as a JSON string: the smallest honest form of a cut string, and what a
+/// value becomes when not even its own smallest form fits.
+const SHORT_STRING: &str = "\"[...]\"";
 
 /// Whether a clamp says in band what it shortened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +86,29 @@ pub struct JsonRequest<'g> {
     pub markers: Markers,
     /// `JSON.stringify`'s gap: "" for compact output, else the indentation of one level.
     pub gap: &'g str,
+    /// Write the result as `JSON.stringify(value, null, gap)` would (what the limits
+    /// measure), rather than compact. Needs units that can hold the gap's chars and `…`:
+    /// with `u8` units a gap or marker key beyond Latin-1 is not written as measured.
+    pub indent: bool,
+}
+
+/// Code units the clamp writes text in: those of the input, which may have to hold the
+/// gap and the marker key `…`.
+pub trait JsonUnit: Unit {
+    /// The unit of a UTF-16 code unit, when this representation has one.
+    fn from_utf16(code: u16) -> Option<Self>;
+}
+
+impl JsonUnit for u8 {
+    fn from_utf16(code: u16) -> Option<u8> {
+        u8::try_from(code).ok()
+    }
+}
+
+impl JsonUnit for u16 {
+    fn from_utf16(code: u16) -> Option<u16> {
+        Some(code)
+    }
 }
 
 /// One thing a clamp shortened, at a JSONPath-like `path` (`$`, `$.items[3]`,
@@ -76,14 +121,19 @@ pub enum Elided<U> {
     Keys { path: Vec<U>, kept: u64, total: u64 },
     /// A string keeps `kept_bytes` of its `total_bytes` (UTF-8 of the string's value).
     Text { path: Vec<U>, kept_bytes: u64, total_bytes: u64 },
+    /// Nothing of the value is kept: not even its smallest form fits. `total_bytes` is the
+    /// value as rendered with the gap.
+    Value { path: Vec<U>, total_bytes: u64 },
 }
 
-/// A clamped value: compact JSON text and what was shortened.
+/// A clamped value: JSON text and what was shortened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonClamp<U> {
-    /// The clamped value as compact JSON.
+    /// The clamped value as JSON: compact, or rendered with the gap when the request said
+    /// [`JsonRequest::indent`]. Empty when no form of the value fits (see the module docs).
     pub text: Vec<U>,
-    /// In the order of the result's text, a container after what it holds.
+    /// In the order of the result's text, a container after what it holds. Empty when the
+    /// value is kept whole (only re-rendered).
     pub elided: Vec<Elided<U>>,
     /// The input as rendered with the gap.
     pub total: Measure,
@@ -95,112 +145,75 @@ pub struct JsonClamp<U> {
 pub enum JsonError {
     /// Not JSON: the position of the first unit that does not fit the grammar.
     Invalid { at: usize },
-    /// No form of the value fits: the smallest result measures `smallest`.
-    TooSmall { smallest: Measure },
 }
 
 impl std::fmt::Display for JsonError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JsonError::Invalid { at } => write!(f, "not valid JSON at position {at}"),
-            JsonError::TooSmall { smallest } => write!(
-                f,
-                "no form of this JSON value fits the limits: the smallest is {} chars, {} bytes, {} lines",
-                smallest.chars, smallest.bytes, smallest.lines
-            ),
         }
     }
 }
 
 /// Clamps the JSON text `units`: the value's measure as rendered with the gap, and the
-/// clamped value, or `None` when it fits as it is.
-pub fn clamp_json<U: Unit>(
+/// clamped value, or `None` when it fits as it is. Never more than the limits, whatever
+/// they are (see the module docs for budgets below the smallest form).
+pub fn clamp_json<U: JsonUnit>(
     units: &[U],
     request: &JsonRequest<'_>,
 ) -> Result<(Measure, Option<JsonClamp<U>>), JsonError> {
-    let gap = Gap::new(request.gap);
-    let nodes = parse(units, &gap, request.markers)?;
-    let clamp = Clamp { units, nodes: &nodes, gap, markers: request.markers, strategy: request.strategy };
-    let total = as_measure(nodes[0].full);
-    let limits = request.limits;
-    let fits = |m: Measure| m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines;
-    if fits(total) {
+    let nodes = parse(units, &Gap::new(request.gap), request.markers)?;
+    let clamp = Clamp::new(units, &nodes, request);
+    let total = clamp.total();
+    if admits(&request.limits, total) {
         return Ok((total, None));
     }
-    let cost = |room: u64| as_measure(clamp.value(0, room, &mut NoSink));
-    // The largest room whose result fits. Results grow with the room in every dimension
-    // (near enough: the search keeps the best room that fits, not the last one tried). A
-    // result never exceeds its room in bytes and has no more chars than bytes, so a room of
-    // the byte or char limit fits those two; room a result leaves unused in them (whole
-    // items and members that did not fit their share) is then added back while it fits.
-    let start = limits.max_bytes.min(limits.max_chars).min(total.bytes);
-    let slack = |m: Measure| {
-        let room = |limit: u64, used: u64| if limit == UNLIMITED { u64::MAX } else { limit.saturating_sub(used) };
-        room(limits.max_bytes, m.bytes).min(room(limits.max_chars, m.chars))
-    };
-    let (mut lo, mut hi);
-    let at_start = cost(start);
-    if fits(at_start) {
-        lo = start;
-        hi = total.bytes;
-        let mut spare = slack(at_start);
-        for _ in 0..16 {
-            if spare == 0 || spare == u64::MAX {
-                break;
-            }
-            let next = lo.saturating_add(spare).min(total.bytes);
-            if next == lo {
-                break;
-            }
-            let m = cost(next);
-            if !fits(m) {
-                hi = next;
-                break;
-            }
-            lo = next;
-            spare = slack(m);
-        }
-        if spare == 0 || hi == total.bytes && spare != u64::MAX {
-            hi = lo + 1;
-        }
-    } else {
-        if !fits(cost(0)) {
-            return Err(JsonError::TooSmall { smallest: cost(0) });
-        }
-        (lo, hi) = (0, start);
-    }
-    // Invariant: `lo` fits; `hi` does not, or is past what is worth trying.
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(cost(mid)) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let room = lo;
-    let mut render = Render { text: Vec::new(), elided: Vec::new(), path: Vec::new() };
-    let output = as_measure(clamp.value(0, room, &mut Rendering { render: &mut render, units }));
-    debug_assert!(fits(output));
-    Ok((total, Some(JsonClamp { text: render.text, elided: render.elided, total, output })))
+    Ok((total, Some(clamp.run(request.limits))))
 }
 
-/// The answer the binding returns, as one JSON text of code units:
-/// `[value, [[kind, path, kept, total], ...]]` where kind is "items", "keys" or "text"
-/// (kept and total in bytes for "text").
+/// What [`clamp_json_text`] answers for a JSON text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonText<U> {
+    /// The text fits as it is given: `input` is its measure.
+    AsGiven { input: Measure },
+    /// The text does not fit as given: the value rendered with the gap, whole (nothing
+    /// elided) when that fits, else clamped.
+    Rendered { input: Measure, clamped: JsonClamp<U> },
+}
+
+/// [`clamp_json`] for a JSON text given by a user, which comes back as text: as it is when
+/// it fits, else rendered with the gap (`request.indent` is taken as set). UTF-16 units, so
+/// that the gap and the marker key `…` can be written as measured.
+pub fn clamp_json_text(units: &[u16], request: &JsonRequest<'_>) -> Result<JsonText<u16>, JsonError> {
+    let nodes = parse(units, &Gap::new(request.gap), request.markers)?;
+    let input = crate::measure::measure(units);
+    if admits(&request.limits, input) {
+        return Ok(JsonText::AsGiven { input });
+    }
+    let request = JsonRequest { indent: true, ..request.clone() };
+    let clamp = Clamp::new(units, &nodes, &request);
+    let total = clamp.total();
+    let clamped = if admits(&request.limits, total) { clamp.whole() } else { clamp.run(request.limits) };
+    Ok(JsonText::Rendered { input, clamped })
+}
+
+/// The answer the binding returns, as one text of code units: the elisions as a JSON array
+/// `[[kind, path, kept, total], ...]` (kind "items", "keys", "text" or "value"; kept and
+/// total in bytes for "text" and "value"), a line feed, then the clamped value's text. The
+/// array holds no line feed: keys in paths are as the input wrote them, where a control
+/// character is always escaped.
 pub fn answer_text<U: Unit>(clamped: &JsonClamp<U>) -> Vec<U> {
     let mut out: Vec<U> = Vec::with_capacity(clamped.text.len() + 16 + clamped.elided.len() * 32);
     push_ascii(&mut out, "[");
-    out.extend_from_slice(&clamped.text);
-    push_ascii(&mut out, ",[");
     for (i, e) in clamped.elided.iter().enumerate() {
         if i > 0 {
             push_ascii(&mut out, ",");
         }
         let (kind, path, kept, total) = match e {
-            Elided::Items { path, kept, total } => ("items", path, kept, total),
-            Elided::Keys { path, kept, total } => ("keys", path, kept, total),
-            Elided::Text { path, kept_bytes, total_bytes } => ("text", path, kept_bytes, total_bytes),
+            Elided::Items { path, kept, total } => ("items", path, *kept, *total),
+            Elided::Keys { path, kept, total } => ("keys", path, *kept, *total),
+            Elided::Text { path, kept_bytes, total_bytes } => ("text", path, *kept_bytes, *total_bytes),
+            Elided::Value { path, total_bytes } => ("value", path, 0, *total_bytes),
         };
         push_ascii(&mut out, "[\"");
         push_ascii(&mut out, kind);
@@ -219,7 +232,126 @@ pub fn answer_text<U: Unit>(clamped: &JsonClamp<U>) -> Vec<U> {
         push_ascii(&mut out, &total.to_string());
         push_ascii(&mut out, "]");
     }
-    push_ascii(&mut out, "]]");
+    push_ascii(&mut out, "]\n");
+    out.extend_from_slice(&clamped.text);
+    out
+}
+
+fn admits(limits: &Limits, m: Measure) -> bool {
+    m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines
+}
+
+// ---------------------------------------------------------------------------------------
+// Locating values in a JSON text, for edits that keep every other byte of it.
+// ---------------------------------------------------------------------------------------
+
+/// One step of a path into a JSON value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathStep {
+    /// An object member, by its key (decoded, as UTF-16).
+    Key(Vec<u16>),
+    /// An array item.
+    Index(usize),
+}
+
+/// Where the value at each of `paths` is in the JSON text `units`: the `start..end` of its
+/// token (a container's from bracket to bracket), or `None` where the path leads nowhere.
+/// A key names the last member with that key, the one `JSON.parse` keeps. Splicing new
+/// JSON over these spans changes nothing else of the text.
+pub fn locate_json<U: Unit>(
+    units: &[U],
+    paths: &[Vec<PathStep>],
+) -> Result<Vec<Option<std::ops::Range<usize>>>, JsonError> {
+    let parsed = parse(units, &Gap::new(""), Markers::None)?;
+    let nodes = &parsed.nodes;
+    let children = |id: usize| {
+        let mut next = id + 1;
+        (0..nodes[id].count()).map(move |_| {
+            let c = next;
+            next = nodes[c].next();
+            c
+        })
+    };
+    let find = |path: &[PathStep]| {
+        let mut id = 0;
+        for step in path {
+            id = match (step, nodes[id].kind) {
+                (PathStep::Index(i), Kind::Array) => children(id).nth(*i)?,
+                (PathStep::Key(key), Kind::Object) => {
+                    children(id).filter(|&m| decode_string(&units[nodes[m].key()]) == *key).last()?
+                }
+                _ => return None,
+            };
+        }
+        Some(nodes[id].span())
+    };
+    Ok(paths.iter().map(|path| find(path)).collect())
+}
+
+/// Paths written as JSON: an array of paths, each an array of keys (strings) and indices
+/// (non-negative integers), as `JSON.stringify([["message", "content", 0, "text"]])` writes.
+pub fn parse_json_paths<U: Unit>(units: &[U]) -> Result<Vec<Vec<PathStep>>, JsonError> {
+    let parsed = parse(units, &Gap::new(""), Markers::None)?;
+    let nodes = &parsed.nodes;
+    let invalid = |id: usize| JsonError::Invalid { at: nodes[id].start as usize };
+    let children = |id: usize| {
+        let mut next = id + 1;
+        (0..nodes[id].count()).map(move |_| {
+            let c = next;
+            next = nodes[c].next();
+            c
+        })
+    };
+    if nodes[0].kind != Kind::Array {
+        return Err(invalid(0));
+    }
+    children(0)
+        .map(|p| {
+            if nodes[p].kind != Kind::Array {
+                return Err(invalid(p));
+            }
+            children(p)
+                .map(|s| {
+                    let token = &units[nodes[s].span()];
+                    match nodes[s].kind {
+                        Kind::String => Ok(PathStep::Key(decode_string(token))),
+                        Kind::Scalar if token.iter().all(|u| (0x30..=0x39).contains(&u.code())) => token
+                            .iter()
+                            .try_fold(0usize, |n, u| n.checked_mul(10)?.checked_add((u.code() - 0x30) as usize))
+                            .map(PathStep::Index)
+                            .ok_or_else(|| invalid(s)),
+                        _ => Err(invalid(s)),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The UTF-16 units a string token (quotes included, already scanned) stands for.
+fn decode_string<U: Unit>(token: &[U]) -> Vec<u16> {
+    let content = &token[1..token.len() - 1];
+    let mut out = Vec::with_capacity(content.len());
+    let mut i = 0;
+    while i < content.len() {
+        let c = content[i].code();
+        if c != BACKSLASH {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let (unit, len) = match content.get(i + 1).map_or(0, |u| u.code()) {
+            0x62 => (0x08, 2),
+            0x66 => (0x0C, 2),
+            0x6E => (0x0A, 2),
+            0x72 => (0x0D, 2),
+            0x74 => (0x09, 2),
+            0x75 => (escaped_unit(content, i).unwrap_or(0xFFFD), 6),
+            e => (e, 2),
+        };
+        out.push(unit);
+        i += len;
+    }
     out
 }
 
@@ -259,7 +391,7 @@ struct Node {
     /// The value as rendered at its depth.
     full: Span,
     /// Strings: UTF-8 bytes of the decoded value. Others: bytes of the smallest form that
-    /// keeps the value's shape (see the module docs).
+    /// keeps the value's shape (see [`Node::min_bytes`]).
     extra: u64,
 }
 
@@ -280,12 +412,14 @@ impl Node {
         self.count as usize
     }
 
-    /// Bytes of the smallest form that keeps the value's shape.
-    fn min_bytes(&self) -> u64 {
-        if self.kind == Kind::String {
-            2
-        } else {
-            self.extra
+    /// Bytes of the smallest form that keeps the value's shape (see the module docs): for
+    /// a string `"[...]"` with inline markers, `""` without; containers keep theirs in
+    /// `extra`.
+    fn min_bytes(&self, markers: Markers) -> u64 {
+        match (self.kind, markers) {
+            (Kind::String, Markers::Inline) => self.full.bytes.min(SHORT_STRING.len() as u64),
+            (Kind::String, Markers::None) => 2,
+            _ => self.extra,
         }
     }
 
@@ -363,16 +497,30 @@ struct Open {
     key_bytes: u64,
     members: Span,
     min_members: u64,
+    /// Bit `n` is set when a key is `n` ellipses (see [`marker_dots`]).
+    dots_taken: u64,
 }
 
-fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>, JsonError> {
+/// A parsed text: its nodes, and whether it has no whitespace between tokens (then a kept
+/// container's compact text is its token as written).
+struct Parsed {
+    nodes: Vec<Node>,
+    compact: bool,
+}
+
+fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Parsed, JsonError> {
     if units.len() >= u32::MAX as usize {
         return Err(JsonError::Invalid { at: u32::MAX as usize });
     }
     let code = |i: usize| units.get(i).map_or(0, |u| u.code());
-    let skip_ws = |mut i: usize| {
+    let spaced = std::cell::Cell::new(false);
+    let skip_ws = |from: usize| {
+        let mut i = from;
         while matches!(code(i), 0x20 | 0x09 | 0x0A | 0x0D) && i < units.len() {
             i += 1;
+        }
+        if i > from {
+            spaced.set(true);
         }
         i
     };
@@ -403,7 +551,7 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
         if c == b'{' as u16 || c == b'[' as u16 {
             node.kind = if c == b'{' as u16 { Kind::Object } else { Kind::Array };
             nodes.push(node);
-            stack.push(Open { id, key_bytes, members: Span::ZERO, min_members: 0 });
+            stack.push(Open { id, key_bytes, members: Span::ZERO, min_members: 0, dots_taken: 0 });
             i = skip_ws(i + 1);
             let close = if c == b'{' as u16 { b'}' } else { b']' } as u16;
             if code(i) == close && i < units.len() {
@@ -413,8 +561,9 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
             } else {
                 key = Key::NONE;
                 if c == b'{' as u16 {
-                    key = parse_key(units, &mut i)?;
+                    key = parse_key(units, &mut i, &spaced)?;
                     i = skip_ws(i);
+                    take_dots(stack.last_mut(), units, key);
                 }
                 continue;
             }
@@ -444,12 +593,12 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
                 if i != units.len() {
                     return Err(JsonError::Invalid { at: i });
                 }
-                return Ok(nodes);
+                return Ok(Parsed { nodes, compact: !spaced.get() });
             };
             let (child_id, child_key_bytes) = done;
             let child = &nodes[child_id];
             let mut member = child.full;
-            let mut min_member = child.min_bytes();
+            let mut min_member = child.min_bytes(Markers::None);
             if child.key_end > child.key_start {
                 let key_span =
                     Span { chars: (child.key_end - child.key_start) as u64, bytes: child_key_bytes, newlines: 0 };
@@ -467,8 +616,9 @@ fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Vec<Node>,
             if c == b',' as u16 && i < units.len() {
                 i = skip_ws(i + 1);
                 if object {
-                    key = parse_key(units, &mut i)?;
+                    key = parse_key(units, &mut i, &spaced)?;
                     i = skip_ws(i);
+                    take_dots(Some(open), units, key);
                 } else {
                     key = Key::NONE;
                 }
@@ -511,14 +661,62 @@ fn close_container(nodes: &mut [Node], open: Open, end: usize, gap: &Gap, marker
     }
     let frame = gap.frame(node.depth);
     node.full = frame + open.members;
+    // With inline markers, the container holding only its marker: `["[...]"]` or
+    // `{"…":"[...]"}` (unless it is smaller whole).
+    let marked = frame.bytes + gap.per_member(node.depth).bytes + SHORT_STRING.len() as u64;
     node.extra = match (node.kind, markers) {
         (Kind::Object, Markers::None) => frame.bytes + open.min_members,
-        _ => 2,
+        (Kind::Array, Markers::None) => 2,
+        (Kind::Array, Markers::Inline) => node.full.bytes.min(marked),
+        (Kind::Object, Markers::Inline) => {
+            let key = marker_key_span(free_dots(open.dots_taken));
+            node.full.bytes.min(marked + key.bytes + gap.colon().bytes)
+        }
+        _ => unreachable!("only containers are closed"),
     };
 }
 
+/// Notes in `open` (an object) that `key` is a run of ellipses.
+fn take_dots<U: Unit>(open: Option<&mut Open>, units: &[U], key: Key) {
+    if let (Some(open), Some(dots)) = (open, marker_dots(&units[key.start as usize..key.end as usize])) {
+        if dots < 64 {
+            open.dots_taken |= 1 << dots;
+        }
+    }
+}
+
+/// The fewest ellipses (from one) no key in `taken` has (see [`Open::dots_taken`]).
+fn free_dots(taken: u64) -> usize {
+    (1..64).find(|&n| taken & (1 << n) == 0).unwrap_or(64)
+}
+
+/// `n` when the key token (with its quotes) is `n` ellipses (U+2026), raw or escaped.
+fn marker_dots<U: Unit>(key: &[U]) -> Option<usize> {
+    let content = key.get(1..key.len().saturating_sub(1))?;
+    let (mut i, mut n) = (0, 0);
+    while i < content.len() {
+        if content[i].code() == 0x2026 {
+            i += 1;
+        } else if content[i].code() == BACKSLASH
+            && escaped_unit(content, i) == Some(0x2026)
+            && content.get(i + 1).map(|u| u.code()) == Some(b'u' as u16)
+        {
+            i += 6;
+        } else {
+            return None;
+        }
+        n += 1;
+    }
+    (n > 0).then_some(n)
+}
+
+/// The marker key of `dots` ellipses as rendered: `"…"` is 3 chars and 5 bytes.
+fn marker_key_span(dots: usize) -> Span {
+    Span { chars: dots as u64 + 2, bytes: 3 * dots as u64 + 2, newlines: 0 }
+}
+
 /// Reads `"key" :` at `*i` (after whitespace); leaves `*i` after the colon.
-fn parse_key<U: Unit>(units: &[U], i: &mut usize) -> Result<Key, JsonError> {
+fn parse_key<U: Unit>(units: &[U], i: &mut usize, spaced: &std::cell::Cell<bool>) -> Result<Key, JsonError> {
     if units.get(*i).map(|u| u.code()) != Some(QUOTE) {
         return Err(JsonError::Invalid { at: *i });
     }
@@ -527,6 +725,7 @@ fn parse_key<U: Unit>(units: &[U], i: &mut usize) -> Result<Key, JsonError> {
     let mut j = scanned.end;
     while j < units.len() && matches!(units[j].code(), 0x20 | 0x09 | 0x0A | 0x0D) {
         j += 1;
+        spaced.set(true);
     }
     if units.get(j).map(|u| u.code()) != Some(b':' as u16) {
         return Err(JsonError::Invalid { at: j });
@@ -560,8 +759,8 @@ struct Scanned {
     written: u64,
 }
 
-/// Scans the string token starting at `start` (a quote). Rejects control characters and
-/// lone surrogates written raw (as `JSON.stringify` never writes them).
+/// Scans the string token starting at `start` (a quote). Rejects control characters written
+/// raw; takes lone surrogates, as `JSON.parse` does.
 fn scan_string<U: Unit>(units: &[U], start: usize) -> Result<Scanned, JsonError> {
     let mut i = start + 1;
     let mut decoded = 0u64;
@@ -616,8 +815,8 @@ fn scan_string<U: Unit>(units: &[U], start: usize) -> Result<Scanned, JsonError>
     }
 }
 
-/// UTF-8 bytes of a run with no quote or backslash, checked unit by unit: no control
-/// characters, no lone surrogates. `at` is the run's position, for errors.
+/// UTF-8 bytes of a run with no quote or backslash, checked unit by unit for control
+/// characters. `at` is the run's position, for errors.
 fn check_run<U: Unit>(run: &[U], at: usize) -> Result<u64, JsonError> {
     let mut bytes = 0;
     let mut k = 0;
@@ -626,17 +825,12 @@ fn check_run<U: Unit>(run: &[U], at: usize) -> Result<u64, JsonError> {
         if u.code() < 0x20 {
             return Err(JsonError::Invalid { at: at + k });
         }
-        if u.is_high_surrogate() {
-            if !run.get(k + 1).is_some_and(|n| n.is_low_surrogate()) {
-                return Err(JsonError::Invalid { at: at + k });
-            }
+        if u.is_high_surrogate() && run.get(k + 1).is_some_and(|n| n.is_low_surrogate()) {
             bytes += 4;
             k += 2;
             continue;
         }
-        if u.is_low_surrogate() {
-            return Err(JsonError::Invalid { at: at + k });
-        }
+        // A lone surrogate (JSON.parse takes it) weighs 3, as U+FFFD.
         bytes += u.weight(None);
         k += 1;
     }
@@ -809,6 +1003,14 @@ struct Clamp<'a, U> {
     gap: Gap,
     markers: Markers,
     strategy: Strategy,
+    /// The result is written with the gap (as measured); else compact.
+    indented: bool,
+    /// The gap's units, for writing indentation.
+    gap_units: Vec<U>,
+    /// A kept container's compact text is its token as written (no whitespace in it).
+    compact_input: bool,
+    /// The request's gap is empty (the measures are of the compact rendering).
+    compact_measures: bool,
 }
 
 fn count_text(n: u64, what: &str) -> String {
@@ -825,7 +1027,135 @@ fn json_string(s: &str) -> String {
     format!("\"{s}\"")
 }
 
-impl<'a, U: Unit> Clamp<'a, U> {
+impl<'a, U: JsonUnit> Clamp<'a, U> {
+    fn new(units: &'a [U], parsed: &'a Parsed, request: &JsonRequest<'_>) -> Self {
+        let gap = Gap::new(request.gap);
+        // Units that cannot hold the gap's chars write the stand-in `?` (only a Latin-1
+        // caller that asked for indentation it cannot write; see JsonRequest::indent).
+        let gap_units =
+            request.gap.encode_utf16().map(|c| U::from_utf16(c).unwrap_or_else(|| U::from_ascii(b'?'))).collect();
+        Clamp {
+            units,
+            nodes: &parsed.nodes,
+            indented: request.indent && gap.indented(),
+            gap,
+            markers: request.markers,
+            strategy: request.strategy,
+            gap_units,
+            compact_input: parsed.compact,
+            compact_measures: request.gap.is_empty(),
+        }
+    }
+
+    /// The whole value as rendered with the gap.
+    fn total(&self) -> Measure {
+        as_measure(self.nodes[0].full)
+    }
+
+    /// The whole value, rendered.
+    fn whole(&self) -> JsonClamp<U> {
+        self.render(self.nodes[0].full.bytes)
+    }
+
+    /// The value clamped within `limits`, which its rendering exceeds.
+    fn run(&self, limits: Limits) -> JsonClamp<U> {
+        match self.best_room(limits) {
+            Some(room) => {
+                let clamped = self.render(room);
+                debug_assert!(admits(&limits, clamped.output));
+                clamped
+            }
+            None => self.nothing_fits(limits),
+        }
+    }
+
+    /// The largest room for the whole value whose result fits `limits`, from the room of
+    /// its smallest form (with inline markers; from nothing without), or `None` when that
+    /// does not fit.
+    fn best_room(&self, limits: Limits) -> Option<u64> {
+        let total = self.nodes[0].full.bytes;
+        let floor = match self.markers {
+            Markers::Inline => self.nodes[0].min_bytes(Markers::Inline),
+            Markers::None => 0,
+        };
+        let fits = |room: u64| admits(&limits, as_measure(self.value(0, room, &mut NoSink)));
+        // Results grow with the room in every dimension (near enough: the search keeps the
+        // best room that fits, not the last one tried). A result never exceeds its room in
+        // bytes and has no more chars than bytes, so a room of the byte or char limit fits
+        // those two; room a result leaves unused in them (whole items and members that did
+        // not fit their share) is then added back while it fits.
+        let start = limits.max_bytes.min(limits.max_chars).min(total).max(floor);
+        let slack = |m: Measure| {
+            let room = |limit: u64, used: u64| if limit == UNLIMITED { u64::MAX } else { limit.saturating_sub(used) };
+            room(limits.max_bytes, m.bytes).min(room(limits.max_chars, m.chars))
+        };
+        let (mut lo, mut hi);
+        let at_start = as_measure(self.value(0, start, &mut NoSink));
+        if admits(&limits, at_start) {
+            lo = start;
+            hi = total;
+            let mut spare = slack(at_start);
+            for _ in 0..16 {
+                if spare == 0 || spare == u64::MAX {
+                    break;
+                }
+                let next = lo.saturating_add(spare).min(total);
+                if next == lo {
+                    break;
+                }
+                let m = as_measure(self.value(0, next, &mut NoSink));
+                if !admits(&limits, m) {
+                    hi = next;
+                    break;
+                }
+                lo = next;
+                spare = slack(m);
+            }
+            if spare == 0 || hi == total && spare != u64::MAX {
+                hi = lo + 1;
+            }
+        } else {
+            if floor >= start || !fits(floor) {
+                return None;
+            }
+            (lo, hi) = (floor, start);
+        }
+        // Invariant: `lo` fits; `hi` does not, or is past what is worth trying.
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    }
+
+    /// The value rendered within `room`.
+    fn render(&self, room: u64) -> JsonClamp<U> {
+        let mut render = Render { text: Vec::new(), elided: Vec::new(), path: Vec::new() };
+        let output = as_measure(self.value(0, room, &mut Rendering { render: &mut render, units: self.units }));
+        JsonClamp { text: render.text, elided: render.elided, total: self.total(), output }
+    }
+
+    /// The result when not even the value's smallest form fits: `"[...]"` with inline
+    /// markers when that fits, else the empty text.
+    fn nothing_fits(&self, limits: Limits) -> JsonClamp<U> {
+        let total = self.total();
+        let marker = as_measure(ascii(SHORT_STRING.len() as u64));
+        let (text, output) = if self.markers == Markers::Inline && admits(&limits, marker) {
+            let mut text = Vec::new();
+            push_ascii(&mut text, SHORT_STRING);
+            (text, marker)
+        } else {
+            (Vec::new(), Measure { chars: 0, bytes: 0, lines: 0 })
+        };
+        let mut path = Vec::new();
+        push_ascii(&mut path, "$");
+        JsonClamp { text, elided: vec![Elided::Value { path, total_bytes: total.bytes }], total, output }
+    }
+
     fn children(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
         let n = self.nodes[id].count();
         let mut next = id + 1;
@@ -847,7 +1177,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let node = &self.nodes[id];
         if node.full.bytes <= room {
             if S::RENDERS {
-                sink.units(self.token(node));
+                self.write_whole(id, sink);
             }
             return node.full;
         }
@@ -857,19 +1187,140 @@ impl<'a, U: Unit> Clamp<'a, U> {
                 node.full
             }
             Kind::String => self.string(node, room, sink),
-            Kind::Array | Kind::Object if node.depth >= MAX_DEPTH => {
-                sink.ascii(if node.kind == Kind::Array { "[]" } else { "{}" });
-                let total = node.count as u64;
-                sink.elide(if node.kind == Kind::Array {
-                    Shortened::Items { kept: 0, total }
-                } else {
-                    Shortened::Keys { kept: 0, total }
-                });
-                ascii(2)
-            }
+            Kind::Array | Kind::Object if node.depth >= MAX_DEPTH => self.deepest(id, room, sink),
             Kind::Array => self.array(id, room, sink),
             Kind::Object => self.object(id, room, sink),
         }
+    }
+
+    /// A container too deep to cut inside, which does not fit whole: its smallest form.
+    fn deepest<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
+        let node = &self.nodes[id];
+        let array = node.kind == Kind::Array;
+        let total = node.count as u64;
+        let marked = self.markers == Markers::Inline && node.count > 0 && node.min_bytes(self.markers) <= room;
+        let span = if !marked {
+            sink.ascii(if array { "[]" } else { "{}" });
+            ascii(2)
+        } else {
+            let depth = node.depth;
+            sink.ascii(if array { "[" } else { "{" });
+            self.before_member(sink, true, depth);
+            let mut span = self.gap.frame(depth) + self.gap.per_member(depth) + ascii(SHORT_STRING.len() as u64);
+            if !array {
+                let key = self.marker_key(id);
+                self.write_marker_key(sink, key.0);
+                self.write_colon(sink);
+                span = span + key.1 + self.gap.colon();
+            }
+            sink.ascii(SHORT_STRING);
+            self.close(sink, if array { "]" } else { "}" }, depth, true);
+            span
+        };
+        sink.elide(if array { Shortened::Items { kept: 0, total } } else { Shortened::Keys { kept: 0, total } });
+        span
+    }
+
+    // -- writing -------------------------------------------------------------------------
+
+    /// Writes node `id` whole: its token as written when that is how the result lays it
+    /// out, else rendered member by member (without recursion: a kept value may be nested
+    /// far deeper than [`MAX_DEPTH`]).
+    fn write_whole<S: Sink<U>>(&self, id: usize, sink: &mut S) {
+        let node = &self.nodes[id];
+        let as_written = match node.kind {
+            Kind::Scalar | Kind::String => true,
+            Kind::Array | Kind::Object => {
+                !self.indented
+                    && (self.compact_input
+                        || self.compact_measures && node.full.chars == (node.end - node.start) as u64)
+            }
+        };
+        if as_written || node.count == 0 {
+            if node.count == 0 && !matches!(node.kind, Kind::Scalar | Kind::String) {
+                sink.ascii(if node.kind == Kind::Array { "[]" } else { "{}" });
+            } else {
+                sink.units(self.token(node));
+            }
+            return;
+        }
+        // Open containers: (the node, members left to write).
+        let mut open: Vec<(usize, u32)> = Vec::new();
+        for k in id..node.next() {
+            let n = &self.nodes[k];
+            if let Some((parent, left)) = open.last_mut() {
+                let p = &self.nodes[*parent];
+                self.before_member(sink, *left == p.count, p.depth);
+                *left -= 1;
+                if p.kind == Kind::Object {
+                    sink.units(&self.units[n.key()]);
+                    self.write_colon(sink);
+                }
+            }
+            match n.kind {
+                Kind::Scalar | Kind::String => sink.units(self.token(n)),
+                Kind::Array | Kind::Object if n.count == 0 => {
+                    sink.ascii(if n.kind == Kind::Array { "[]" } else { "{}" })
+                }
+                Kind::Array | Kind::Object => {
+                    sink.ascii(if n.kind == Kind::Array { "[" } else { "{" });
+                    open.push((k, n.count));
+                    continue;
+                }
+            }
+            while let Some(&(parent, 0)) = open.last() {
+                let p = &self.nodes[parent];
+                self.close(sink, if p.kind == Kind::Array { "]" } else { "}" }, p.depth, true);
+                open.pop();
+            }
+        }
+    }
+
+    /// Before a member of a container at `depth`: a comma after the first, and when
+    /// indented a line break and the member's indentation.
+    fn before_member<S: Sink<U>>(&self, sink: &mut S, first: bool, depth: u32) {
+        if !S::RENDERS {
+            return;
+        }
+        if !first {
+            sink.ascii(",");
+        }
+        if self.indented {
+            sink.ascii("\n");
+            for _ in 0..=depth {
+                sink.units(&self.gap_units);
+            }
+        }
+    }
+
+    /// The closing bracket of a container at `depth`, on its own line when indented and
+    /// the container holds anything.
+    fn close<S: Sink<U>>(&self, sink: &mut S, bracket: &str, depth: u32, nonempty: bool) {
+        if S::RENDERS && self.indented && nonempty {
+            sink.ascii("\n");
+            for _ in 0..depth {
+                sink.units(&self.gap_units);
+            }
+        }
+        sink.ascii(bracket);
+    }
+
+    fn write_colon<S: Sink<U>>(&self, sink: &mut S) {
+        sink.ascii(if self.indented { ": " } else { ":" });
+    }
+
+    /// Writes the marker key of `dots` ellipses: as the char where the units hold it (it
+    /// is then measured as written), else as escapes (read back as that char).
+    fn write_marker_key<S: Sink<U>>(&self, sink: &mut S, dots: usize) {
+        if !S::RENDERS {
+            return;
+        }
+        sink.ascii("\"");
+        match U::from_utf16(0x2026) {
+            Some(dot) => (0..dots).for_each(|_| sink.units(&[dot])),
+            None => (0..dots).for_each(|_| sink.ascii("\\u2026")),
+        }
+        sink.ascii("\"");
     }
 
     // -- strings -------------------------------------------------------------------------
@@ -912,6 +1363,9 @@ impl<'a, U: Unit> Clamp<'a, U> {
                     }
                     (parts, notice) = (again, next);
                 }
+            } else if SHORT_MARKER.len() as u64 <= avail {
+                notice = SHORT_MARKER.to_string();
+                parts = cut(avail - SHORT_MARKER.len() as u64);
             } else {
                 parts = (0, content.len());
             }
@@ -958,6 +1412,7 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let marker = |dropped: usize| -> Option<String> {
             (inline && dropped > 0).then(|| json_string(&count_text(dropped as u64, "more items")))
         };
+        // Room is kept for the long marker; the short one stands in where it does not fit.
         let marker_bytes = |dropped: usize| marker(dropped).map_or(0, |m| per.bytes + m.len() as u64);
         let cost = |i: usize| per.bytes + self.nodes[items[i]].full.bytes;
         // Whole items from the front (`head`) and the back (`tail`).
@@ -994,13 +1449,22 @@ impl<'a, U: Unit> Clamp<'a, U> {
         if dropped > 0 && head + tail == 0 {
             let at = if self.strategy == Strategy::Tail { n - 1 - tail } else { head };
             let left = avail.saturating_sub(used + per.bytes + marker_bytes(dropped - 1));
-            if avail >= used + per.bytes + marker_bytes(dropped - 1) && left >= self.nodes[items[at]].min_bytes() {
+            if avail >= used + per.bytes + marker_bytes(dropped - 1)
+                && left >= self.nodes[items[at]].min_bytes(self.markers)
+            {
                 partial = Some((at, left));
             }
         }
         let dropped = dropped - partial.is_some() as usize;
-        // With a shrunk item the marker's room was kept; without, it may not fit.
-        let mark = marker(dropped).filter(|_| partial.is_some() || used + marker_bytes(dropped) <= avail);
+        // With a shrunk item the marker's room was kept; without, it may not fit, and the
+        // short one may.
+        let mark = marker(dropped).and_then(|long| {
+            if partial.is_some() || used + per.bytes + long.len() as u64 <= avail {
+                Some(long)
+            } else {
+                (used + per.bytes + SHORT_STRING.len() as u64 <= avail).then(|| SHORT_STRING.to_string())
+            }
+        });
         let members = head + tail + partial.is_some() as usize + mark.is_some() as usize;
         if members == 0 {
             sink.ascii("[]");
@@ -1011,16 +1475,16 @@ impl<'a, U: Unit> Clamp<'a, U> {
         }
         let mut total = frame;
         let mut first = true;
-        let mut comma = |sink: &mut S| {
-            if !first {
-                sink.ascii(",");
-            }
+        let mut next_member = |sink: &mut S| {
+            self.before_member(sink, first, depth);
             first = false;
         };
         sink.ascii("[");
         let whole = |k: usize, sink: &mut S| {
             let item = &self.nodes[items[k]];
-            sink.units(self.token(item));
+            if S::RENDERS {
+                self.write_whole(items[k], sink);
+            }
             per + item.full
         };
         let shrunk = |k: usize, left: u64, sink: &mut S| {
@@ -1031,28 +1495,28 @@ impl<'a, U: Unit> Clamp<'a, U> {
         };
         let tail_from = n - tail;
         for k in 0..head {
-            comma(sink);
+            next_member(sink);
             total = total + whole(k, sink);
         }
         let partial_in_head = self.strategy != Strategy::Tail;
         if let (Some((k, left)), true) = (partial, partial_in_head) {
-            comma(sink);
+            next_member(sink);
             total = total + shrunk(k, left, sink);
         }
         if let Some(m) = &mark {
-            comma(sink);
+            next_member(sink);
             sink.ascii(m);
             total = total + per + ascii(m.len() as u64);
         }
         if let (Some((k, left)), false) = (partial, partial_in_head) {
-            comma(sink);
+            next_member(sink);
             total = total + shrunk(k, left, sink);
         }
         for k in tail_from..n {
-            comma(sink);
+            next_member(sink);
             total = total + whole(k, sink);
         }
-        sink.ascii("]");
+        self.close(sink, "]", depth, true);
         if S::RENDERS && dropped > 0 {
             sink.elide(Shortened::Items { kept: (n - dropped) as u64, total: n as u64 });
         }
@@ -1075,17 +1539,17 @@ impl<'a, U: Unit> Clamp<'a, U> {
             U::span(&self.units[c.key()], None)
         };
         let overhead = |m: usize| per + key_span(m) + colon;
-        let marker_key = self.marker_key(&members);
+        let (dots, key) = self.marker_key(id);
         let marker = |dropped: usize| -> Option<String> {
             (inline && dropped > 0).then(|| json_string(&count_text(dropped as u64, "more keys")))
         };
-        let marker_cost = |dropped: usize| -> Span {
-            marker(dropped).map_or(Span::ZERO, |m| per + marker_key.1 + colon + ascii(m.len() as u64))
-        };
+        let text_cost = |text: &str| per + key + colon + ascii(text.len() as u64);
+        // Room is kept for the long marker; the short one stands in where it does not fit.
+        let marker_cost = |dropped: usize| -> Span { marker(dropped).map_or(Span::ZERO, |m| text_cost(&m)) };
         let avail = room.saturating_sub(frame.bytes);
         // Every member in its smallest form, else the longest prefix that fits with the
         // marker for the rest.
-        let smallest = |m: usize| overhead(m).bytes + self.nodes[m].min_bytes();
+        let smallest = |m: usize| overhead(m).bytes + self.nodes[m].min_bytes(self.markers);
         let all: u64 = members.iter().map(|&m| smallest(m)).sum();
         let (mut kept, mut fixed) = (n, all);
         if all > avail {
@@ -1099,8 +1563,14 @@ impl<'a, U: Unit> Clamp<'a, U> {
                 kept += 1;
             }
         }
-        let mark = marker(n - kept).filter(|_| fixed + marker_cost(n - kept).bytes <= avail);
-        let mark_cost = if mark.is_some() { marker_cost(n - kept) } else { Span::ZERO };
+        let mark = marker(n - kept).and_then(|long| {
+            if fixed + text_cost(&long).bytes <= avail {
+                Some(long)
+            } else {
+                (fixed + text_cost(SHORT_STRING).bytes <= avail).then(|| SHORT_STRING.to_string())
+            }
+        });
+        let mark_cost = mark.as_deref().map_or(Span::ZERO, text_cost);
         if kept == 0 && mark.is_none() {
             sink.ascii("{}");
             if S::RENDERS {
@@ -1113,7 +1583,8 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let values_room = avail - members[..kept].iter().map(|&m| overhead(m).bytes).sum::<u64>() - mark_cost.bytes;
         let share = |level: u64, m: usize| {
             let c = &self.nodes[m];
-            level.clamp(c.min_bytes(), c.full.bytes.max(c.min_bytes()))
+            let min = c.min_bytes(self.markers);
+            level.clamp(min, c.full.bytes.max(min))
         };
         let total_at = |level: u64| members[..kept].iter().map(|&m| share(level, m)).sum::<u64>();
         let (mut lo, mut hi) = (0u64, members[..kept].iter().map(|&m| self.nodes[m].full.bytes).max().unwrap_or(0));
@@ -1130,12 +1601,10 @@ impl<'a, U: Unit> Clamp<'a, U> {
         let mut total = frame;
         sink.ascii("{");
         for (k, &m) in members[..kept].iter().enumerate() {
-            if k > 0 {
-                sink.ascii(",");
-            }
+            self.before_member(sink, k == 0, depth);
             let c = &self.nodes[m];
             sink.units(&self.units[c.key()]);
-            sink.ascii(":");
+            self.write_colon(sink);
             let given = share(level, m) + spare;
             sink.enter(Step::Key { start: c.key_start as usize, end: c.key_end as usize });
             let used = self.value(m, given, sink);
@@ -1144,38 +1613,32 @@ impl<'a, U: Unit> Clamp<'a, U> {
             total = total + overhead(m) + used;
         }
         if let Some(text) = &mark {
-            if kept > 0 {
-                sink.ascii(",");
-            }
-            sink.ascii(&marker_key.0);
-            sink.ascii(":");
+            self.before_member(sink, kept == 0, depth);
+            self.write_marker_key(sink, dots);
+            self.write_colon(sink);
             sink.ascii(text);
             total = total + mark_cost;
         }
-        sink.ascii("}");
+        self.close(sink, "}", depth, true);
         if S::RENDERS && kept < n {
             sink.elide(Shortened::Keys { kept: kept as u64, total: n as u64 });
         }
         total
     }
 
-    /// The key of the dropped-keys member: `"…"`, with more `…` while a member has it.
-    /// Written as escapes (Latin-1 text cannot hold `…`); priced as rendered.
-    fn marker_key(&self, members: &[usize]) -> (String, Span) {
-        let mut dots = 1;
-        loop {
-            let key = format!("\"{}\"", "\\u2026".repeat(dots));
-            let taken = members.iter().any(|&m| {
-                let c = &self.nodes[m];
-                let units = &self.units[c.key()];
-                units.len() == dots + 2 && units[1..dots + 1].iter().all(|u| u.code() == 0x2026)
-            });
-            if !taken {
-                let span = Span { chars: dots as u64 + 2, bytes: 3 * dots as u64 + 2, newlines: 0 };
-                return (key, span);
+    /// The key of the dropped-keys member of object `id`: `"…"`, with more `…` while a
+    /// member has it. Its dots and its span as rendered.
+    fn marker_key(&self, id: usize) -> (usize, Span) {
+        let mut taken = 0u64;
+        for m in self.children(id) {
+            if let Some(dots) = marker_dots(&self.units[self.nodes[m].key()]) {
+                if dots < 64 {
+                    taken |= 1 << dots;
+                }
             }
-            dots += 1;
         }
+        let dots = free_dots(taken);
+        (dots, marker_key_span(dots))
     }
 }
 

@@ -44,7 +44,10 @@ pub use budget::{
     ResultSize, BYTES_PER_TOKEN, MEDIA_TOKENS,
 };
 pub use capture::{Capture, CaptureError, CaptureOptions, Gapped, CAPTURE_MARGIN};
-pub use json::{answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Markers, MAX_DEPTH};
+pub use json::{
+    answer_text, clamp_json, clamp_json_text, locate_json, parse_json_paths, Elided, JsonClamp, JsonError, JsonRequest,
+    JsonText, JsonUnit, Markers, PathStep, MAX_DEPTH, SHORT_MARKER,
+};
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
 pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, PROVIDER_HINTS, RATE_LIMITS};

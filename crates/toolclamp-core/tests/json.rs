@@ -11,7 +11,8 @@ use serde::Serialize;
 use serde_json::ser::{PrettyFormatter, Serializer};
 use serde_json::{Map, Value};
 use toolclamp_core::{
-    answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, Limits, Markers, Measure, Unit, UNLIMITED,
+    answer_text, clamp_json, Elided, JsonClamp, JsonError, JsonRequest, JsonUnit, Limits, Markers, Measure,
+    SHORT_MARKER, UNLIMITED,
 };
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
@@ -42,7 +43,7 @@ fn limits(bytes: u64) -> Limits {
 }
 
 fn request(limits: Limits, strategy: Cut, markers: Markers, gap: &str) -> JsonRequest<'_> {
-    JsonRequest { limits, strategy, markers, gap }
+    JsonRequest { limits, strategy, markers, gap, indent: false }
 }
 
 /// Clamps `text` as the binding would: Latin-1 units when every char fits one, else UTF-16.
@@ -64,13 +65,14 @@ fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError
                 Elided::Items { path, kept, total } => ("items", s(path), *kept, *total),
                 Elided::Keys { path, kept, total } => ("keys", s(path), *kept, *total),
                 Elided::Text { path, kept_bytes, total_bytes } => ("text", s(path), *kept_bytes, *total_bytes),
+                Elided::Value { path, total_bytes } => ("value", s(path), 0, *total_bytes),
             })
             .collect();
         (s(&c.text), elided, c.total, c.output)
     }
-    /// Clamps `units` and checks the answer the binding would return: one JSON text holding
-    /// the value and the elisions.
-    fn units_clamp<U: Unit>(
+    /// Clamps `units` and checks the answer the binding would return: the elisions as a
+    /// JSON array, a line feed, the value's text.
+    fn units_clamp<U: JsonUnit>(
         units: &[U],
         req: &JsonRequest<'_>,
         s: impl Fn(&[U]) -> String,
@@ -78,8 +80,11 @@ fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError
         let (total, out) = clamp_json(units, req)?;
         assert_eq!(out.as_ref().map_or(total, |c| c.total), total);
         if let Some(c) = &out {
-            let answer: Value = serde_json::from_str(&s(&answer_text(c))).expect("answer parses");
-            assert_eq!(answer[1].as_array().unwrap().len(), c.elided.len());
+            let answer = s(&answer_text(c));
+            let (elided, text) = answer.split_once('\n').expect("a line feed after the elisions");
+            let elided: Value = serde_json::from_str(elided).expect("the elisions parse");
+            assert_eq!(elided.as_array().unwrap().len(), c.elided.len());
+            assert_eq!(text, s(&c.text));
         }
         Ok(out.map(|c| owned(c, &s)))
     }
@@ -93,7 +98,7 @@ fn clamp(text: &str, req: &JsonRequest<'_>) -> Result<Option<Clamped>, JsonError
 }
 
 fn is_items_marker(v: &Value) -> bool {
-    v.as_str().is_some_and(|s| s.starts_with("[... ") && s.ends_with(" more items]"))
+    v.as_str().is_some_and(|s| s == SHORT_MARKER || s.starts_with("[... ") && s.ends_with(" more items]"))
 }
 
 fn is_keys_marker(key: &str) -> bool {
@@ -109,6 +114,14 @@ fn is_cut_of(cut: &str, original: &str, markers: Markers) -> bool {
         return original.starts_with(cut) || original.ends_with(cut);
     }
     if cut.is_empty() {
+        return true;
+    }
+    // The short marker: the two ends around it (tried at each place it appears).
+    let short = cut.match_indices(SHORT_MARKER).any(|(at, m)| {
+        let (head, tail) = (&cut[..at], &cut[at + m.len()..]);
+        original.starts_with(head) && original.ends_with(tail) && head.len() + tail.len() < original.len()
+    });
+    if short {
         return true;
     }
     let Some(open) = cut.find("[... ") else { return false };
@@ -204,6 +217,21 @@ fn check(v: &Value, req: &JsonRequest<'_>) -> Result<Option<Value>, TestCaseErro
         Ok(Some((out, elided, reported_total, output))) => {
             prop_assert_eq!(reported_total, total);
             prop_assert!(!fits(total, &req.limits));
+            prop_assert!(fits(output, &req.limits), "{:?} over {:?}: {}", output, req.limits, out);
+            if let [("value", path, 0, bytes)] = elided.as_slice() {
+                // Nothing of the value fits: the short marker, or nothing.
+                prop_assert_eq!(path.as_str(), "$");
+                prop_assert_eq!(*bytes, total.bytes);
+                prop_assert_eq!(js_measure(&out), output);
+                let marker = format!("\"{SHORT_MARKER}\"");
+                match req.markers {
+                    Markers::Inline => {
+                        prop_assert!(out == marker || out.is_empty() && !fits(js_measure(&marker), &req.limits))
+                    }
+                    Markers::None => prop_assert!(out.is_empty()),
+                }
+                return Ok(None);
+            }
             let parsed: Value = serde_json::from_str(&out).map_err(|e| TestCaseError::fail(format!("{e}: {out}")))?;
             let rendered = js_measure(&render(&parsed, req.gap));
             prop_assert_eq!(rendered, output, "reported measure of {}", out);
@@ -211,10 +239,6 @@ fn check(v: &Value, req: &JsonRequest<'_>) -> Result<Option<Value>, TestCaseErro
             check_shape(v, &parsed, req.strategy, req.markers).map_err(TestCaseError::fail)?;
             prop_assert!(!elided.is_empty() || parsed == *v, "cut with nothing elided: {}", out);
             Ok(Some(parsed))
-        }
-        Err(JsonError::TooSmall { smallest }) => {
-            prop_assert!(!fits(smallest, &req.limits));
-            Ok(None)
         }
         Err(e) => Err(TestCaseError::fail(format!("{e} for {text}"))),
     }
@@ -312,15 +336,19 @@ fn dropped_keys_are_counted_under_a_marker_key_that_is_not_taken() {
     let mut members = vec![format!(r#""…":"{}""#, "x".repeat(100))];
     members.extend((1..10).map(|i| format!(r#""k{i}":"{}""#, "y".repeat(100))));
     let v = json(&format!("{{{}}}", members.join(",")));
+    let (out, elided) = run(&v, 60, Cut::Head, Markers::Inline);
+    assert_eq!(out, json(r#"{"…":"xx[...]","k1":"y[...]","……":"[... 8 more keys]"}"#));
+    assert_eq!(elided, vec![gone("text", r#"$["…"]"#, 2, 100), gone("text", "$.k1", 1, 100), gone("keys", "$", 2, 10)]);
+    // No room for a member in its smallest form ("[...]") beside the marker: only the marker.
     let (out, elided) = run(&v, 40, Cut::Head, Markers::Inline);
-    assert_eq!(out, json(r#"{"…":"","……":"[... 9 more keys]"}"#));
-    assert_eq!(elided, vec![gone("text", r#"$["…"]"#, 0, 100), gone("keys", "$", 1, 10)]);
-    // No room for the marker: an empty object, still listed.
-    let (out, elided) = run(&v, 30, Cut::Head, Markers::Inline);
-    assert_eq!(out, json("{}"));
+    assert_eq!(out, json(r#"{"……":"[... 10 more keys]"}"#));
+    assert_eq!(elided, vec![gone("keys", "$", 0, 10)]);
+    // No room for the long marker: the short one.
+    let (out, elided) = run(&v, 20, Cut::Head, Markers::Inline);
+    assert_eq!(out, json(r#"{"……":"[...]"}"#));
     assert_eq!(elided, vec![gone("keys", "$", 0, 10)]);
     // Every key in its smallest form when they all fit, with no marker.
-    let (out, _) = run(&v, 82, Cut::Head, Markers::Inline);
+    let (out, _) = run(&v, 135, Cut::Head, Markers::Inline);
     assert_eq!(out.as_object().unwrap().len(), 10, "{out}");
 }
 
@@ -360,16 +388,36 @@ fn indentation_and_lines_are_budgeted_as_rendered() {
 }
 
 #[test]
-fn no_form_fits_below_the_smallest() {
-    let req = request(limits(1), Cut::Head, Markers::Inline, "");
-    assert_eq!(
-        clamp(r#"["a","b"]"#, &req),
-        Err(JsonError::TooSmall { smallest: Measure { chars: 2, bytes: 2, lines: 1 } })
-    );
-    assert_eq!(
-        clamp("123456", &request(limits(3), Cut::Head, Markers::Inline, "")),
-        Err(JsonError::TooSmall { smallest: Measure { chars: 6, bytes: 6, lines: 1 } })
-    );
+fn below_the_smallest_form_the_short_marker_or_nothing() {
+    let value = |text: &str, bytes: u64, markers: Markers| {
+        let (out, elided, total, output) =
+            clamp(text, &request(limits(bytes), Cut::Head, markers, "")).unwrap().expect("cut");
+        assert_eq!(elided, vec![gone("value", "$", 0, total.bytes)]);
+        assert_eq!(output, js_measure(&out));
+        out
+    };
+    // `["[...]"]` is 9 bytes: below it, the string marker; below that, nothing.
+    assert_eq!(value(r#"["abc","def"]"#, 8, Markers::Inline), r#""[...]""#);
+    assert_eq!(value(r#"["abc","def"]"#, 7, Markers::Inline), r#""[...]""#);
+    assert_eq!(value(r#"["abc","def"]"#, 6, Markers::Inline), "");
+    assert_eq!(value(r#"["abc","def"]"#, 1, Markers::None), "");
+    // A number cannot be cut.
+    assert_eq!(value("123456", 3, Markers::Inline), "");
+    assert_eq!(value("12345678901234567890", 10, Markers::Inline), r#""[...]""#);
+    assert_eq!(value("12345678901234567890", 10, Markers::None), "");
+    // Lines count too: no text of one line fits in none.
+    let none = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines: 0 };
+    let (out, _, _, output) = clamp("[1,2]", &request(none, Cut::Head, Markers::Inline, "")).unwrap().unwrap();
+    assert_eq!((out.as_str(), output), ("", Measure { chars: 0, bytes: 0, lines: 0 }));
+    // The smallest forms that say they were cut.
+    let (out, elided) = run(&json(r#"["abc","def"]"#), 9, Cut::Head, Markers::Inline);
+    assert_eq!((out, elided), (json(r#"["[...]"]"#), vec![gone("items", "$", 0, 2)]));
+    let (out, _) = run(&json(r#"{"a":"bcdefgh","i":[1,2,3]}"#), 15, Cut::Head, Markers::Inline);
+    assert_eq!(out, json(r#"{"…":"[...]"}"#));
+    let (out, _) = run(&json(r#""abcdefgh""#), 7, Cut::Head, Markers::Inline);
+    assert_eq!(out, json(r#""[...]""#));
+    let (out, _) = run(&json(r#""abcdefghijk""#), 10, Cut::Head, Markers::Inline);
+    assert_eq!(out, json(r#""abc[...]""#));
 }
 
 #[test]
@@ -483,7 +531,9 @@ proptest! {
         if let Some(out) = check(&v, &req)? {
             let keys = v.as_object().unwrap();
             let overhead: u64 = 2 + keys.keys().map(|k| k.len() as u64 + 4).sum::<u64>() - 1;
-            if overhead + 2 * keys.len() as u64 <= bytes {
+            // Every member's smallest form: whole, or "[...]" (7 bytes).
+            let smallest: u64 = keys.values().map(|x| (render(x, "").len() as u64).min(7)).sum();
+            if overhead + smallest <= bytes {
                 let share = (bytes - overhead) / keys.len() as u64;
                 for (k, x) in keys {
                     if render(x, "").len() as u64 <= share {

@@ -984,12 +984,15 @@ export declare function hardTruncateToolPayload<T>(result: T, limits?: PayloadLi
 /**
  * Clamps a thrown value's message so stacks and megabyte messages stay out of model context.
  * Returns the same error when its message fits (default `{ maxBytes: 4096, maxLines: 40 }`);
- * otherwise an `Error` with the same `name`, the clamped `message`, the original as `cause`, and a
- * `stack` of just `name: message`. A non-Error throw becomes an `Error` with a clamped message.
+ * otherwise a copy: a native `Error` with the original's prototype (its class) and every own
+ * property (`status`, `code`, ...), with the clamped `message` and a `stack` of just
+ * `name: message`. Its `cause` is the original's own, else the original. The original is never
+ * written to. A non-Error throw becomes an `Error` with a clamped message and the value as `cause`.
  *
  * @example
  * try { await run() } catch (e) { throw hardTruncateToolError(e) }
  */
+export declare function hardTruncateToolError<E extends Error>(error: E, limits?: ToolErrorLimits): E
 export declare function hardTruncateToolError(error: unknown, limits?: ToolErrorLimits): Error
 
 /**

@@ -758,6 +758,80 @@ function clampedError(name, message, cause) {
   return error
 }
 
+/** A data property as Error's own `message`, `stack` and `cause` are: writable, not enumerable. */
+function hidden(value) {
+  return { value, writable: true, enumerable: false, configurable: true }
+}
+
+/**
+ * A copy of `error` with `message` and `stack` clamped: a native Error (so `util.inspect`,
+ * `isNativeError` and `Error.captureStackTrace` treat it as one) with the original's
+ * prototype, so `instanceof` its class holds, and every own property of the original
+ * (`status`, `code`, getters as they are, `cause`); with no own `cause`, the original is
+ * the cause, so the full message stays reachable. The original is never written to.
+ * Undefined when the original's properties or prototype cannot be read (a revoked proxy).
+ */
+function copyOfError(error, name, message) {
+  let descriptors
+  let prototype
+  try {
+    descriptors = Object.getOwnPropertyDescriptors(error)
+    prototype = Object.getPrototypeOf(error)
+  } catch {
+    return undefined
+  }
+  descriptors.message = { ...hidden(message), enumerable: descriptors.message?.enumerable === true }
+  descriptors.stack = hidden(`${name}: ${message}`)
+  if (!Object.hasOwn(descriptors, 'cause')) descriptors.cause = hidden(error)
+  try {
+    const copy = new Error(message)
+    // The stack first, while the prototype is Error's: replacing V8's lazy stack formats it,
+    // and that reads `name` (a DOMException's getter throws on any other receiver).
+    Object.defineProperty(copy, 'stack', descriptors.stack)
+    Object.setPrototypeOf(copy, prototype)
+    Object.defineProperties(copy, descriptors)
+    keepBrandedGetters(copy, error, name)
+    return copy
+  } catch {
+    // A prototype that refuses (a proxy's trap) or a descriptor that cannot be defined.
+    return undefined
+  }
+}
+
+/**
+ * Makes each getter of the copy's class that refuses the copy (it checks the receiver's
+ * class, as DOMException's `name` and `code` do) an own value read from the original, and
+ * `copy.name` read `name` (it reaches the model in `String(error)`). Getters that throw on
+ * the original too stay as they are.
+ */
+function keepBrandedGetters(copy, error, name) {
+  let holder = Object.getPrototypeOf(copy)
+  for (let depth = 0; depth < 16 && holder !== null && holder !== Error.prototype && holder !== Object.prototype; depth++) {
+    for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(holder))) {
+      if (typeof descriptor.get !== 'function' || Object.hasOwn(copy, key) || readsOn(copy, key)) continue
+      let value
+      try {
+        value = error[key]
+      } catch {
+        continue
+      }
+      Object.defineProperty(copy, key, hidden(value))
+    }
+    holder = Object.getPrototypeOf(holder)
+  }
+  if (!readsOn(copy, 'name') || copy.name !== name) Object.defineProperty(copy, 'name', hidden(name))
+}
+
+/** Whether reading `object[key]` returns rather than throws. */
+function readsOn(object, key) {
+  try {
+    void object[key]
+    return true
+  } catch {
+    return false
+  }
+}
+
 function clampError(error, limits) {
   if (isError(error)) {
     let unreadable = false
@@ -767,10 +841,10 @@ function clampError(error, limits) {
     })
     const message = typeof raw === 'string' ? raw : textOf(raw)
     const clamped = clampWith(message, limits)
-    if (unreadable) return clampedError('Error', clamped, error)
-    if (clamped === raw) return error
-    const name = readSafely(error, 'name', () => 'Error')
-    return clampedError(typeof name === 'string' ? name : 'Error', clamped, error)
+    if (!unreadable && clamped === raw) return error
+    const readName = readSafely(error, 'name', () => 'Error')
+    const name = typeof readName === 'string' ? readName : 'Error'
+    return copyOfError(error, name, clamped) ?? clampedError(name, clamped, error)
   }
   return clampedError('Error', clampWith(messageOf(error), limits), error)
 }

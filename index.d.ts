@@ -963,7 +963,7 @@ export type ToolPayload =
  *   `Command` has the ToolMessages in `update.messages` clamped.
  * - With `responseFormat: 'content_and_artifact'`, a `[content, artifact]` tuple has only its
  *   content clamped; the artifact never reaches the model and is the very same value.
- * - Any other object or array (records, arrays of strings), a BigInt: `clampJson` with inline
+ * - Any other object or array (records, arrays of strings, numbers, booleans or null), a BigInt: `clampJson` with inline
  *   markers (typed as the input, though an array may then end with a marker string and an
  *   object hold a `"…"` key). Numbers, booleans, `undefined`, functions: returned as they are.
  *

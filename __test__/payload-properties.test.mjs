@@ -48,7 +48,9 @@ const blockArb = fc.oneof(
   { weight: 2, arbitrary: opaqueBlock.map((make) => make()) },
   { weight: 1, arbitrary: malformedBlock.map((make) => make()) },
 )
-const blocksArb = fc.array(blockArb, { maxLength: 8 })
+// A list is one of blocks when an item is a block; a list of only null and numbers is JSON data.
+const isBlock = (item) => typeof item === 'object' && item !== null
+const blocksArb = fc.array(blockArb, { maxLength: 8 }).filter((blocks) => blocks.length === 0 || blocks.some(isBlock))
 
 const budget = (max) =>
   fc.oneof(

@@ -129,6 +129,23 @@ describe('JSON data: any object or non-block array', () => {
     }
   })
 
+  test('arrays of only numbers, booleans and null are JSON data, clamped like any array', async () => {
+    const ids = deepFreeze(Array.from({ length: 1_000_000 }, (_, i) => i)) // 6.9 MB of JSON
+    const flags = deepFreeze(Array.from({ length: 1_000_000 }, (_, i) => (i % 3 === 0 ? null : i % 3 === 1)))
+    for (const input of [ids, flags]) {
+      assert.ok(jsonBytes(input) > 5_000_000)
+      const clamped = hardTruncateToolPayload(input)
+      assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes, `${jsonBytes(clamped)} bytes`)
+      assert.deepEqual(clamped.slice(0, 10), input.slice(0, 10))
+      assert.match(clamped.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
+      const wrapped = await wrapExecute(async () => input)()
+      assert.ok(jsonBytes(wrapped) <= DEFAULTS.maxBytes)
+    }
+    // Small ones fit and come back as they are.
+    const small = [1, 2, null, true]
+    assert.equal(hardTruncateToolPayload(small), small)
+  })
+
   test('records with a block type but no media in them are data; media blocks are left alone', () => {
     // A directory listing: `type: 'file'` with no data, URL or file id in it.
     const listing = Array.from({ length: 100_000 }, (_, i) => ({ type: 'file', path: `src/module-${i}.ts`, size: i }))

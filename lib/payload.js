@@ -308,18 +308,18 @@ function hasMedia(block) {
 
 /**
  * An array is a list of content blocks when an item is a block (text, or media with its
- * data, URL or file id), or when it holds nothing a clamp could shorten (only null,
- * numbers, booleans: malformed blocks). Any other array (strings, records) is JSON data.
+ * data, URL or file id), or when it is empty (no blocks: nothing to read). Any other array
+ * (strings, records, numbers, booleans, null) is JSON data: a million ids are as much for a
+ * model to read as a million strings.
  */
 function isBlockList(array) {
-  let data = false
   const length = lengthOf(array)
+  if (length === 0) return true
   for (let i = 0; i < length; i++) {
     const kind = kindOf(read(array, i))
     if (kind === 'text' || kind === 'block') return true
-    if (kind === 'data') data = true
   }
-  return !data
+  return false
 }
 
 // ---------------------------------------------------------------------------------------

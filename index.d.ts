@@ -960,7 +960,9 @@ export type ToolPayload =
  * - A `ToolResultOutput` (AI SDK) or a `function_call_output` / `function_call_result` item
  *   (OpenAI) keeps its shape with `value` / `output` clamped.
  * - A LangChain `ToolMessage` returned as it is keeps its class with `content` clamped; a
- *   `Command` has the ToolMessages in `update.messages` clamped.
+ *   LangGraph `Command` has its ToolMessages clamped, sharing the budget in order: in
+ *   `update.messages` (one message or a list), in a `['messages', ...]` tuple of a tuple-list
+ *   update, or in an update that is a list of messages.
  * - With `responseFormat: 'content_and_artifact'`, a `[content, artifact]` tuple has only its
  *   content clamped; the artifact never reaches the model and is the very same value.
  * - Any other object or array (records, arrays of strings, numbers, booleans or null), a BigInt: `clampJson` with inline

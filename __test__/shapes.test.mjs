@@ -372,6 +372,39 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     assert.equal(command.update.messages[0].content, HUGE)
   })
 
+  test("a Command's update in every form LangGraph takes: one ToolMessage, [key, value] tuples, a root list", () => {
+    const big = 'x\n'.repeat(450_000) // 900 KB
+    const message = () => new ToolMessage({ content: big, tool_call_id: 'call-1' })
+    const state = { files: HUGE }
+    const single = deepFreeze(new Command({ update: { messages: message(), state } }))
+    const fromSingle = hardTruncateToolPayload(single)
+    assert.ok(fromSingle instanceof Command)
+    assert.ok(ToolMessage.isInstance(fromSingle.update.messages))
+    assert.ok(bytes(fromSingle.update.messages.content) <= DEFAULTS.maxBytes)
+    assert.equal(fromSingle.update.state, state)
+    assert.equal(single.update.messages.content, big, 'the original is not mutated')
+
+    const tuples = deepFreeze(new Command({ update: [['messages', [message()]], ['state', state], ['other', message()]] }))
+    const fromTuples = hardTruncateToolPayload(tuples)
+    assert.ok(Array.isArray(fromTuples.update) && fromTuples.update.every((t) => Array.isArray(t) && t.length === 2))
+    assert.deepEqual(fromTuples._updateAsTuples().map(([key]) => key), ['messages', 'state', 'other'])
+    assert.ok(bytes(fromTuples.update[0][1][0].content) <= DEFAULTS.maxBytes)
+    assert.equal(fromTuples.update[1], tuples.update[1], 'other channels are left alone')
+    assert.equal(fromTuples.update[2], tuples.update[2], 'only the messages channel reaches the model')
+
+    const oneTuple = hardTruncateToolPayload(new Command({ update: [['messages', message()]] }))
+    assert.ok(bytes(oneTuple.update[0][1].content) <= DEFAULTS.maxBytes)
+    // A list that is no tuple list goes to the root channel: a list of messages.
+    const root = hardTruncateToolPayload(new Command({ update: [message()] }))
+    assert.ok(bytes(root.update[0].content) <= DEFAULTS.maxBytes)
+
+    // Several ToolMessages share the budget, in order.
+    const two = hardTruncateToolPayload(new Command({ update: { messages: [message(), message()] } }))
+    const total = two.update.messages.reduce((sum, m) => sum + bytes(m.content), 0)
+    assert.ok(total <= DEFAULTS.maxBytes, `${total} bytes`)
+    assert.ok(measure(two.update.messages[0].content).lines + measure(two.update.messages[1].content).lines <= DEFAULTS.maxLines)
+  })
+
   test('wrapping a LangChain tool object says to wrap its function with wrapExecute', async () => {
     const { tool } = await import('@langchain/core/tools')
     const { z } = await import('zod')

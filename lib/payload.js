@@ -671,27 +671,85 @@ function clampMessage(message, limits) {
 
 /**
  * A LangChain direct tool output (`lc_direct_tool_output`), which LangChain passes on as it
- * is: a ToolMessage has its content clamped; a Command the content of each ToolMessage in
- * `update.messages`. Anything else of that kind, and the rest of a Command's update (graph
- * state, not a message to the model), is left alone.
+ * is: a ToolMessage has its content clamped; a LangGraph Command the content of each
+ * ToolMessage its update writes to `messages`, in every form LangGraph takes (see
+ * clampUpdate). The ToolMessages of one Command share the budget, in order: each gets what
+ * the ones before it left. Anything else of that kind, and the rest of a Command's update
+ * (graph state, not a message to the model), is left alone.
  */
 function clampDirectOutput(result, limits) {
   if (typeof read(result, 'tool_call_id') === 'string') return clampMessage(result, limits)
   const update = read(result, 'update')
-  if (typeof update !== 'object' || update === null || isArray(update)) return result
-  const messages = read(update, 'messages')
-  if (!isArray(messages)) return result
+  let left = limits
+  const clampNext = (message) => {
+    const clamped = clampMessage(message, left)
+    left = limitsLeft(left, sizeOfPayload(read(clamped, 'content')))
+    return clamped
+  }
+  const next = clampUpdate(update, clampNext)
+  return next === update ? result : withProperty(result, 'update', next)
+}
+
+/**
+ * A Command's update with `clampNext` applied to each ToolMessage written to `messages`: an
+ * object's `messages` key; in a list of `[key, value]` tuples, each `messages` tuple; a list
+ * that is no such tuple list (LangGraph writes it to the root channel, as a MessageGraph's
+ * messages). A `messages` value may be one message or a list of them. The same update when
+ * nothing changed.
+ */
+function clampUpdate(update, clampNext) {
+  if (typeof update !== 'object' || update === null) return update
+  if (!isArray(update)) {
+    const messages = read(update, 'messages')
+    const clamped = clampMessages(messages, clampNext)
+    return clamped === messages ? update : withProperty(update, 'messages', clamped)
+  }
+  if (!isTupleList(update)) return clampMessages(update, clampNext)
+  let next = update
+  const length = lengthOf(update)
+  for (let i = 0; i < length; i++) {
+    const tuple = read(update, i)
+    if (read(tuple, 0) !== 'messages') continue
+    const messages = read(tuple, 1)
+    const clamped = clampMessages(messages, clampNext)
+    if (clamped === messages) continue
+    if (next === update) next = copyList(update)
+    const copy = copyList(tuple)
+    copy[1] = clamped
+    next[i] = copy
+  }
+  return next
+}
+
+/** Whether a Command's update is a list of `[key, value]` tuples, as LangGraph tells them. */
+function isTupleList(list) {
+  const length = lengthOf(list)
+  for (let i = 0; i < length; i++) {
+    const tuple = read(list, i)
+    if (!isArray(tuple) || lengthOf(tuple) !== 2 || typeof read(tuple, 0) !== 'string') return false
+  }
+  return true
+}
+
+function isToolMessage(value) {
+  return typeof value === 'object' && value !== null && typeof read(value, 'tool_call_id') === 'string'
+}
+
+/** `clampNext` applied to one ToolMessage or to each in a list; the same value when none changed. */
+function clampMessages(messages, clampNext) {
+  if (isToolMessage(messages)) return clampNext(messages)
+  if (!isArray(messages)) return messages
   let next = messages
   const length = lengthOf(messages)
   for (let i = 0; i < length; i++) {
     const message = read(messages, i)
-    if (typeof message !== 'object' || message === null || typeof read(message, 'tool_call_id') !== 'string') continue
-    const clamped = clampMessage(message, limits)
+    if (!isToolMessage(message)) continue
+    const clamped = clampNext(message)
     if (clamped === message) continue
     if (next === messages) next = copyList(messages)
     next[i] = clamped
   }
-  return next === messages ? result : withProperty(result, 'update', withProperty(update, 'messages', next))
+  return next
 }
 
 /** An object a tool returned: which of its shapes it has decides what is clamped. */

@@ -896,8 +896,10 @@ export interface MediaBlock {
 
 /**
  * MCP's `CallToolResult` or pi-agent-core's `AgentToolResult`: `content` blocks, and with MCP
- * `structuredContent`, which shares the budget with `content`. Every other key (`details`,
- * `isError`, `_meta`) is kept as the very same value.
+ * `structuredContent`, which shares the budget with `content`, as does every other enumerable
+ * key (`isError`, `_meta`, ...: a framework may send the whole object as JSON); small ones
+ * stay the very same values. pi's `details`, never sent to a model, is bounded to 8 KiB of
+ * compact JSON on its own.
  */
 export interface ToolResultWithContent {
   content?: unknown[]
@@ -956,7 +958,11 @@ export type ToolPayload =
  *   (`clampJson` with `markers: 'none'`), so an `outputSchema` still validates; a text block
  *   appended to `content` (one line, at most 512 bytes, inside the budget) says what was
  *   shortened, and a text block holding structuredContent's compact JSON holds the clamped
- *   value's JSON. Every other key (`details`, `isError`, `_meta`) is the very same value.
+ *   value's JSON (never cut as text; emptied when the budget cannot hold two copies). Every
+ *   other enumerable key (`stdout`, `isError`, `_meta`) is sent as JSON by the AI SDK and the
+ *   OpenAI Agents SDK, so it shares the budget: clamped as JSON with inline markers, getting
+ *   what the kept content leaves. pi's `details` never reaches a model: outside the budget,
+ *   bounded to 8 KiB of compact JSON (schema-safe); smaller details are the very same value.
  * - A `ToolResultOutput` (AI SDK) or a `function_call_output` / `function_call_result` item
  *   (OpenAI) keeps its shape with `value` / `output` clamped.
  * - A LangChain `ToolMessage` returned as it is keeps its class with `content` clamped; a

@@ -122,7 +122,8 @@ function deepFreeze(value) {
 
 function clampCase({ blocks, limits, wrapped }) {
   const details = { source: 'properties' }
-  const input = deepFreeze(wrapped ? { content: blocks, details, isError: false } : blocks)
+  // details never reach a model (other keys would share the budget: see sent.mjs).
+  const input = deepFreeze(wrapped ? { content: blocks, details } : blocks)
   const output = hardTruncateToolPayload(input, limits)
   return { input, output, outBlocks: wrapped ? output.content : output, details }
 }
@@ -205,7 +206,7 @@ describe('hardTruncateToolPayload properties', () => {
         const blocks = c.wrapped ? input.content : input
         assert.equal(outBlocks.length, blocks.length)
         if (c.wrapped) {
-          assert.deepEqual(Object.keys(output), ['content', 'details', 'isError'])
+          assert.deepEqual(Object.keys(output), ['content', 'details'])
           assert.equal(output.details, details)
         }
         blocks.forEach((block, i) => {

@@ -384,7 +384,8 @@ describe('hardTruncateToolPayload: inputs and identity', () => {
       const limits = { maxLines: 30, strategy }
       const clamped = hardTruncateToolPayload(input, limits)
       assert.deepEqual(input, snapshot, 'the input is unchanged')
-      assert.equal(joinedText(clamped.content), truncateText(joinedText(input.content), { ...limits, snap: 'line' }).text)
+      // `isError` is sent too (`{"isError":false}`, one line): the text gets the other 29.
+      assert.equal(joinedText(clamped.content), truncateText(joinedText(input.content), { ...limits, maxLines: 29, snap: 'line' }).text)
       assert.equal(clamped.details, input.details)
       assert.equal(clamped.content[1], input.content[1])
     }

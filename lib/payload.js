@@ -606,55 +606,225 @@ function appended(list, block) {
   return copy
 }
 
+// pi's `details`: kept for a UI and logs, never sent to a model, so outside the budget, but
+// bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
+const DETAILS_MAX_BYTES = 8192
+const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity })
+// The keys of a result with content that are not sent as its other data.
+const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
+
 /**
  * An object with a `content` array or `structuredContent` (MCP CallToolResult, pi
- * AgentToolResult). `content` and structuredContent are two renderings of one result and a
- * client may send either or both to the model, so they share ONE budget: each gets what it
- * needs when the other leaves room, else half. structuredContent is clamped schema-safe
- * (markers 'none': only shorter arrays and strings), and a text block appended to `content`
- * says what was shortened, inside the budget. A text block that is the compact JSON of
- * structuredContent (the MCP convention) becomes the JSON of the clamped value, so it still
- * parses. Every other key (pi's `details`, `isError`, `_meta`) is kept as it is.
+ * AgentToolResult). Every field a framework may send to a model shares ONE budget: the
+ * content blocks, structuredContent (see clampContentParts), and every other enumerable key
+ * (`stdout`, `isError`, `_meta`: the AI SDK and the OpenAI Agents SDK send the whole object
+ * as JSON), which is clamped as JSON data with inline markers (see share). `details`, which
+ * pi never sends, stays outside the budget but is bounded to DETAILS_MAX_BYTES, schema-safe.
+ * Non-enumerable keys (never in JSON) are kept as they are.
  */
-function clampStructured(result, content, structured, limits) {
-  if (structured === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
-  const { text } = json.stringifyAny(structured)
-  if (text === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
-  const s = { chars: text.length, bytes: Buffer.byteLength(text), lines: text === '' ? 0 : 1 }
-  const c = content === undefined ? NOTHING : sizeOfPayload(content)
-  if (fitsSize(plus(c, s), limits)) return result
-  const whole = share(limits, c, s, NOTHING)
-  if (fitsSize(s, whole.structured)) {
-    // structuredContent fits its share: only `content` is cut.
-    return withChanges(result, [['content', content, clampPayload(content, whole.content)]])
+function clampWithContent(result, content, structured, limits) {
+  const details = read(result, 'details')
+  const extras = extrasOf(result)
+  const parts = contentParts(content, structured)
+  let clamped = { content, structured }
+  let clampedExtras
+  const x = extras === undefined ? NOTHING : sizeOfData(extras.value)
+  if (!fitsSize(plus(parts.need, x), limits)) {
+    // The content is cut within its share; the other data gets what the kept content leaves.
+    clamped = clampContentParts(parts, x === NOTHING ? limits : share(limits, parts.need, x, NOTHING).content)
+    const room = limitsLeft(limits, clamped.content === content && clamped.structured === structured ? parts.need : sizeOfParts(clamped))
+    // Limits too small for any JSON object leave no other data.
+    if (!fitsSize(x, room)) clampedExtras = asObject(clampData(extras.value, room))
   }
-  const room = noteRoom(limits)
-  const clamped = clampStructuredValue(structured, share(limits, c, s, room).structured, s.bytes)
-  // `content` gets what the note and the clamped structuredContent leave.
-  const kept = JSON.stringify(clamped.value)
-  const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }))
-  let parts = content
-  if (isArray(content)) {
-    const length = lengthOf(content)
-    for (let i = 0; i < length; i++) {
-      const block = read(content, i)
-      if (typeOf(block) === 'text' && blockText(block) === text) {
-        parts = copyList(content)
-        parts[i] = withBlockText(block, kept)
-        break
-      }
+  const next = withChanges(result, [
+    ['content', content, clamped.content],
+    ['structuredContent', structured, clamped.structured],
+    ['details', details, details === undefined ? undefined : boundDetails(details)],
+  ])
+  return clampedExtras === undefined ? next : withData(next, extras.keys, clampedExtras)
+}
+
+/** What a model reads of clamped content and structuredContent. */
+function sizeOfParts({ content, structured }) {
+  const blocks = content === undefined ? NOTHING : sizeOfPayload(content)
+  return structured === undefined ? blocks : plus(blocks, sizeOfData(structured))
+}
+
+/**
+ * A result's other data, as JSON sends it: `{ keys, value }`, its enumerable own keys but
+ * content, structuredContent and details, and a plain object of their values (each read
+ * once); undefined when there are none or they cannot be listed.
+ */
+function extrasOf(result) {
+  let keys
+  try {
+    keys = Object.keys(result).filter((key) => !RESULT_KEYS.has(key))
+  } catch {
+    return undefined
+  }
+  if (keys.length === 0) return undefined
+  const value = {}
+  for (const key of keys) {
+    // defineProperty: a "__proto__" key is data, as JSON sends it.
+    Object.defineProperty(value, key, { value: read(result, key), enumerable: true, writable: true, configurable: true })
+  }
+  return { keys, value }
+}
+
+/**
+ * A copy of `object` whose data keys `keys` hold what `clamped` (their JSON clamp) holds: a
+ * key the clamp left out is gone, one it added (its `"…"` marker) follows the others.
+ */
+function withData(object, keys, clamped) {
+  try {
+    const descriptors = Object.getOwnPropertyDescriptors(object)
+    for (const key of keys) {
+      if (Object.hasOwn(clamped, key)) descriptors[key] = dataProperty(clamped[key])
+      else delete descriptors[key]
+    }
+    for (const key of Object.keys(clamped)) {
+      if (!Object.hasOwn(descriptors, key)) descriptors[key] = dataProperty(clamped[key])
+    }
+    return Object.create(Object.getPrototypeOf(object), descriptors)
+  } catch {
+    return { ...clamped, content: read(object, 'content') }
+  }
+}
+
+/** A clamp of an object's data as an object: `{}` when it came back as text (tiny limits). */
+function asObject(value) {
+  return typeof value === 'object' && value !== null && !isArray(value) ? value : {}
+}
+
+function dataProperty(value) {
+  return { value, writable: true, enumerable: true, configurable: true }
+}
+
+/** `details` within DETAILS_MAX_BYTES of compact JSON: the same value when it is. */
+function boundDetails(details) {
+  const { text } = json.stringifyAny(details)
+  if (text === undefined || fitsByLength(text.length, DETAILS_LIMITS)) return details
+  const bytes = Buffer.byteLength(text)
+  if (bytes <= DETAILS_MAX_BYTES) return details
+  return clampStructuredValue(details, DETAILS_LIMITS, bytes).value
+}
+
+/**
+ * `content` and structuredContent as the budget sees them: `{ content, structured, text,
+ * mirror, others, need }`. `text` is structuredContent's compact JSON; `mirror` the index of
+ * the first text block of `content` holding exactly that text (the MCP convention), else -1;
+ * `others` is `content` with that block's text emptied (it is rewritten from the clamped
+ * value, never cut as text); `need` what all of it takes: the other blocks, and the JSON once
+ * for structuredContent and once more for its mirror.
+ */
+function contentParts(content, structured) {
+  const text = structured === undefined ? undefined : json.stringifyAny(structured).text
+  const parts = { content, structured, text, mirror: -1, others: content, need: NOTHING, json: NOTHING }
+  if (text !== undefined) {
+    parts.json = { chars: text.length, bytes: Buffer.byteLength(text), lines: text === '' ? 0 : 1 }
+    parts.mirror = mirrorOf(content, text)
+    if (parts.mirror !== -1) {
+      parts.others = copyList(content)
+      parts.others[parts.mirror] = withBlockText(read(content, parts.mirror), '')
     }
   }
-  const clampedContent = parts === undefined ? undefined : clampPayload(parts, left)
-  const note = noteOf(clamped, room)
-  let blocks = clampedContent
-  if (note !== undefined && (clampedContent === undefined || isArray(clampedContent))) {
-    blocks = appended(clampedContent ?? [], { type: 'text', text: note })
+  const c = parts.others === undefined ? NOTHING : sizeOfPayload(parts.others)
+  parts.need = plus(c, copies(parts.json, parts.mirror === -1 ? 1 : 2))
+  return parts
+}
+
+/** The index of the first text block of `content` whose text is `text`, or -1. */
+function mirrorOf(content, text) {
+  if (!isArray(content)) return -1
+  const length = lengthOf(content)
+  for (let i = 0; i < length; i++) {
+    const block = read(content, i)
+    if (typeOf(block) === 'text' && blockText(block) === text) return i
   }
-  return withChanges(result, [
-    ['content', content, blocks],
-    ['structuredContent', structured, clamped.value],
-  ])
+  return -1
+}
+
+function copies(size, n) {
+  return { chars: size.chars * n, bytes: size.bytes * n, lines: size.lines * n }
+}
+
+/** `limits` with each budget halved (rounded down), for one of two equal copies. */
+function halved(limits) {
+  return Object.freeze({
+    ...limits,
+    maxChars: Math.floor(limits.maxChars / 2),
+    maxBytes: Math.floor(limits.maxBytes / 2),
+    maxLines: Math.floor(limits.maxLines / 2),
+  })
+}
+
+/**
+ * `content` and structuredContent under one budget: `{ content, structured }`, the same values
+ * when nothing was cut. They are two renderings of one result and a client may send either
+ * or both to the model: each gets what it needs when the other leaves room, else half.
+ * structuredContent is clamped schema-safe (markers 'none': only shorter arrays and strings),
+ * and a text block appended to `content` says what was shortened, inside the budget. The
+ * mirror block (see contentParts) holds the compact JSON of the clamped value, so it still
+ * parses whatever the other blocks hold; when the budget cannot hold that JSON twice
+ * (`maxLines: 1`, a few bytes) the mirror's text is emptied rather than cut.
+ */
+function clampContentParts(parts, limits) {
+  const { content, structured, others, mirror } = parts
+  if (parts.text === undefined) return { content: clampPayload(content, limits), structured }
+  const same = { content, structured }
+  if (fitsSize(parts.need, limits)) return same
+  const s = copies(parts.json, mirror === -1 ? 1 : 2)
+  const c = limitsLeftSize(parts.need, s)
+  const whole = share(limits, c, s, NOTHING)
+  if (fitsSize(s, whole.structured)) {
+    // structuredContent fits its share: only the other blocks are cut.
+    return { content: withMirror(parts, others === undefined ? undefined : clampPayload(others, whole.content), parts.text), structured }
+  }
+  const room = noteRoom(limits)
+  const mine = share(limits, c, s, room).structured
+  let clamped = clampStructuredValue(structured, mirror === -1 ? mine : halved(mine), parts.json.bytes)
+  let kept = JSON.stringify(clamped.value)
+  let keptSize = { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }
+  let mirrorText = kept
+  if (mirror !== -1) {
+    if (fitsSize(copies(keptSize, 2), mine)) keptSize = copies(keptSize, 2)
+    else {
+      // No room for two copies: one, and an empty mirror.
+      clamped = clampStructuredValue(structured, mine, parts.json.bytes)
+      kept = JSON.stringify(clamped.value)
+      keptSize = { chars: kept.length, bytes: clamped.outputBytes, lines: 1 }
+      mirrorText = ''
+    }
+  }
+  // `content` gets what the note and the clamped structuredContent leave.
+  const left = limitsLeft(limits, plus(room, keptSize))
+  const clampedOthers = others === undefined ? undefined : clampPayload(others, left)
+  const note = noteOf(clamped, room)
+  let blocks = withMirror(parts, clampedOthers, mirrorText)
+  if (note !== undefined && (blocks === undefined || isArray(blocks))) {
+    blocks = appended(blocks ?? [], { type: 'text', text: note })
+  }
+  return { content: blocks, structured: clamped.value }
+}
+
+/** `a` less `b`, per dimension, never below 0. */
+function limitsLeftSize(a, b) {
+  return { chars: Math.max(0, a.chars - b.chars), bytes: Math.max(0, a.bytes - b.bytes), lines: Math.max(0, a.lines - b.lines) }
+}
+
+/**
+ * The clamp of `others` with the mirror block put back holding `text`: the original content
+ * when nothing changed.
+ */
+function withMirror(parts, clampedOthers, text) {
+  const { content, others, mirror } = parts
+  if (mirror === -1) return clampedOthers
+  const block = read(content, mirror)
+  const next = text === parts.text ? block : withBlockText(block, text)
+  if (clampedOthers === others && next === block) return content
+  // Both lists are this clamp's own copies.
+  clampedOthers[mirror] = next
+  return clampedOthers
 }
 
 /** A message LangChain takes as it is (ToolMessage): its content clamped, lc_kwargs kept in step. */
@@ -757,7 +927,7 @@ function clampObject(result, limits) {
   if (read(result, 'lc_direct_tool_output') === true) return clampDirectOutput(result, limits)
   const content = read(result, 'content')
   const structured = read(result, 'structuredContent')
-  if (isArray(content) || structured !== undefined) return clampStructured(result, content, structured, limits)
+  if (isArray(content) || structured !== undefined) return clampWithContent(result, content, structured, limits)
   const type = typeOf(result)
   if (type !== undefined) {
     if (OUTPUT_ITEMS.has(type)) {

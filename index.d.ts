@@ -1592,9 +1592,14 @@ export declare function truncateToolOutput(toolName: string, output: string, opt
 // ---------------------------------------------------------------------------------------
 
 export interface ReadPartialOptions {
-  /** UTF-8 bytes per page, at least 4 (any character fits). @default 51200 */
+  /**
+   * UTF-8 bytes per read, the banner line of a partial page included; at least 4. A partial
+   * page needs room for its banner (about 130 bytes): less throws a `RangeError` with code
+   * `TOOLCLAMP_PAGE_TOO_SMALL`.
+   * @default 51200
+   */
   maxBytes?: number
-  /** Lines per page, at least 1. @default 2000 */
+  /** Lines per read, the banner line of a partial page included; at least 1 (2 for a partial page). @default 2000 */
   maxLines?: number
   /**
    * Estimated tokens per page, at least 2: `maxBytes: 3 * maxTokens` (see {@link estimateTokens}),
@@ -1622,7 +1627,10 @@ export interface ReadPartialOptions {
 }
 
 export interface PartialView {
-  /** The page, after a banner line when the view is partial; the input itself when it fits whole. */
+  /**
+   * The page, after a banner line when the view is partial (together within `maxBytes` and
+   * `maxLines`); the input itself when it fits whole.
+   */
   text: string
   /** The page alone. */
   page: string
@@ -1653,13 +1661,15 @@ export interface PartialView {
  * One page of a large text, with the PARTIAL signal in front where the model reads first:
  *
  * ```text
- * [PARTIAL view: lines 1–2,000 of 5,123 shown (bytes 0–51,200 of 310,442). Continue with offset=2001.]
+ * [PARTIAL view: lines 1–1,999 of 5,123 shown (bytes 0–51,072 of 310,442). Continue with offset=2000.]
  * ...the page...
  * ```
  *
  * Pages end on line boundaries; a single line longer than a page is paged too (the banner then says
  * `Continue with offset=7, column=51200.`). Reading every page in turn reproduces the text exactly,
- * and no page splits a character. Budgets apply to the page; the banner line comes on top.
+ * and no page splits a character. The budgets hold for `text`, banner line included. A wrapper
+ * (`wrapExecute`, `hardTruncateToolPayload`) with a smaller budget cuts such a page on whole lines
+ * under a rewritten banner that continues right after what it keeps.
  *
  * @example
  * let view = readPartial(text)

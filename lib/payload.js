@@ -9,6 +9,7 @@
 const native = require('./native.js')
 const spills = require('./spill.js')
 const json = require('./json.js')
+const partial = require('./partial.js')
 const { clampString, truncateSpilling, measureText } = require('./clamp.js')
 const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
@@ -94,12 +95,29 @@ function errorLimitsWithin(payload) {
 }
 
 function clampWith(text, limits) {
+  const page = fitPageWith(text, limits)
+  if (page !== undefined) return page
   if (limits.spill === undefined) {
     return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
   }
   if (fitsByLength(text.length, limits)) return text
   return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
     .text
+}
+
+/**
+ * A readPartial page (its banner line, then the page) within `limits`: cut on whole lines
+ * under a banner that continues right after what is kept, whatever the strategy, notice and
+ * spill (a page is read on by its continuation, never skipped); with no room for a banner,
+ * the page alone, cut as text (no banner is better than one naming the wrong line).
+ * Undefined for any other text, and for one that fits.
+ */
+function fitPageWith(text, limits) {
+  if (fitsByLength(text.length, limits)) return undefined
+  const fitted = partial.fitPage(text, limits)
+  if (fitted === undefined) return undefined
+  if (fitted.text !== undefined) return fitted.text
+  return clampString(fitted.page, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
 }
 
 /**
@@ -170,6 +188,16 @@ function clampBlocks(blocks, limits) {
   let headEnd
   let tailStart
   let glue
+  if (texts.length === 1) {
+    // One text, a readPartial page: cut as a page.
+    const page = fitPageWith(texts[0], limits)
+    if (page !== undefined) {
+      if (page === texts[0]) return blocks
+      const result = copyList(blocks)
+      result[positions[0]] = withBlockText(read(blocks, positions[0]), page)
+      return result
+    }
+  }
   if (texts.length === 1 || limits.spill !== undefined) {
     // A spill file needs the whole text as one string anyway.
     const joined = texts.length === 1 ? texts[0] : texts.join('')

@@ -384,15 +384,36 @@ function sizeOfData(value) {
 function sizeOfPayload(value) {
   if (typeof value === 'string') return sizeOfText(value)
   if (!isArray(value) || !isBlockList(value)) return sizeOfData(value)
-  let size = NOTHING
+  let data = NOTHING
   const length = lengthOf(value)
   for (let i = 0; i < length; i++) {
     const item = read(value, i)
-    const kind = kindOf(item)
-    if (kind === 'text') size = plus(size, sizeOfText(blockText(item)))
-    else if (kind === 'data') size = plus(size, sizeOfData(item))
+    if (kindOf(item) === 'data') data = plus(data, sizeOfData(item))
   }
-  return size
+  return plus(sizeOfBlockTexts(value), data)
+}
+
+/**
+ * The text of a list's blocks as one budget counts it: concatenated, so a line that one block
+ * leaves open goes on in the next. (A lone surrogate at a block's end that pairs with one at
+ * the next block's start is counted as two, 2 bytes over: on the safe side.)
+ */
+function sizeOfBlockTexts(blocks) {
+  let chars = 0
+  let bytes = 0
+  let newlines = 0
+  let open = false
+  for (let i = 0, length = lengthOf(blocks); i < length; i++) {
+    const text = blockText(read(blocks, i))
+    if (text === undefined || text === '') continue
+    const size = sizeOfText(text)
+    const ends = text.charCodeAt(text.length - 1) === 10
+    chars += size.chars
+    bytes += size.bytes
+    newlines += ends ? size.lines : size.lines - 1
+    open = !ends
+  }
+  return { chars, bytes, lines: newlines + (open ? 1 : 0) }
 }
 
 /**
@@ -477,21 +498,13 @@ function clampBlockList(blocks, limits) {
     if (kindOf(item) === 'data') data.push(dataItem(i, item, limits))
   }
   if (data.length === 0) return clampBlocks(blocks, limits)
-  let text = NOTHING
+  const text = sizeOfBlockTexts(blocks)
   let need = NOTHING
-  for (let i = 0; i < length; i++) {
-    const block = blockText(read(blocks, i))
-    if (block !== undefined) text = plus(text, sizeOfText(block))
-  }
   for (const { size } of data) need = plus(need, size)
   if (fitsSize(plus(text, need), limits)) return blocks
   // The text is cut within its share; the data gets what the kept text leaves.
   let result = clampBlocks(blocks, share(limits, text, need, NOTHING, false).content)
-  let used = NOTHING
-  for (let i = 0, count = lengthOf(result); i < count; i++) {
-    const kept = blockText(read(result, i))
-    if (kept !== undefined) used = plus(used, sizeOfText(kept))
-  }
+  let used = sizeOfBlockTexts(result)
   for (const { index, item, size } of data) {
     if (size === NOTHING) continue
     const room = limitsLeft(limits, used)
@@ -657,10 +670,10 @@ function clampWithContent(result, content, structured, limits) {
   let clamped = { content, structured }
   let clampedExtras
   const x = extras === undefined ? NOTHING : sizeOfData(extras.value)
-  if (!fitsSize(plus(parts.need, x), limits)) {
+  if (!fitsSize(plus(parts.size, x), limits)) {
     // The content is cut within its share; the other data gets what the kept content leaves.
     clamped = clampContentParts(parts, x === NOTHING ? limits : share(limits, parts.need, x, NOTHING).content)
-    const room = limitsLeft(limits, clamped.content === content && clamped.structured === structured ? parts.need : sizeOfParts(clamped))
+    const room = limitsLeft(limits, clamped.content === content && clamped.structured === structured ? parts.size : sizeOfParts(clamped))
     // Limits too small for any JSON object leave no other data.
     if (!fitsSize(x, room)) clampedExtras = asObject(clampData(extras.value, room))
   }
@@ -758,6 +771,9 @@ function contentParts(content, structured) {
   }
   const c = parts.others === undefined ? NOTHING : sizeOfPayload(parts.others)
   parts.need = plus(c, copies(parts.json, parts.mirror === -1 ? 1 : 2))
+  // What a model reads of it all, exactly: the blocks (the mirror's text in its place) and
+  // the JSON. `need` counts the mirror as a line of its own: at most one line more.
+  parts.size = parts.mirror === -1 ? parts.need : plus(sizeOfPayload(content), parts.json)
   return parts
 }
 
@@ -800,7 +816,7 @@ function clampContentParts(parts, limits) {
   const { content, structured, others, mirror } = parts
   if (parts.text === undefined) return { content: clampPayload(content, limits), structured }
   const same = { content, structured }
-  if (fitsSize(parts.need, limits)) return same
+  if (fitsSize(parts.size, limits)) return same
   const s = copies(parts.json, mirror === -1 ? 1 : 2)
   const c = limitsLeftSize(parts.need, s)
   const whole = share(limits, c, s, NOTHING)

@@ -971,6 +971,8 @@ export type ToolPayload =
  *   update, or in an update that is a list of messages.
  * - With `responseFormat: 'content_and_artifact'`, a `[content, artifact]` tuple has only its
  *   content clamped; the artifact never reaches the model and is the very same value.
+ * - A `readPartial` page (a string or the only text block, starting with its banner line) is cut
+ *   on whole lines under a banner rewritten to continue right after what is kept.
  * - Any other object or array (records, arrays of strings, numbers, booleans or null), a BigInt: `clampJson` with inline
  *   markers (typed as the input, though an array may then end with a marker string and an
  *   object hold a `"…"` key). Numbers, booleans, `undefined`, functions: returned as they are.

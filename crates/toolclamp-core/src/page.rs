@@ -244,10 +244,11 @@ fn page_to<S: Source + ?Sized>(src: &S, req: &PageRequest, at: &Start, end: usiz
 /// banner).
 ///
 /// A page ends after a line break, at the text's end, or, holding no line break, at a safe
-/// cut inside its first line. Among pages of whole lines, and among cuts inside the first
-/// line, the longer page takes more, banner included (its numbers only grow), so a binary
-/// search finds the longest that fits; but a page cut inside its line has the longer banner
-/// (it names a column), so cuts are tried only when not even the first line fits whole.
+/// cut inside its first line. Among pages of whole lines that continue, and among cuts inside
+/// the first line, the longer page takes more, banner included (its numbers only grow), so a
+/// binary search finds the longest that fits; but a page cut inside its line has the longer
+/// banner (it names a column), so cuts are tried only when not even the first line fits
+/// whole, and the page to the text's end has the shorter one, so it is tried first.
 fn longest_under_banner<S: Source + ?Sized, P>(
     src: &S,
     start: usize,
@@ -255,10 +256,14 @@ fn longest_under_banner<S: Source + ?Sized, P>(
     fit: impl Fn(usize) -> Option<P>,
 ) -> Option<P> {
     let n = src.len();
-    let mut ends: Vec<usize> = (start..max_end).filter(|&i| src.is_newline(i)).map(|i| i + 1).collect();
-    if max_end == n && max_end > start && ends.last() != Some(&n) {
-        ends.push(n);
+    // The rest of the text, when the budget reaches its end: the longest page, and its banner
+    // says `End of text.`, shorter than any continuation.
+    if max_end == n && max_end > start {
+        if let Some(p) = fit(n) {
+            return Some(p);
+        }
     }
+    let ends: Vec<usize> = (start..max_end).filter(|&i| src.is_newline(i)).map(|i| i + 1).filter(|&e| e < n).collect();
     if let Some(p) = last_fitting(ends.len(), |k| fit(ends[k])) {
         return Some(p);
     }

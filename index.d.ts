@@ -969,8 +969,10 @@ export interface MediaBlock {
 
 /**
  * MCP's `CallToolResult` or pi-agent-core's `AgentToolResult`: `content` blocks, and with MCP
- * `structuredContent`, which shares the budget with `content`. Every other key (`details`,
- * `isError`, `_meta`) is kept as the very same value.
+ * `structuredContent`, which shares the budget with `content`, as does every other enumerable
+ * key (`isError`, `_meta`, ...: a framework may send the whole object as JSON); small ones
+ * stay the very same values. pi's `details`, never sent to a model, is bounded to 8 KiB of
+ * compact JSON on its own.
  */
 export interface ToolResultWithContent {
   content?: unknown[]
@@ -1030,16 +1032,24 @@ export type ToolPayload =
  *   not even `{}` fits its share); a text block
  *   appended to `content` (one line, at most 512 bytes, inside the budget) says what was
  *   shortened, and a text block holding structuredContent's compact JSON holds the clamped
- *   value's JSON. Every other key (`details`, `isError`, `_meta`) is the very same value.
+ *   value's JSON (never cut as text; emptied when the budget cannot hold two copies). Every
+ *   other enumerable key (`stdout`, `isError`, `_meta`) is sent as JSON by the AI SDK and the
+ *   OpenAI Agents SDK, so it shares the budget: clamped as JSON with inline markers, getting
+ *   what the kept content leaves. pi's `details` never reaches a model: outside the budget,
+ *   bounded to 8 KiB of compact JSON (schema-safe); smaller details are the very same value.
  * - A `ToolResultOutput` (AI SDK) or a `function_call_output` / `function_call_result` item
  *   (OpenAI) keeps its shape with `value` / `output` clamped. A `'json'` output nothing of whose
  *   value fits (under 7 bytes) becomes `{ type: 'text', value: '' }` (`'error-text'` for
  *   `'error-json'`): a model reads even `""` as 2 bytes.
  * - A LangChain `ToolMessage` returned as it is keeps its class with `content` clamped; a
- *   `Command` has the ToolMessages in `update.messages` clamped.
+ *   LangGraph `Command` has its ToolMessages clamped, sharing the budget in order: in
+ *   `update.messages` (one message or a list), in a `['messages', ...]` tuple of a tuple-list
+ *   update, or in an update that is a list of messages.
  * - With `responseFormat: 'content_and_artifact'`, a `[content, artifact]` tuple has only its
  *   content clamped; the artifact never reaches the model and is the very same value.
- * - Any other object or array (records, arrays of strings), a BigInt: `clampJson` with inline
+ * - A `readPartial` page (a string or the only text block, starting with its banner line) is cut
+ *   on whole lines under a banner rewritten to continue right after what is kept.
+ * - Any other object or array (records, arrays of strings, numbers, booleans or null), a BigInt: `clampJson` with inline
  *   markers (typed as the input, though an array may then end with a marker string and an
  *   object hold a `"…"` key; the string `'[...]'`, or `''` under 7 bytes, when not even its
  *   smallest form fits). Numbers, booleans, `undefined`, functions: returned as they are.
@@ -1061,13 +1071,16 @@ export declare function hardTruncateToolPayload<T>(result: T, limits?: PayloadLi
 /**
  * Clamps a thrown value's message so stacks and megabyte messages stay out of model context.
  * Returns the same error when its message fits (default `{ maxBytes: 4096, maxLines: 40 }`);
- * otherwise an `Error` with the same `name`, the clamped `message` (its start and, with 70% of the
- * room, its end, where the cause is said), the original as `cause`, and a `stack` of just
- * `name: message`. A non-Error throw becomes an `Error` with a clamped message.
+ * otherwise a copy: a native `Error` with the original's prototype (its class) and every own
+ * property (`status`, `code`, ...), with the clamped `message` (its start and, with 70% of the
+ * room, its end, where the cause is said) and a `stack` of just `name: message`. Its `cause` is
+ * the original's own, else the original. The original is never written to. A non-Error throw
+ * becomes an `Error` with a clamped message and the value as `cause`.
  *
  * @example
  * try { await run() } catch (e) { throw hardTruncateToolError(e) }
  */
+export declare function hardTruncateToolError<E extends Error>(error: E, limits?: ToolErrorLimits): E
 export declare function hardTruncateToolError(error: unknown, limits?: ToolErrorLimits): Error
 
 /**
@@ -1685,9 +1698,14 @@ export declare function truncateToolOutput(toolName: string, output: string, opt
 // ---------------------------------------------------------------------------------------
 
 export interface ReadPartialOptions {
-  /** UTF-8 bytes per page, at least 4 (any character fits). @default 51200 */
+  /**
+   * UTF-8 bytes per read, the banner line of a partial page included; at least 4. A partial
+   * page needs room for its banner (about 130 bytes): less throws a `RangeError` with code
+   * `TOOLCLAMP_PAGE_TOO_SMALL`.
+   * @default 51200
+   */
   maxBytes?: number
-  /** Lines per page, at least 1. @default 2000 */
+  /** Lines per read, the banner line of a partial page included; at least 1 (2 for a partial page). @default 2000 */
   maxLines?: number
   /**
    * Estimated tokens per page, at least 2: `maxBytes: 3 * maxTokens` (see {@link estimateTokens}),
@@ -1715,7 +1733,10 @@ export interface ReadPartialOptions {
 }
 
 export interface PartialView {
-  /** The page, after a banner line when the view is partial; the input itself when it fits whole. */
+  /**
+   * The page, after a banner line when the view is partial (together within `maxBytes` and
+   * `maxLines`); the input itself when it fits whole.
+   */
   text: string
   /** The page alone. */
   page: string
@@ -1746,13 +1767,15 @@ export interface PartialView {
  * One page of a large text, with the PARTIAL signal in front where the model reads first:
  *
  * ```text
- * [PARTIAL view: lines 1–2,000 of 5,123 shown (bytes 0–51,200 of 310,442). Continue with offset=2001.]
+ * [PARTIAL view: lines 1–1,999 of 5,123 shown (bytes 0–51,072 of 310,442). Continue with offset=2000.]
  * ...the page...
  * ```
  *
  * Pages end on line boundaries; a single line longer than a page is paged too (the banner then says
  * `Continue with offset=7, column=51200.`). Reading every page in turn reproduces the text exactly,
- * and no page splits a character. Budgets apply to the page; the banner line comes on top.
+ * and no page splits a character. The budgets hold for `text`, banner line included. A wrapper
+ * (`wrapExecute`, `hardTruncateToolPayload`) with a smaller budget cuts such a page on whole lines
+ * under a rewritten banner that continues right after what it keeps.
  *
  * @example
  * let view = readPartial(text)

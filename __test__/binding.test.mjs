@@ -27,6 +27,7 @@ const EXPORTS = {
   planToolOutput: ['out', 'text', 'wide', 'maxChars', 'maxLines', 'headRatio', 'notice'],
   planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
   planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
+  repage: ['out', 'text', 'wide', 'maxChars', 'maxBytes', 'maxLines', 'byteColumns'],
   classifyError: ['out', 'message', 'wide', 'status', 'code'],
   planBudget: ['out', 'sizes', 'perResult', 'aggregate', 'minKeepChars', 'protectRecent'],
   elisionMarker: ['out', 'chars', 'lines', 'tokens', 'spillPath'],
@@ -211,8 +212,23 @@ function validArgs(name) {
       return fc.tuple(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1)), textArb), common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, fc.boolean(), fc.constantFrom('', '  ', '→'))
         .map(([text, s, c, b, l, r, m, g]) => [newOut(), text, s, c, b, l, r, m, g])
     case 'planPage':
-      return fc.tuple(textArb, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 100 }), fc.integer({ min: 1, max: 5 }))
+      return fc.tuple(textArb, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 300 }), fc.integer({ min: 1, max: 5 }))
         .map(([text, line, col, b, l]) => [newOut(), text, isWide(text), line, col, b, l])
+    case 'repage':
+      // A page under its banner as planPage shows it, or any text.
+      return fc.tuple(textArb, fc.boolean(), budgetArb, fc.oneof(budgetArb, fc.integer({ min: 100, max: 400 })), budgetArb, fc.boolean())
+        .map(([text, asPage, c, b, l, bytes]) => {
+          let shown = text
+          if (asPage) {
+            try {
+              const banner = binding.planPage(newOut(), text, isWide(text), 1, 0, 200, 6)
+              if (banner !== null) shown = `${banner}\n${text}`
+            } catch {
+              // Too small for a page: any text will do.
+            }
+          }
+          return [newOut(), shown, isWide(shown), c, b, l, bytes]
+        })
     default:
       return fc.constant(null)
   }
@@ -254,6 +270,15 @@ function answerOf(name, args, returned, buffer) {
     return
   }
   if (name === 'planPage') assert.equal(verdict, LAYOUT.verdicts.page)
+  if (name === 'repage') {
+    if (verdict === LAYOUT.verdicts.fits) return assert.equal(returned, null)
+    assert.equal(verdict, LAYOUT.verdicts.page, `verdict ${verdict}`)
+    const [text, c, b, l] = [args[1], ...args.slice(3, 6)]
+    assert.ok(out[S.pageStart] <= out[S.pageEnd] && out[S.pageEnd] <= text.length)
+    if (returned === null) return
+    const result = `${returned}\n${text.slice(out[S.pageStart], out[S.pageEnd])}`
+    assert.ok(fits(result, { maxChars: c, maxBytes: b, maxLines: l }), `${JSON.stringify(result)} exceeds ${[c, b, l]}`)
+  }
   if (name === 'clampJson') {
     const [c, b, l] = args.slice(4, 7)
     const gap = args[9]
@@ -290,14 +315,14 @@ function answerOf(name, args, returned, buffer) {
 
 describe('fail closed', () => {
   test('valid calls answer, and every answer holds', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson', 'clampJsonText']) {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'repage', 'clampJson', 'clampJsonText']) {
       fc.assert(
         fc.property(validArgs(name), (args) => {
           let returned
           try {
             returned = binding[name](...args)
           } catch (error) {
-            // Only a page outside the text, or a text that is not JSON, may be refused.
+            // Only a page outside the text or too small for its banner, or a text that is not JSON, may be refused.
             const refused =
               (name === 'planPage' && error instanceof RangeError) ||
               (name === 'clampJsonText' && error instanceof TypeError && error.message.startsWith('text: not valid JSON'))
@@ -312,7 +337,7 @@ describe('fail closed', () => {
   })
 
   test('a call with any argument replaced by a random value throws or answers correctly', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'clampJson', 'clampJsonText']) {
+    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'repage', 'clampJson', 'clampJsonText']) {
       const arb = fc.tuple(validArgs(name), fc.nat(), anyValue)
       fc.assert(
         fc.property(arb, ([args, which, value]) => {
@@ -326,14 +351,14 @@ describe('fail closed', () => {
             returned = binding[name](...mutated)
           } catch (error) {
             assert.ok(error instanceof TypeError || error instanceof RangeError, `${name}: ${error}`)
-            assert.match(error.message, /^(toolclamp binding: |notice |offset |column |limits: |text: )/)
+            assert.match(error.message, /^(toolclamp binding: |notice |offset |column |limits: |text: |maxBytes |maxLines )/)
             return
           }
           // The replacement happened to be valid: the answer must hold for these arguments.
           if (name === 'plan' && mutated[2] !== isWide(mutated[1])) return // Latin-1 claimed for a wide text: not a call native.js makes
           if (name === 'planList' && (!Array.isArray(mutated[1]) || mutated[2] !== mutated[1].some(isWide))) return
           if (name === 'measure' && mutated[2] !== isWide(mutated[1])) return
-          if (name === 'planPage' && mutated[2] !== isWide(mutated[1])) return
+          if ((name === 'planPage' || name === 'repage') && mutated[2] !== isWide(mutated[1])) return
           if (name === 'clampJson' && mutated[2] !== isWide(mutated[1])) return
           answerOf(name, mutated, returned, out)
         }),

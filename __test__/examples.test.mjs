@@ -28,5 +28,5 @@ test('agent-tools: pages followed to the end, the spill file read from the line 
   assert.ok(Number(/read (\d+) pages/.exec(stdout)[1]) > 1)
   assert.match(stdout, /full stdout saved to .*run_command-stdout-.*\.toolclamp-spill\.txt \(dropped: lines 1–\d+\)/)
   assert.match(stdout, /case 5000 ok\n<\/stdout>\n<stderr>\n1 failure\n<\/stderr>\nexit code: 1/)
-  assert.match(stdout, /\[PARTIAL view: lines 1–40 of 5,000 shown .*\]\ncase 1 ok\ncase 2 ok\n$/)
+  assert.match(stdout, /\[PARTIAL view: lines 1–39 of 5,000 shown .*\]\ncase 1 ok\ncase 2 ok\n$/)
 })

@@ -5,8 +5,9 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import { readPartial, ToolOutputTooLargeError } from '../index.mjs'
+import { readPartial, ToolOutputTooLargeError, hardTruncateToolPayload, wrapExecute } from '../index.mjs'
 import { measure, isSafeCut } from './reference.mjs'
+import { truncateText } from '../index.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const check = (property) => fc.assert(property, { numRuns: RUNS })
@@ -66,12 +67,15 @@ describe('readPartial', () => {
     assert.deepEqual([view.firstLine, view.lastLine, view.startByte, view.endByte], [1, 10, 0, text.length])
   })
 
-  test('the first page of a large text: banner first, then whole lines', () => {
+  test('the first page of a large text: banner first, then whole lines, together within the budget', () => {
     const text = lineText(5123) // 48 bytes a line
     const view = readPartial(text)
     const bytes = Buffer.byteLength(text)
-    const shown = Math.min(2000, Math.floor(51200 / 48))
+    // The banner line (104 bytes and its line break) takes its room from the budget.
+    const shown = Math.floor((51200 - 105) / 48)
     const banner = `[PARTIAL view: lines 1–${count(shown)} of 5,123 shown (bytes 0–${count(shown * 48)} of ${count(bytes)}). Continue with offset=${shown + 1}.]`
+    assert.equal(Buffer.byteLength(banner), 104)
+    assert.ok(Buffer.byteLength(view.text) <= 51200)
     assert.equal(view.text.split('\n')[0], banner)
     assert.equal(view.text, `${banner}\n${view.page}`)
     assert.equal(view.page, text.slice(0, shown * 48))
@@ -83,26 +87,55 @@ describe('readPartial', () => {
     assert.equal(view.totalLines, 5123)
   })
 
-  test("the seed's example numbers: 2,000 lines of 5,123", () => {
-    const text = lineText(5123, 10) // 18 bytes a line: lines bind before bytes
+  test('lines bind before bytes: the banner takes one of the 2,000 lines', () => {
+    const text = lineText(5123, 10) // 18 bytes a line
     const view = readPartial(text)
     assert.equal(
       view.text.split('\n')[0],
-      `[PARTIAL view: lines 1–2,000 of 5,123 shown (bytes 0–36,000 of ${count(5123 * 18)}). Continue with offset=2001.]`,
+      `[PARTIAL view: lines 1–1,999 of 5,123 shown (bytes 0–35,982 of ${count(5123 * 18)}). Continue with offset=2000.]`,
     )
+    assert.equal(measure(view.text).lines, 2000)
+  })
+
+  test('the page with its banner fits every limit, and a budget too small for a banner says what it takes', () => {
+    // As reported: 51,281 bytes on defaults, 91 for maxBytes: 4, 2 lines for maxLines: 1.
+    const file = Array.from({ length: 5000 }, (_, i) => `row ${i + 1}: ${'x'.repeat(50)}`).join('\n')
+    const view = readPartial(file)
+    assert.ok(Buffer.byteLength(view.text) <= 51200, `${Buffer.byteLength(view.text)} bytes`)
+    assert.ok(measure(view.text).lines <= 2000)
+    for (const options of [{ maxBytes: 4 }, { maxBytes: 120 }]) {
+      assert.throws(
+        () => readPartial(file, options),
+        (e) =>
+          e instanceof RangeError &&
+          e.code === 'TOOLCLAMP_PAGE_TOO_SMALL' &&
+          e.message === `maxBytes ${options.maxBytes} cannot hold a partial page: the least one here takes 125 bytes with its banner line`,
+      )
+    }
+    const least = readPartial(file, { maxBytes: 125 })
+    assert.equal(Buffer.byteLength(least.text), 125)
+    assert.equal(least.lastLine, 1)
+    assert.throws(() => readPartial(file, { maxLines: 1 }), {
+      name: 'RangeError',
+      code: 'TOOLCLAMP_PAGE_TOO_SMALL',
+      message: 'maxLines 1 cannot hold a partial page: its banner takes a line of its own, so give at least 2',
+    })
+    // A text that fits whole needs no banner, under any budget.
+    assert.equal(readPartial('ok', { maxBytes: 4, maxLines: 1 }).text, 'ok')
   })
 
   test('a middle page and the last page', () => {
     const text = lineText(100, 10)
-    const middle = readPartial(text, { offset: 21, maxLines: 10 })
+    // 11 lines: the banner and 10 of the text.
+    const middle = readPartial(text, { offset: 21, maxLines: 11 })
     assert.equal(middle.dropped, 'headAndTail')
     assert.equal(middle.page, text.split('\n').slice(20, 30).join('\n') + '\n')
     assert.equal(middle.text.split('\n')[0], `[PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31.]`)
-    const last = readPartial(text, { offset: 91, maxLines: 10 })
+    const last = readPartial(text, { offset: 91, maxLines: 11 })
     assert.equal(last.dropped, 'head')
     assert.equal(last.nextOffset, null)
     assert.equal(last.text.split('\n')[0], '[PARTIAL view: lines 91–100 of 100 shown (bytes 1,620–1,800 of 1,800). End of text.]')
-    const one = readPartial(text, { offset: 100, maxLines: 10 })
+    const one = readPartial(text, { offset: 100, maxLines: 11 })
     assert.equal(one.text.split('\n')[0], '[PARTIAL view: line 100 of 100 shown (bytes 1,782–1,800 of 1,800). End of text.]')
   })
 
@@ -127,7 +160,7 @@ describe('readPartial', () => {
     assert.deepEqual(Buffer.concat(pages.map((p) => bytes.subarray(p.startByte, p.endByte))), bytes)
     // Invalid UTF-8 reads as Buffer#toString reads it.
     const bad = Buffer.from([0x61, 0xff, 0x0a, 0x62, 0xc3])
-    assert.equal(allPages(bad, { maxBytes: 4 }).map((p) => p.page).join(''), bad.toString('utf8'))
+    assert.equal(allPages(bad, { maxLines: 2 }).map((p) => p.page).join(''), bad.toString('utf8'))
   })
 
   test("onOverflow: 'error' fails closed", () => {
@@ -153,8 +186,8 @@ describe('readPartial', () => {
   test('empty text and texts without a final newline', () => {
     assert.equal(readPartial('').text, '')
     assert.equal(readPartial('').totalLines, 0)
-    assert.equal(allPages('a\nb', { maxLines: 1 }).map((p) => p.page).join(''), 'a\nb')
-    assert.equal(allPages('a\r\nb\r\n', { maxBytes: 4, maxLines: 5 }).map((p) => p.page).join(''), 'a\r\nb\r\n')
+    assert.equal(allPages('a\nb', { maxLines: 2 }).map((p) => p.page).join(''), 'a\nb')
+    assert.equal(allPages('a\r\nb\r\n', { maxBytes: 100, maxLines: 5 }).map((p) => p.page).join(''), 'a\r\nb\r\n')
   })
 
   test('invalid options throw, naming the option and value', () => {
@@ -187,23 +220,36 @@ describe('properties', () => {
     .array(fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(120)).map(([p, n]) => p.repeat(n)) }), { maxLength: 100 })
     .map((parts) => parts.join(''))
   const budgets = fc.record({
-    maxBytes: fc.oneof(fc.integer({ min: 4, max: 120 }), fc.constant(Infinity)),
-    maxLines: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constant(Infinity)),
+    maxBytes: fc.oneof(fc.integer({ min: 130, max: 400 }), fc.constant(Infinity)),
+    maxLines: fc.oneof(fc.integer({ min: 2, max: 12 }), fc.constant(Infinity)),
   })
 
-  test('pages reassemble the text, fit their budgets, cut safely, and report true facts', () => {
+  test('pages reassemble the text, fit their budgets with their banners, cut safely, and report true facts', () => {
     check(
       fc.property(textArb, budgets, (text, { maxBytes, maxLines }) => {
-        const pages = allPages(text, { maxBytes, maxLines })
+        let pages
+        try {
+          pages = allPages(text, { maxBytes, maxLines })
+        } catch (error) {
+          // A long line far into a text: its banner and one character take more than maxBytes.
+          assert.equal(error.code, 'TOOLCLAMP_PAGE_TOO_SMALL', error.message)
+          assert.ok(Number(/takes (\d+) bytes/.exec(error.message)[1]) > maxBytes)
+          return
+        }
         assert.equal(pages.map((p) => p.page).join(''), text)
         let start = 0
         for (const [i, p] of pages.entries()) {
           const end = start + p.page.length
-          assert.equal(end, referencePage(text, start, maxBytes, maxLines), `page ${i} ends where the reference ends`)
+          // The page is the reference page of the room its banner leaves, or shorter (a longer
+          // page would have a longer banner).
+          const banner = p.partial ? Buffer.byteLength(p.text.split('\n')[0]) + 1 : 0
+          const room = referencePage(text, start, maxBytes - banner, maxLines - (p.partial ? 1 : 0))
+          assert.ok(end <= room && (end > start || text === ''), `page ${i} ends within the room its banner leaves`)
           assert.ok(isSafeCut(text, start) && isSafeCut(text, end))
           const m = measure(p.page)
           assert.deepEqual([p.shownChars, p.shownBytes, p.shownLines], [m.chars, m.bytes, m.lines])
-          assert.ok(m.bytes <= maxBytes && m.lines <= maxLines)
+          const all = measure(p.text)
+          assert.ok(all.bytes <= maxBytes && all.lines <= maxLines, `page ${i} and its banner: ${JSON.stringify(all)}`)
           const before = text.slice(0, start)
           assert.equal(p.startByte, Buffer.byteLength(before))
           assert.equal(p.endByte, p.startByte + m.bytes)
@@ -220,15 +266,132 @@ describe('properties', () => {
   })
 })
 
-test('maxTokens bounds the estimated tokens of each page (3 bytes a token), at least 2', () => {
+test('maxTokens bounds the estimated tokens of each page and its banner (3 bytes a token), at least 2', () => {
   const text = `${'héllo wörld 日本 😀 '.repeat(20)}\n`.repeat(200)
   fc.assert(
-    fc.property(fc.integer({ min: 2, max: 3000 }), fc.integer({ min: 1, max: 200 }), (maxTokens, offset) => {
+    fc.property(fc.integer({ min: 60, max: 3000 }), fc.integer({ min: 1, max: 200 }), (maxTokens, offset) => {
       const view = readPartial(text, { maxTokens, offset })
-      assert.ok(Math.ceil(Buffer.byteLength(view.page) / 3) <= maxTokens)
+      assert.ok(Math.ceil(Buffer.byteLength(view.text) / 3) <= maxTokens)
       assert.deepEqual(view, readPartial(text, { maxBytes: maxTokens * 3, offset }))
     }),
   )
   assert.throws(() => readPartial(text, { maxTokens: 1 }), { name: 'RangeError', message: 'maxTokens must be an integer of at least 2 or Infinity, got 1' })
   assert.throws(() => readPartial(text, { maxTokens: 5, tokenizer: 'o200k' }), { name: 'TypeError', message: 'tokenizer must be "estimate", got "o200k"' })
+})
+
+// ---- A page under a tool wrapper with a smaller budget
+
+const CONTINUE = /^\[PARTIAL view: .*(?:Continue with offset=(\d+)(?:, column=(\d+))?|(End of text))\.\]$/
+
+/**
+ * Reads `source` from line `offset` as a model would through a read_file tool whose result
+ * `wrap` clamps: page after page, following each continuation. Returns the wrapped texts.
+ */
+function readThrough(source, readOptions, wrap, offset = 1) {
+  const texts = []
+  let at = { offset, column: 0 }
+  for (;;) {
+    const text = wrap(readPartial(source, { ...readOptions, ...at }).text)
+    texts.push(text)
+    if (!text.startsWith('[PARTIAL view: ')) return texts
+    const match = CONTINUE.exec(text.slice(0, text.indexOf('\n')))
+    assert.ok(match, `a banner that says how to continue: ${text.slice(0, 200)}`)
+    if (match[3] !== undefined) return texts
+    at = { offset: Number(match[1]), column: Number(match[2] ?? 0) }
+    if (texts.length > 100_000) throw new Error('paging does not progress')
+  }
+}
+
+/** What the pages show, without their banners. */
+const shownOf = (texts) => texts.map((t) => (t.startsWith('[PARTIAL view: ') ? t.slice(t.indexOf('\n') + 1) : t)).join('')
+
+/** The text from the start of line `offset` (1-based). */
+function fromLine(text, offset) {
+  let at = 0
+  for (let line = 1; line < offset; line++) at = text.indexOf('\n', at) + 1
+  return text.slice(at)
+}
+
+describe('a page cut further by a tool wrapper', () => {
+  const file = Array.from({ length: 5000 }, (_, i) => `row ${i + 1}: ${'x'.repeat(50)}`).join('\n')
+
+  test('the continuation stays true: the wrapper cuts the page on whole lines under a rewritten banner', async () => {
+    // As reported: a wrapper cut the page at line 1,022 while its banner said offset=1026.
+    const wrapped = await wrapExecute(async () => readPartial(file).text)()
+    assert.equal(wrapped, readPartial(file).text, 'on the same budget the page fits the wrapper')
+    const smaller = await wrapExecute(async () => readPartial(file).text, { maxLines: 500 })()
+    const lines = smaller.split('\n')
+    assert.equal(lines[0], '[PARTIAL view: lines 1–499 of 5,000 shown (bytes 0–29,832 of 303,892). Continue with offset=500.]')
+    assert.equal(lines.at(-2), 'row 499: ' + 'x'.repeat(50))
+    assert.equal(measure(smaller).lines, 500)
+    // The same through a content block and any strategy or notice: a page is never cut in the middle.
+    const block = hardTruncateToolPayload({ content: [{ type: 'text', text: readPartial(file).text }] }, { maxBytes: 10_000, strategy: 'tail', notice: '<cut>' })
+    assert.match(block.content[0].text, /^\[PARTIAL view: lines 1–\d+ of 5,000 shown .*Continue with offset=\d+\.\]\nrow 1: /)
+    assert.ok(Buffer.byteLength(block.content[0].text) <= 10_000)
+    // Reading on through the wrapper visits every line once, in order.
+    const texts = readThrough(file, {}, (text) => hardTruncateToolPayload(text, { maxBytes: 7000, maxLines: 120 }))
+    assert.equal(shownOf(texts), file)
+  })
+
+  test('a line longer than the room is cut inside, with its column in UTF-16 units or, for a Buffer, in bytes', () => {
+    const long = `head\n${'é日😀a'.repeat(3000)}\ntail\n`
+    for (const source of [long, Buffer.from(long)]) {
+      const texts = readThrough(source, { maxBytes: 20_000 }, (text) => hardTruncateToolPayload(text, { maxBytes: 1000 }))
+      assert.equal(shownOf(texts), long)
+      for (const text of texts) assert.ok(Buffer.byteLength(text) <= 1000)
+      assert.ok(texts.some((t) => /from column [\d,]+ of line 2, up to column/.test(t)))
+    }
+  })
+
+  test('with no room for a banner, the page is cut as text, without a banner to mislead', () => {
+    const page = readPartial(file).text
+    const cut = hardTruncateToolPayload(page, { maxBytes: 100 })
+    assert.ok(!cut.includes('PARTIAL view'), cut)
+    assert.ok(cut.startsWith('row 1: ') && Buffer.byteLength(cut) <= 100)
+    const oneLine = hardTruncateToolPayload(page, { maxLines: 1 })
+    assert.ok(!oneLine.includes('Continue with'), oneLine)
+    // A text that only looks like a page is cut as any text.
+    const lookalike = `[PARTIAL view: lines 1–3 of 9 shown (bytes 0–6 of 18). Continue with offset=4.]\n${'z\n'.repeat(100)}`
+    assert.equal(hardTruncateToolPayload(lookalike, { maxLines: 10 }), truncateText(lookalike, { maxLines: 10, snap: 'line' }).text)
+  })
+
+  test('property: following the wrapped pages visits every line exactly once, in order, each page within both budgets', () => {
+    const PIECES = ['a', 'bc', ' ', '\n', '\n', '\r\n', 'é', '日', '😀']
+    const piece = fc.constantFrom(...PIECES)
+    const fileArb = fc
+      .array(fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(200)).map(([p, n]) => p.repeat(n)) }), {
+        minLength: 1,
+        maxLength: 200,
+      })
+      .map((parts) => parts.join(''))
+    const budget = (min, max) => fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constant(undefined) })
+    const readArb = fc.record({ maxBytes: budget(400, 3000), maxLines: budget(2, 60) }, { requiredKeys: [] })
+    // Room for a banner line and one more (an MCP result's isError takes a line too).
+    const wrapArb = fc.record({ maxChars: budget(250, 2000), maxBytes: budget(250, 2000), maxLines: budget(3, 40) }, { requiredKeys: [] })
+    const shapeArb = fc.constantFrom('string', 'block', 'mcp')
+    const shaped = { string: (t) => t, block: (t) => [{ type: 'text', text: t }], mcp: (t) => ({ content: [{ type: 'text', text: t }], isError: false }) }
+    const textOf = { string: (r) => r, block: (r) => r[0].text, mcp: (r) => r.content[0].text }
+    fc.assert(
+      fc.property(fileArb, readArb, wrapArb, fc.nat(), fc.boolean(), shapeArb, (file, read, wrap, start, asBuffer, shape) => {
+        const defined = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
+        const lines = measure(file).lines
+        const offset = 1 + (start % Math.max(1, lines))
+        const tool = wrapExecute((text) => shaped[shape](text), defined(wrap))
+        const source = asBuffer ? Buffer.from(file) : file
+        // A text read whole has no banner: a wrapper that cuts it cuts it as any text.
+        if (!readPartial(source, { ...defined(read), offset }).partial) return
+        const texts = readThrough(source, defined(read), (text) => textOf[shape](tool(text)), offset)
+        assert.equal(shownOf(texts), fromLine(asBuffer ? Buffer.from(file).toString() : file, offset))
+        const budget = { maxChars: 2 ** 53, maxBytes: 51_200, maxLines: 2000, ...defined(wrap) }
+        const readBudget = { maxBytes: 51_200, maxLines: 2000, ...defined(read) }
+        const mcp = shape === 'mcp' ? 1 : 0 // `{"isError":false}`, one line and 17 bytes of the budget
+        for (const text of texts) {
+          const m = measure(text)
+          assert.ok(m.chars + 17 * mcp <= budget.maxChars && m.bytes + 17 * mcp <= budget.maxBytes && m.lines + mcp <= budget.maxLines, `${JSON.stringify(m)} over ${JSON.stringify(budget)}`)
+          assert.ok(m.bytes <= readBudget.maxBytes && m.lines <= readBudget.maxLines)
+        }
+      }),
+      { numRuns: Math.max(50, Math.floor(RUNS / 5)) },
+    )
+  })
 })

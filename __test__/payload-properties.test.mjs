@@ -1,12 +1,14 @@
 // Property tests for hardTruncateToolPayload on random lists of content blocks: text blocks,
-// embedded resources with text, blocks it must not read, and malformed ones. FC_RUNS sets
-// the runs per property (default 10,000).
+// embedded resources with text, blocks it must not read, and malformed ones; and on any
+// JSON-ish value in any result shape, measured over everything a framework sends (sent.mjs).
+// FC_RUNS sets the runs per property (default 10,000).
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import { truncateText, hardTruncateToolPayload } from '../index.mjs'
+import { truncateText, hardTruncateToolPayload, wrapExecute } from '../index.mjs'
 import { fits } from './reference.mjs'
+import { assertSentWithin, DETAILS_MAX_BYTES, fitsBudget, payloadBudget, sentSize } from './sent.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const check = (property) => fc.assert(property, { numRuns: RUNS })
@@ -48,7 +50,9 @@ const blockArb = fc.oneof(
   { weight: 2, arbitrary: opaqueBlock.map((make) => make()) },
   { weight: 1, arbitrary: malformedBlock.map((make) => make()) },
 )
-const blocksArb = fc.array(blockArb, { maxLength: 8 })
+// A list is one of blocks when an item is a block; a list of only null and numbers is JSON data.
+const isBlock = (item) => typeof item === 'object' && item !== null
+const blocksArb = fc.array(blockArb, { maxLength: 8 }).filter((blocks) => blocks.length === 0 || blocks.some(isBlock))
 
 const budget = (max) =>
   fc.oneof(
@@ -120,7 +124,8 @@ function deepFreeze(value) {
 
 function clampCase({ blocks, limits, wrapped }) {
   const details = { source: 'properties' }
-  const input = deepFreeze(wrapped ? { content: blocks, details, isError: false } : blocks)
+  // details never reach a model (other keys would share the budget: see sent.mjs).
+  const input = deepFreeze(wrapped ? { content: blocks, details } : blocks)
   const output = hardTruncateToolPayload(input, limits)
   return { input, output, outBlocks: wrapped ? output.content : output, details }
 }
@@ -203,7 +208,7 @@ describe('hardTruncateToolPayload properties', () => {
         const blocks = c.wrapped ? input.content : input
         assert.equal(outBlocks.length, blocks.length)
         if (c.wrapped) {
-          assert.deepEqual(Object.keys(output), ['content', 'details', 'isError'])
+          assert.deepEqual(Object.keys(output), ['content', 'details'])
           assert.equal(output.details, details)
         }
         blocks.forEach((block, i) => {
@@ -296,6 +301,71 @@ describe('hardTruncateToolPayload properties', () => {
           assert.equal(out, headPart + glue + kept[k].slice(headPart.length), `block ${k} carries the notice`)
         })
       }),
+    )
+  })
+})
+
+// ---- Any JSON-ish value in any result shape, measured over everything a framework sends
+
+describe('what a framework sends is within the budget, whatever the value and its shape', () => {
+  const lineArb = fc.constantFrom('ok\n', 'café ✓\n', '日本語 😀\n', 'x'.repeat(40) + '\n', '"quoted"\\\n', 'no newline')
+  const stringArb = fc.array(lineArb, { maxLength: 60 }).map((lines) => lines.join(''))
+  const scalarArb = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null))
+  const valueArb = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      stringArb,
+      scalarArb,
+      // Arrays of only numbers, booleans and null, up to thousands of items.
+      fc.array(scalarArb, { maxLength: 2000 }),
+      fc.array(tie('value'), { maxLength: 6 }),
+      fc.dictionary(fc.constantFrom('log', 'rows', 'id', 'a b', 'ключ', 'type'), tie('value'), { maxKeys: 4 }),
+    ),
+  })).value
+  const text = (t) => ({ type: 'text', text: t })
+  const toolMessage = (content) => ({ lc_direct_tool_output: true, tool_call_id: 'call-1', content })
+  const messageContent = fc.oneof(stringArb, fc.array(stringArb.map(text), { minLength: 1, maxLength: 3 }))
+  // [value, limits extra] for each shape a tool may return.
+  const shapeArb = fc.oneof(
+    valueArb.map((v) => [v]),
+    fc.tuple(stringArb, valueArb).map(([s, v]) => [[text(s), v]]),
+    fc.tuple(stringArb, valueArb).map(([s, v]) => [{ content: [text(s)], structuredContent: v }]),
+    fc.tuple(stringArb, valueArb).map(([s, v]) => [{ content: [text(s), text(JSON.stringify(v))], structuredContent: v }]),
+    fc.tuple(valueArb, fc.boolean()).map(([v, isError]) => [{ content: [], stdout: v, isError }]),
+    fc.tuple(stringArb, valueArb).map(([s, v]) => [{ content: [text(s)], details: v }]),
+    valueArb.map((v) => [{ type: 'json', value: v }]),
+    valueArb.map((v) => [{ type: 'function_call_output', call_id: 'c', output: v }]),
+    fc.tuple(valueArb, valueArb).map(([v, artifact]) => [[v, artifact], { responseFormat: 'content_and_artifact' }]),
+    messageContent.map((c) => [toolMessage(c)]),
+    fc.tuple(messageContent, messageContent).map(([a, b]) => [{ lc_direct_tool_output: true, update: { messages: [toolMessage(a), toolMessage(b)] } }]),
+    messageContent.map((c) => [{ lc_direct_tool_output: true, update: { messages: toolMessage(c) } }]),
+    fc.tuple(messageContent, valueArb).map(([c, v]) => [{ lc_direct_tool_output: true, update: [['messages', [toolMessage(c)]], ['state', v]] }]),
+  )
+  const size = (min, max) => fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(Infinity) }, { weight: 6, arbitrary: fc.integer({ min, max }) })
+  const limitsArb = fc.record(
+    { maxChars: size(64, 4000), maxBytes: size(64, 4000), maxLines: size(3, 80), strategy: fc.constantFrom('head', 'tail', 'headTail') },
+    { requiredKeys: [] },
+  )
+  const defined = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
+
+  test('hardTruncateToolPayload and wrapExecute: within the budget, never mutated, the same value when it fits', () => {
+    fc.assert(
+      fc.property(shapeArb, limitsArb, ([value, extra], limits) => {
+        const given = { ...defined(limits), ...extra }
+        const snapshot = JSON.stringify(value)
+        const clamped = hardTruncateToolPayload(value, given)
+        assert.equal(JSON.stringify(value), snapshot, 'mutated')
+        assertSentWithin(clamped, given)
+        assertSentWithin(wrapExecute(() => value, given)(), given)
+        const detailsFit = Buffer.byteLength(JSON.stringify(value?.details) ?? '') <= DETAILS_MAX_BYTES
+        if (detailsFit && fitsBudget(sentSize(value, given), payloadBudget(given))) assert.equal(clamped, value, 'fits, yet not the same value')
+        // The MCP convention: a text block holding structuredContent's JSON holds the clamped value's.
+        if (Array.isArray(value?.content) && value.content.length === 2 && value.structuredContent !== undefined) {
+          const mirror = clamped.content[1].text
+          if (mirror !== '') assert.equal(mirror, JSON.stringify(clamped.structuredContent))
+        }
+      }),
+      { numRuns: Math.max(50, Math.floor(RUNS / 10)) },
     )
   })
 })

@@ -3,6 +3,7 @@
 // __test__/frameworks/.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
+import { types } from 'node:util'
 
 import {
   truncateText,
@@ -385,7 +386,8 @@ describe('hardTruncateToolPayload: inputs and identity', () => {
       const limits = { maxLines: 30, strategy }
       const clamped = hardTruncateToolPayload(input, limits)
       assert.deepEqual(input, snapshot, 'the input is unchanged')
-      assert.equal(joinedText(clamped.content), truncateText(joinedText(input.content), { ...limits, snap: 'line' }).text)
+      // `isError` is sent too (`{"isError":false}`, one line): the text gets the other 29.
+      assert.equal(joinedText(clamped.content), truncateText(joinedText(input.content), { ...limits, maxLines: 29, snap: 'line' }).text)
       assert.equal(clamped.details, input.details)
       assert.equal(clamped.content[1], input.content[1])
     }
@@ -582,6 +584,80 @@ describe('hardTruncateToolError', () => {
     assert.ok(clamped instanceof Error)
     assert.equal(clamped.cause, proxy)
     assert.ok(fits(clamped.message, ERROR_LIMITS))
+  })
+
+  test('an error class with status and code keeps its class, every own property and its cause', () => {
+    class HttpError extends Error {
+      constructor(message, options) {
+        super(message, options)
+        this.name = 'HttpError'
+        this.status = 503
+        this.code = 'E_UPSTREAM'
+      }
+    }
+    const original = new HttpError(numberedLines(100))
+    const before = original.message
+    const clamped = hardTruncateToolError(original)
+    assert.ok(clamped instanceof HttpError)
+    assert.ok(clamped instanceof Error)
+    assert.ok(types.isNativeError(clamped))
+    assert.equal(clamped.status, 503)
+    assert.equal(clamped.code, 'E_UPSTREAM')
+    assert.equal(clamped.name, 'HttpError')
+    assert.equal(clamped.message, truncateText(before, { ...ERROR_LIMITS, snap: 'line' }).text)
+    assert.equal(clamped.stack, `HttpError: ${clamped.message}`)
+    assert.equal(String(clamped), clamped.stack)
+    assert.deepEqual(Object.keys(clamped), Object.keys(original))
+    // With no cause of its own, the original is the cause: the whole message stays reachable.
+    assert.equal(clamped.cause, original)
+    assert.equal(original.message, before, 'the original is not written to')
+    // A cause of its own is kept as it is.
+    const upstream = new Error('connect ECONNREFUSED')
+    const withCause = hardTruncateToolError(new HttpError(numberedLines(100), { cause: upstream }))
+    assert.equal(withCause.cause, upstream)
+    assert.equal(Object.getOwnPropertyDescriptor(withCause, 'cause').enumerable, false)
+  })
+
+  test('getters, frozen errors, class-checking getters and proxies are copied without calling or throwing', () => {
+    let calls = 0
+    const withGetter = Object.defineProperty(new Error(numberedLines(100)), 'body', {
+      enumerable: true,
+      get() {
+        calls++
+        throw new Error('body is a stream')
+      },
+    })
+    const copy = hardTruncateToolError(withGetter)
+    assert.equal(calls, 0)
+    assert.equal(typeof Object.getOwnPropertyDescriptor(copy, 'body').get, 'function')
+
+    const frozen = Object.freeze(Object.assign(new RangeError(numberedLines(100)), { status: 400 }))
+    const fromFrozen = hardTruncateToolError(frozen)
+    assert.ok(fromFrozen instanceof RangeError)
+    assert.equal(fromFrozen.status, 400)
+    assert.ok(fits(fromFrozen.message, ERROR_LIMITS))
+
+    // DOMException's name and code are getters that refuse any other receiver.
+    const dom = new DOMException(numberedLines(100), 'AbortError')
+    const fromDom = hardTruncateToolError(dom)
+    assert.ok(fromDom instanceof DOMException)
+    assert.equal(fromDom.name, 'AbortError')
+    assert.equal(fromDom.code, 20)
+    assert.equal(String(fromDom), `AbortError: ${fromDom.message}`)
+
+    // A proxy that cannot list its keys: an Error of the same name, the original as cause.
+    const guarded = new Proxy(new TypeError(numberedLines(100)), {
+      ownKeys() {
+        throw new Error('no keys')
+      },
+      getOwnPropertyDescriptor() {
+        throw new Error('no descriptors')
+      },
+    })
+    const fromProxy = hardTruncateToolError(guarded)
+    assert.equal(fromProxy.name, 'TypeError')
+    assert.equal(fromProxy.cause, guarded)
+    assert.ok(fits(fromProxy.message, ERROR_LIMITS))
   })
 
   test('invalid limits throw', () => {

@@ -11,6 +11,7 @@ import { Command } from '@langchain/langgraph'
 import { hardTruncateToolPayload, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { measure } from './reference.mjs'
 import { deepFreeze } from './helpers.mjs'
+import { assertSentWithin, fitsBudget, payloadBudget, sentSize, blockText } from './sent.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 300)
 const DEFAULTS = { maxChars: Infinity, maxBytes: 51_200, maxLines: 2_000 }
@@ -25,61 +26,9 @@ const bytes = (s) => Buffer.byteLength(s)
 const jsonBytes = (value) => bytes(JSON.stringify(value))
 
 
-/** The text a model reads of a block, or undefined for blocks that carry none. */
-function blockText(block) {
-  if (['text', 'input_text', 'output_text'].includes(block?.type) && typeof block.text === 'string') return block.text
-  if (block?.type === 'resource' && typeof block.resource?.text === 'string') return block.resource.text
-  return undefined
-}
-
-const MEDIA = ['image', 'audio', 'resource_link', 'resource', 'input_image', 'image-data', 'file']
-
-/**
- * What a model reads of a result, as the budget counts it: the text of text blocks
- * (concatenated), and each other piece (a string, or the compact JSON of data) on its own.
- * `blocks` says whether an array is a content-block list (the tests know what they built).
- */
-function modelView(value, blocks) {
-  const view = { texts: [], pieces: [] }
-  const add = (part, isBlocks) => {
-    if (typeof part === 'string') view.pieces.push(part)
-    else if (Array.isArray(part) && isBlocks) {
-      for (const item of part) {
-        const t = blockText(item)
-        if (t !== undefined) view.texts.push(t)
-        else if (typeof item === 'string') view.pieces.push(item)
-        else if (item !== null && typeof item === 'object' && !MEDIA.includes(item.type)) {
-          view.pieces.push(JSON.stringify(item))
-        }
-      }
-    } else if (part !== undefined) view.pieces.push(JSON.stringify(part))
-  }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && ('content' in value || 'structuredContent' in value)) {
-    // As documented: a list is blocks when an item is one, or when nothing in it is data.
-    const content = value.content
-    const isBlocks =
-      Array.isArray(content) &&
-      (content.some((item) => blockText(item) !== undefined || MEDIA.includes(item?.type)) ||
-        content.every((item) => item === null || typeof item !== 'object' && typeof item !== 'string'))
-    add(content, isBlocks)
-    // structuredContent reaches a model as its JSON, whatever it holds.
-    if (value.structuredContent !== undefined) view.pieces.push(JSON.stringify(value.structuredContent))
-  } else add(value, blocks)
-  return view
-}
-
-function sizeOfView({ texts, pieces }) {
-  const all = [texts.join(''), ...pieces].map((s) => measure(s))
-  return all.reduce((a, m) => ({ chars: a.chars + m.chars, bytes: a.bytes + m.bytes, lines: a.lines + m.lines }), { chars: 0, bytes: 0, lines: 0 })
-}
-
-function assertWithin(value, limits = DEFAULTS, blocks = true) {
-  const size = sizeOfView(modelView(value, blocks))
-  const budget = { ...DEFAULTS, ...limits }
-  assert.ok(size.chars <= budget.maxChars, `${size.chars} chars > ${budget.maxChars}`)
-  assert.ok(size.bytes <= budget.maxBytes, `${size.bytes} bytes > ${budget.maxBytes}`)
-  assert.ok(size.lines <= budget.maxLines, `${size.lines} lines > ${budget.maxLines}`)
-  return size
+/** What a model may read of `value` (see sent.mjs) is within the budget; returns its size. */
+function assertWithin(value, limits = DEFAULTS, options = {}) {
+  return assertSentWithin(value, { ...limits, ...options })
 }
 
 /**
@@ -127,6 +76,22 @@ describe('JSON data: any object or non-block array', () => {
       assert.deepEqual(clamped.slice(0, 10), input.slice(0, 10))
       assert.match(clamped.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
     }
+  })
+
+  test('arrays of only numbers, booleans and null are JSON data, clamped like any array', async () => {
+    const ids = deepFreeze(Array.from({ length: 1_000_000 }, (_, i) => i)) // 6.9 MB of JSON
+    const flags = deepFreeze(Array.from({ length: 100_000 }, (_, i) => (i % 3 === 0 ? null : i % 3 === 1)))
+    for (const [input, clamped] of [
+      [ids, hardTruncateToolPayload(ids)],
+      [flags, await wrapExecute(async () => flags)()],
+    ]) {
+      assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes, `${jsonBytes(clamped)} bytes`)
+      assert.deepEqual(clamped.slice(0, 10), input.slice(0, 10))
+      assert.match(clamped.at(-1), /^\[\.\.\. [\d,]+ more items\]$/)
+    }
+    // Small ones fit and come back as they are.
+    const small = [1, 2, null, true]
+    assert.equal(hardTruncateToolPayload(small), small)
   })
 
   test('records with a block type but no media in them are data; media blocks are left alone', () => {
@@ -190,7 +155,8 @@ describe('MCP CallToolResult.structuredContent', () => {
   const report = deepFreeze({ status: 'failed', total: rows.length, rows, log: HUGE })
 
   test('content, the note and structuredContent together stay within the budget; structuredContent keeps the head, adds nothing', () => {
-    for (const limits of [undefined, { maxBytes: 4096 }, { maxChars: 3000 }, { maxLines: 5 }, { maxBytes: 300, maxLines: 3 }]) {
+    // isError and _meta are sent too (as JSON, one line): 4 lines leave the note its line.
+    for (const limits of [undefined, { maxBytes: 4096 }, { maxChars: 3000 }, { maxLines: 5 }, { maxBytes: 300, maxLines: 4 }]) {
       for (const isError of [false, true]) {
         const input = deepFreeze({ content: [text(`Lint failed.\n${HUGE}`)], structuredContent: report, isError, _meta: { id: 7 } })
         const clamped = hardTruncateToolPayload(input, limits)
@@ -226,6 +192,35 @@ describe('MCP CallToolResult.structuredContent', () => {
     assert.ok(clamped.structuredContent.rows.length > 10)
     assert.match(clamped.content[1].text, /\$\.rows: [\d,]+ of 40,000 items/)
     assertWithin(clamped)
+  })
+
+  test('the text block mirroring structuredContent parses as the clamped value, whatever other blocks hold', () => {
+    const mirror = (value) => text(JSON.stringify(value))
+    const report = deepFreeze({ status: 'failed', rows: rows.slice(0, 3000), log: HUGE.slice(0, 200_000) })
+    const cases = [
+      [text(HUGE), mirror(report)],
+      [mirror(report), text(HUGE)],
+      [text('Lint failed.'), mirror(report), text(HUGE), { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }],
+      [text('x'.repeat(30_000)), mirror(report)],
+    ]
+    for (const limits of [undefined, { maxBytes: 4096 }, { maxLines: 5 }, { maxChars: 2000, strategy: 'tail' }]) {
+      for (const content of cases) {
+        const input = deepFreeze({ content, structuredContent: report })
+        const clamped = hardTruncateToolPayload(input, limits)
+        assertWithin(clamped, limits)
+        const at = content.findIndex((block) => block.text === JSON.stringify(report))
+        assert.deepEqual(JSON.parse(clamped.content[at].text), clamped.structuredContent, JSON.stringify(limits))
+      }
+    }
+    // Only content over budget: the mirror is never cut as text.
+    const small = { status: 'ok', total: 3 }
+    const fromSmall = hardTruncateToolPayload({ content: [text(HUGE), mirror(small)], structuredContent: small })
+    assert.equal(fromSmall.content[1].text, JSON.stringify(small))
+    assertWithin(fromSmall)
+    // Too small for the JSON twice: the mirror is emptied, never cut.
+    const tiny = hardTruncateToolPayload({ content: [mirror(small), text(HUGE)], structuredContent: small }, { maxLines: 1 })
+    assert.equal(tiny.content[0].text, '')
+    assertWithin(tiny, { maxLines: 1 })
   })
 
   test('small structuredContent is kept whole and content gets the rest of the budget', () => {
@@ -325,7 +320,7 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     for (const content of [HUGE, [text(HUGE), text(HUGE)], { log: HUGE }]) {
       const [clamped, kept] = hardTruncateToolPayload(deepFreeze([content, artifact]), limits)
       assert.equal(kept, artifact)
-      assertWithin(clamped, DEFAULTS, Array.isArray(content))
+      assertWithin(clamped, DEFAULTS)
     }
     const small = ['ok', artifact]
     assert.equal(hardTruncateToolPayload(small, limits), small)
@@ -366,6 +361,39 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     assert.equal(command.update.messages[0].content, HUGE)
   })
 
+  test("a Command's update in every form LangGraph takes: one ToolMessage, [key, value] tuples, a root list", () => {
+    const big = 'x\n'.repeat(450_000) // 900 KB
+    const message = () => new ToolMessage({ content: big, tool_call_id: 'call-1' })
+    const state = { files: HUGE }
+    const single = deepFreeze(new Command({ update: { messages: message(), state } }))
+    const fromSingle = hardTruncateToolPayload(single)
+    assert.ok(fromSingle instanceof Command)
+    assert.ok(ToolMessage.isInstance(fromSingle.update.messages))
+    assert.ok(bytes(fromSingle.update.messages.content) <= DEFAULTS.maxBytes)
+    assert.equal(fromSingle.update.state, state)
+    assert.equal(single.update.messages.content, big, 'the original is not mutated')
+
+    const tuples = deepFreeze(new Command({ update: [['messages', [message()]], ['state', state], ['other', message()]] }))
+    const fromTuples = hardTruncateToolPayload(tuples)
+    assert.ok(Array.isArray(fromTuples.update) && fromTuples.update.every((t) => Array.isArray(t) && t.length === 2))
+    assert.deepEqual(fromTuples._updateAsTuples().map(([key]) => key), ['messages', 'state', 'other'])
+    assert.ok(bytes(fromTuples.update[0][1][0].content) <= DEFAULTS.maxBytes)
+    assert.equal(fromTuples.update[1], tuples.update[1], 'other channels are left alone')
+    assert.equal(fromTuples.update[2], tuples.update[2], 'only the messages channel reaches the model')
+
+    const oneTuple = hardTruncateToolPayload(new Command({ update: [['messages', message()]] }))
+    assert.ok(bytes(oneTuple.update[0][1].content) <= DEFAULTS.maxBytes)
+    // A list that is no tuple list goes to the root channel: a list of messages.
+    const root = hardTruncateToolPayload(new Command({ update: [message()] }))
+    assert.ok(bytes(root.update[0].content) <= DEFAULTS.maxBytes)
+
+    // Several ToolMessages share the budget, in order.
+    const two = hardTruncateToolPayload(new Command({ update: { messages: [message(), message()] } }))
+    const total = two.update.messages.reduce((sum, m) => sum + bytes(m.content), 0)
+    assert.ok(total <= DEFAULTS.maxBytes, `${total} bytes`)
+    assert.ok(measure(two.update.messages[0].content).lines + measure(two.update.messages[1].content).lines <= DEFAULTS.maxLines)
+  })
+
   test('wrapping a LangChain tool object says to wrap its function with wrapExecute', async () => {
     const { tool } = await import('@langchain/core/tools')
     const { z } = await import('zod')
@@ -376,11 +404,54 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
 
 // ---- pi details
 
-test('pi AgentToolResult: details never reach the model and are the very same value', () => {
-  const details = { log: HUGE }
-  const clamped = hardTruncateToolPayload({ content: [text(HUGE)], details })
-  assert.equal(clamped.details, details)
-  assertWithin(clamped)
+test('pi AgentToolResult: details never reach the model; small ones are the very same value, large ones bounded to 8 KiB', () => {
+  const small = { lines: 300_000, path: 'build.log' }
+  const fromSmall = hardTruncateToolPayload({ content: [text(HUGE)], details: small })
+  assert.equal(fromSmall.details, small)
+  assertWithin(fromSmall)
+  // OpenClaw caps the details it persists at 8 KiB; toolclamp bounds them the same way,
+  // schema-safe (shorter strings and arrays, nothing added), outside the model's budget.
+  const details = deepFreeze({ exitCode: 1, log: HUGE, files: HUGE.split('\n') })
+  const clamped = hardTruncateToolPayload({ content: [text('done')], details })
+  assert.ok(jsonBytes(clamped.details) <= 8192, `${jsonBytes(clamped.details)} bytes`)
+  assert.ok(jsonBytes(clamped.details) > 8000, 'the bound is used, not wasted')
+  assertHeadOf(clamped.details, details)
+  assert.equal(clamped.details.exitCode, 1)
+  assert.equal(clamped.content[0].text, 'done', 'details take nothing from the budget')
+})
+
+// ---- Every field a framework sends
+
+describe('results with content: every field a framework sends shares the budget', () => {
+  test('{ content: [], stdout } : stdout is clamped as JSON data; small keys stay whole', () => {
+    const input = deepFreeze({ content: [], stdout: 'x\n'.repeat(500_000), exitCode: 2, isError: true })
+    const clamped = hardTruncateToolPayload(input)
+    assertWithin(clamped)
+    assert.equal(clamped.content, input.content)
+    assert.equal(clamped.exitCode, 2)
+    assert.equal(clamped.isError, true)
+    assert.deepEqual(Object.keys(clamped), Object.keys(input))
+    assert.match(clamped.stdout, /\[\.\.\. [\d,]+ bytes truncated\]$/)
+    // Through wrapExecute, as the AI SDK and the OpenAI Agents SDK call it.
+    assertWithin(wrapExecute(() => input)())
+  })
+
+  test('content text and other keys share the budget; many keys end with a marker key', () => {
+    const input = { content: [text(HUGE)], log: HUGE, ...Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v'.repeat(40)])) }
+    const clamped = hardTruncateToolPayload(input)
+    const size = assertWithin(clamped)
+    assert.ok(size.bytes > DEFAULTS.maxBytes * 0.9, `only ${size.bytes} bytes used`)
+    assert.ok(clamped.content[0].text.length > 1000, 'content keeps its share')
+    assert.match(clamped['…'], /^\[\.\.\. [\d,]+ more keys\]$/)
+    // A non-enumerable key is never sent as JSON: kept as it is.
+    const hidden = Object.defineProperty({ content: [text(HUGE)] }, 'raw', { value: HUGE, enumerable: false })
+    assert.equal(hardTruncateToolPayload(hidden).raw, HUGE)
+  })
+
+  test('tiny limits leave no other data rather than go over', () => {
+    const clamped = hardTruncateToolPayload({ content: [text('abc')], stdout: HUGE }, { maxBytes: 3 })
+    assertWithin(clamped, { maxBytes: 3 })
+  })
 })
 
 // ---- Hostile values
@@ -506,13 +577,16 @@ describe('properties', () => {
     { minLength: 1, maxLength: 5 },
   )
   const shapeArb = fc.oneof(
-    textArb.map((t) => ({ value: t, blocks: false })),
-    dataArb.map((v) => ({ value: v, blocks: false })),
+    textArb,
+    dataArb,
     // A list with no block in it (only strings and records) is JSON data.
-    blocksArb.map((b) => ({ value: b, blocks: b.some((item) => typeof item?.type === 'string') })),
-    fc.tuple(blocksArb, dataArb).map(([content, structuredContent]) => ({ value: { content, structuredContent }, blocks: true })),
-    dataArb.map((value) => ({ value: { type: 'json', value }, blocks: false, inner: 'value', json: true })),
-    textArb.map((t) => ({ value: { type: 'function_call_output', output: t }, blocks: false, inner: 'output' })),
+    blocksArb,
+    fc.tuple(blocksArb, dataArb).map(([content, structuredContent]) => ({ content, structuredContent })),
+    // Every other key a framework sends shares the budget; details are bounded on their own.
+    fc.tuple(blocksArb, textArb, fc.boolean()).map(([content, stdout, isError]) => ({ content, stdout, isError })),
+    fc.tuple(blocksArb, dataArb).map(([content, details]) => ({ content, details })),
+    dataArb.map((value) => ({ type: 'json', value })),
+    textArb.map((t) => ({ type: 'function_call_output', output: t })),
   )
   const budget = (min, max) => fc.oneof(fc.constant(undefined), fc.constant(Infinity), fc.integer({ min, max }))
   const limitsArb = fc.record(
@@ -522,22 +596,15 @@ describe('properties', () => {
 
   test('any shape: within the budget, never mutated, the same value back when it fits, stable on a second clamp', () => {
     fc.assert(
-      fc.property(shapeArb, limitsArb, ({ value, blocks, inner, json }, limits) => {
+      fc.property(shapeArb, limitsArb, (value, limits) => {
         const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined))
         const snapshot = JSON.stringify(value)
         const clamped = hardTruncateToolPayload(value, given)
         assert.equal(JSON.stringify(value), snapshot, 'mutated')
-        // A 'json' output is sent as its JSON, a string too.
-        const view = (v) => (json ? JSON.stringify(v) : v)
-        const read = view(inner === undefined ? clamped : clamped[inner])
-        const size = sizeOfView(modelView(view(inner === undefined ? value : value[inner]), blocks))
-        const budgetOf = { ...DEFAULTS, ...given }
-        if (size.chars <= budgetOf.maxChars && size.bytes <= budgetOf.maxBytes && size.lines <= budgetOf.maxLines) {
-          assert.equal(clamped, value, 'fits, yet not the same value')
-        }
-        assertWithin(read, given, blocks)
-        const again = hardTruncateToolPayload(clamped, given)
-        assertWithin(view(inner === undefined ? again : again[inner]), given, blocks)
+        const detailsFit = Buffer.byteLength(JSON.stringify(value?.details) ?? '') <= 8192
+        if (fitsBudget(sentSize(value), payloadBudget(given)) && detailsFit) assert.equal(clamped, value, 'fits, yet not the same value')
+        assertSentWithin(clamped, given)
+        assertSentWithin(hardTruncateToolPayload(clamped, given), given)
       }),
       { numRuns: RUNS },
     )

@@ -59,7 +59,8 @@ describe('truncateText with spill', () => {
       const r = truncateText(text, { maxBytes: 1000, strategy, spill: { dir } })
       const [, from, to] = r.text.match(/dropped: lines (\d+)–(\d+)/)
       const saved = fs.readFileSync(r.spill.path, 'utf8')
-      const view = readPartial(saved, { offset: Number(from), maxLines: Number(to) - Number(from) + 1, maxBytes: Infinity })
+      // One line more for the banner.
+      const view = readPartial(saved, { offset: Number(from), maxLines: Number(to) - Number(from) + 2, maxBytes: Infinity })
       // The dropped text lies within the lines named, which start at a line boundary.
       const dropped = text.slice(r.headEnd, r.tailStart)
       assert.ok(view.page.includes(dropped), strategy)

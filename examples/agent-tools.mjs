@@ -9,16 +9,16 @@
 //   node examples/agent-tools.mjs
 //
 // Prints, among other lines (the spill file's name changes from run to run):
-// expected: [PARTIAL view: lines 1–30 of 2,731 shown (bytes 0–1,956 of 307,347). Continue with offset=31.]
-// expected: [PARTIAL view: lines 31–50 of 2,731 shown (bytes 1,956–3,991 of 307,347). Continue with offset=51.]
-// expected: read 155 pages
+// expected: [PARTIAL view: lines 1–29 of 2,731 shown (bytes 0–1,875 of 307,347). Continue with offset=30.]
+// expected: [PARTIAL view: lines 30–48 of 2,731 shown (bytes 1,875–3,743 of 307,347). Continue with offset=49.]
+// expected: read 165 pages
 // expected: <stdout>
 // expected: case 5000 ok
 // expected: </stdout>
 // expected: <stderr>
 // expected: 1 failure
 // expected: </stderr>
-// expected: [PARTIAL view: lines 1–40 of 5,000 shown (bytes 0–431 of 63,893). Continue with offset=41.]
+// expected: [PARTIAL view: lines 1–39 of 5,000 shown (bytes 0–420 of 63,893). Continue with offset=40.]
 // expected: case 1 ok
 // expected: case 2 ok
 import { spawnSync } from 'node:child_process'
@@ -29,7 +29,7 @@ import { readPartial, formatExecOutput } from '../index.mjs'
 
 const artifacts = mkdtempSync(join(tmpdir(), 'toolclamp-example-'))
 
-/** read_file({ path, offset?, column? }): at most 2 KiB and 40 lines a call. */
+/** read_file({ path, offset?, column? }): at most 2 KiB and 40 lines a call, banner included. */
 function readFile({ path, offset, column }) {
   return readPartial(readFileSync(path, 'utf8'), { maxBytes: 2048, maxLines: 40, offset, column }).text
 }

@@ -504,6 +504,22 @@ function pageOf(text, line, column, maxBytes, maxLines) {
   return readPage(binding.planPageBuffer(slotBuffer, text, line, column, maxBytes, maxLines), 'planPageBuffer')
 }
 
+/**
+ * `text` cut to `limits` as a page under its banner line, as `readPartial` shows one (the
+ * core checks the banner and the page agree). Undefined when `text` is no such page; else
+ * `{ banner, pageStart, pageEnd }`: the new banner line for `text.slice(pageStart, pageEnd)`,
+ * or null when the limits cannot hold a banner line and one character. `byteColumns`: the
+ * page's source counts columns in UTF-8 bytes (a Buffer).
+ */
+function repage(text, limits, byteColumns) {
+  out[VERDICT] = 0
+  const { maxChars, maxBytes, maxLines } = limits
+  const banner = binding.repage(slotBuffer, text, isWide(text), maxChars, maxBytes, maxLines, byteColumns)
+  if (out[VERDICT] === VERDICTS.fits && banner === null) return undefined
+  if (out[VERDICT] !== VERDICTS.page || (banner !== null && typeof banner !== 'string')) throw noAnswer('repage')
+  return { banner, pageStart: out[SLOTS.pageStart], pageEnd: out[SLOTS.pageEnd] }
+}
+
 // Captures (lib/capture.js): a handle to output kept in the core, fed chunk by chunk.
 
 /** A new capture handle. `flags` 0 is no normalisation; `raw` keeps bytes as they came. */
@@ -600,6 +616,7 @@ module.exports = {
   locateJson,
   classifyError,
   pageOf,
+  repage,
   captureCreate,
   captureWrite,
   captureFinish,

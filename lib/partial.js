@@ -71,7 +71,7 @@ function readPartial(text, options) {
   if (onOverflow !== 'partial' && onOverflow !== 'error') {
     throw new TypeError(`onOverflow must be "partial" or "error", got ${describe(onOverflow)}`)
   }
-  const p = native.pageOf(text, offset, column, maxBytes, maxLines)
+  const p = pageOf(text, offset, column, maxBytes, maxLines)
   const start = p.pageStart
   const end = p.pageEnd
   // The length the binding read: a Uint8Array subclass's own `length` is not asked.
@@ -81,6 +81,7 @@ function readPartial(text, options) {
   }
   const page = bytes ? pageText(text, start, end) : start === 0 && end === length ? text : unshared(text.slice(start, end), length)
   const partial = p.banner !== null
+  if (partial && bytes) rememberBufferBanner(p.banner)
   let dropped = null
   if (start > 0 && end < length) dropped = 'headAndTail'
   else if (start > 0) dropped = 'head'
@@ -107,9 +108,59 @@ function readPartial(text, options) {
   }
 }
 
+/**
+ * native.pageOf, whose RangeError for a budget too small for a partial page (its banner
+ * line and one character) gets the code TOOLCLAMP_PAGE_TOO_SMALL.
+ */
+function pageOf(text, offset, column, maxBytes, maxLines) {
+  try {
+    return native.pageOf(text, offset, column, maxBytes, maxLines)
+  } catch (error) {
+    if (error instanceof RangeError && / cannot hold a partial page: /.test(error.message)) error.code = 'TOOLCLAMP_PAGE_TOO_SMALL'
+    throw error
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// A page cut further: a tool wrapper whose budget is below the page's cuts the page itself,
+// on whole lines, under a banner that continues right after what it keeps.
+// ---------------------------------------------------------------------------------------
+
+const BANNER_START = '[PARTIAL view: '
+// The banners of the latest pages of Buffers, whose columns count bytes, not UTF-16 units: a
+// wrapper cutting such a page inside a line names its column in bytes. A page of a string,
+// or one this library did not make (or made more than this many pages ago), counts units.
+const BUFFER_BANNERS = new Set()
+const BUFFER_BANNERS_KEPT = 64
+
+function rememberBufferBanner(banner) {
+  BUFFER_BANNERS.delete(banner)
+  BUFFER_BANNERS.add(banner)
+  if (BUFFER_BANNERS.size > BUFFER_BANNERS_KEPT) BUFFER_BANNERS.delete(BUFFER_BANNERS.values().next().value)
+}
+
+/**
+ * `text` within `limits` (maxChars, maxBytes, maxLines) when it is a page as readPartial
+ * shows one (its banner line, then the page, nothing else): `{ text }`, the page cut on
+ * whole lines (a line longer than the room is cut inside) under a banner saying what is
+ * shown now and where to continue, so following it skips nothing; the same string when it
+ * fits. `{ page }` when the limits cannot hold a banner line and one character: the page
+ * without its banner, to be cut as plain text. Undefined when `text` is no such page.
+ */
+function fitPage(text, limits) {
+  if (!text.startsWith(BANNER_START)) return undefined
+  const newline = text.indexOf('\n')
+  const byteColumns = newline !== -1 && BUFFER_BANNERS.has(text.slice(0, newline))
+  const cut = native.repage(text, limits, byteColumns)
+  if (cut === undefined) return undefined
+  if (cut.banner === null) return { page: text.slice(cut.pageStart) }
+  if (cut.pageEnd === text.length && cut.pageStart === cut.banner.length + 1 && text.startsWith(cut.banner)) return { text }
+  return { text: `${cut.banner}\n${text.slice(cut.pageStart, cut.pageEnd)}` }
+}
+
 /** A page of UTF-8 bytes as text (invalid sequences become U+FFFD). */
 function pageText(bytes, start, end) {
   return native.bufferView(bytes).toString('utf8', start, end)
 }
 
-module.exports = { readPartial, ToolOutputTooLargeError }
+module.exports = { readPartial, ToolOutputTooLargeError, fitPage }

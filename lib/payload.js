@@ -9,6 +9,7 @@
 const native = require('./native.js')
 const spills = require('./spill.js')
 const json = require('./json.js')
+const partial = require('./partial.js')
 const { clampString, truncateSpilling, measureText } = require('./clamp.js')
 const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO } = require('./defaults.js')
 const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
@@ -123,12 +124,29 @@ function errorLimitsWithin(payload) {
 }
 
 function clampWith(text, limits) {
+  const page = fitPageWith(text, limits)
+  if (page !== undefined) return page
   if (limits.spill === undefined) {
     return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
   }
   if (fitsByLength(text.length, limits)) return text
   return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
     .text
+}
+
+/**
+ * A readPartial page (its banner line, then the page) within `limits`: cut on whole lines
+ * under a banner that continues right after what is kept, whatever the strategy, notice and
+ * spill (a page is read on by its continuation, never skipped); with no room for a banner,
+ * the page alone, cut as text (no banner is better than one naming the wrong line).
+ * Undefined for any other text, and for one that fits.
+ */
+function fitPageWith(text, limits) {
+  if (fitsByLength(text.length, limits)) return undefined
+  const fitted = partial.fitPage(text, limits)
+  if (fitted === undefined) return undefined
+  if (fitted.text !== undefined) return fitted.text
+  return clampString(fitted.page, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
 }
 
 /**
@@ -199,6 +217,16 @@ function clampBlocks(blocks, limits) {
   let headEnd
   let tailStart
   let glue
+  if (texts.length === 1) {
+    // One text, a readPartial page: cut as a page.
+    const page = fitPageWith(texts[0], limits)
+    if (page !== undefined) {
+      if (page === texts[0]) return blocks
+      const result = copyList(blocks)
+      result[positions[0]] = withBlockText(read(blocks, positions[0]), page)
+      return result
+    }
+  }
   if (texts.length === 1 || limits.spill !== undefined) {
     // A spill file needs the whole text as one string anyway.
     const joined = texts.length === 1 ? texts[0] : texts.join('')
@@ -338,18 +366,18 @@ function hasMedia(block) {
 
 /**
  * An array is a list of content blocks when an item is a block (text, or media with its
- * data, URL or file id), or when it holds nothing a clamp could shorten (only null,
- * numbers, booleans: malformed blocks). Any other array (strings, records) is JSON data.
+ * data, URL or file id), or when it is empty (no blocks: nothing to read). Any other array
+ * (strings, records, numbers, booleans, null) is JSON data: a million ids are as much for a
+ * model to read as a million strings.
  */
 function isBlockList(array) {
-  let data = false
   const length = lengthOf(array)
+  if (length === 0) return true
   for (let i = 0; i < length; i++) {
     const kind = kindOf(read(array, i))
     if (kind === 'text' || kind === 'block') return true
-    if (kind === 'data') data = true
   }
-  return !data
+  return false
 }
 
 // ---------------------------------------------------------------------------------------
@@ -386,15 +414,36 @@ function sizeOfData(value) {
 function sizeOfPayload(value) {
   if (typeof value === 'string') return sizeOfText(value)
   if (!isArray(value) || !isBlockList(value)) return sizeOfData(value)
-  let size = NOTHING
+  let data = NOTHING
   const length = lengthOf(value)
   for (let i = 0; i < length; i++) {
     const item = read(value, i)
-    const kind = kindOf(item)
-    if (kind === 'text') size = plus(size, sizeOfText(blockText(item)))
-    else if (kind === 'data') size = plus(size, sizeOfData(item))
+    if (kindOf(item) === 'data') data = plus(data, sizeOfData(item))
   }
-  return size
+  return plus(sizeOfBlockTexts(value), data)
+}
+
+/**
+ * The text of a list's blocks as one budget counts it: concatenated, so a line that one block
+ * leaves open goes on in the next. (A lone surrogate at a block's end that pairs with one at
+ * the next block's start is counted as two, 2 bytes over: on the safe side.)
+ */
+function sizeOfBlockTexts(blocks) {
+  let chars = 0
+  let bytes = 0
+  let newlines = 0
+  let open = false
+  for (let i = 0, length = lengthOf(blocks); i < length; i++) {
+    const text = blockText(read(blocks, i))
+    if (text === undefined || text === '') continue
+    const size = sizeOfText(text)
+    const ends = text.charCodeAt(text.length - 1) === 10
+    chars += size.chars
+    bytes += size.bytes
+    newlines += ends ? size.lines : size.lines - 1
+    open = !ends
+  }
+  return { chars, bytes, lines: newlines + (open ? 1 : 0) }
 }
 
 /**
@@ -479,21 +528,13 @@ function clampBlockList(blocks, limits) {
     if (kindOf(item) === 'data') data.push(dataItem(i, item, limits))
   }
   if (data.length === 0) return clampBlocks(blocks, limits)
-  let text = NOTHING
+  const text = sizeOfBlockTexts(blocks)
   let need = NOTHING
-  for (let i = 0; i < length; i++) {
-    const block = blockText(read(blocks, i))
-    if (block !== undefined) text = plus(text, sizeOfText(block))
-  }
   for (const { size } of data) need = plus(need, size)
   if (fitsSize(plus(text, need), limits)) return blocks
   // The text is cut within its share; the data gets what the kept text leaves.
   let result = clampBlocks(blocks, share(limits, text, need, NOTHING, false).content)
-  let used = NOTHING
-  for (let i = 0, count = lengthOf(result); i < count; i++) {
-    const kept = blockText(read(result, i))
-    if (kept !== undefined) used = plus(used, sizeOfText(kept))
-  }
+  let used = sizeOfBlockTexts(result)
   for (const { index, item, size } of data) {
     if (size === NOTHING) continue
     const room = limitsLeft(limits, used)
@@ -641,55 +682,229 @@ function appended(list, block) {
   return copy
 }
 
+// pi's `details`: kept for a UI and logs, never sent to a model, so outside the budget, but
+// bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
+const DETAILS_MAX_BYTES = 8192
+const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity })
+// The keys of a result with content that are not sent as its other data.
+const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
+
 /**
  * An object with a `content` array or `structuredContent` (MCP CallToolResult, pi
- * AgentToolResult). `content` and structuredContent are two renderings of one result and a
- * client may send either or both to the model, so they share ONE budget: each gets what it
- * needs when the other leaves room, else half. structuredContent is clamped schema-safe
- * (markers 'none': only shorter arrays and strings), and a text block appended to `content`
- * says what was shortened, inside the budget. A text block that is the compact JSON of
- * structuredContent (the MCP convention) becomes the JSON of the clamped value, so it still
- * parses. Every other key (pi's `details`, `isError`, `_meta`) is kept as it is.
+ * AgentToolResult). Every field a framework may send to a model shares ONE budget: the
+ * content blocks, structuredContent (see clampContentParts), and every other enumerable key
+ * (`stdout`, `isError`, `_meta`: the AI SDK and the OpenAI Agents SDK send the whole object
+ * as JSON), which is clamped as JSON data with inline markers (see share). `details`, which
+ * pi never sends, stays outside the budget but is bounded to DETAILS_MAX_BYTES, schema-safe.
+ * Non-enumerable keys (never in JSON) are kept as they are.
  */
-function clampStructured(result, content, structured, limits) {
-  if (structured === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
-  const { text } = json.stringifyAny(structured)
-  if (text === undefined) return withChanges(result, [['content', content, clampPayload(content, limits)]])
-  const s = { chars: text.length, bytes: Buffer.byteLength(text), lines: text === '' ? 0 : 1 }
-  const c = content === undefined ? NOTHING : sizeOfPayload(content)
-  if (fitsSize(plus(c, s), limits)) return result
-  const whole = share(limits, c, s, NOTHING)
-  if (fitsSize(s, whole.structured)) {
-    // structuredContent fits its share: only `content` is cut.
-    return withChanges(result, [['content', content, clampPayload(content, whole.content)]])
+function clampWithContent(result, content, structured, limits) {
+  const details = read(result, 'details')
+  const extras = extrasOf(result)
+  const parts = contentParts(content, structured)
+  let clamped = { content, structured }
+  let clampedExtras
+  const x = extras === undefined ? NOTHING : sizeOfData(extras.value)
+  if (!fitsSize(plus(parts.size, x), limits)) {
+    // The content is cut within its share; the other data gets what the kept content leaves.
+    clamped = clampContentParts(parts, x === NOTHING ? limits : share(limits, parts.need, x, NOTHING).content)
+    const room = limitsLeft(limits, clamped.content === content && clamped.structured === structured ? parts.size : sizeOfParts(clamped))
+    // Limits too small for any JSON object leave no other data.
+    if (!fitsSize(x, room)) clampedExtras = asObject(clampData(extras.value, room))
   }
-  const room = noteRoom(limits)
-  const clamped = clampStructuredValue(structured, share(limits, c, s, room).structured)
-  // `content` gets what the note and the clamped structuredContent leave.
-  const kept = JSON.stringify(clamped.value) ?? ''
-  const left = limitsLeft(limits, plus(room, { chars: kept.length, bytes: clamped.outputBytes, lines: kept === '' ? 0 : 1 }))
-  let parts = content
-  if (isArray(content)) {
-    const length = lengthOf(content)
-    for (let i = 0; i < length; i++) {
-      const block = read(content, i)
-      if (typeOf(block) === 'text' && blockText(block) === text) {
-        parts = copyList(content)
-        parts[i] = withBlockText(block, kept)
-        break
-      }
+  const next = withChanges(result, [
+    ['content', content, clamped.content],
+    ['structuredContent', structured, clamped.structured],
+    ['details', details, details === undefined ? undefined : boundDetails(details)],
+  ])
+  return clampedExtras === undefined ? next : withData(next, extras.keys, clampedExtras)
+}
+
+/** What a model reads of clamped content and structuredContent. */
+function sizeOfParts({ content, structured }) {
+  const blocks = content === undefined ? NOTHING : sizeOfPayload(content)
+  return structured === undefined ? blocks : plus(blocks, sizeOfData(structured))
+}
+
+/**
+ * A result's other data, as JSON sends it: `{ keys, value }`, its enumerable own keys but
+ * content, structuredContent and details, and a plain object of their values (each read
+ * once); undefined when there are none or they cannot be listed.
+ */
+function extrasOf(result) {
+  let keys
+  try {
+    keys = Object.keys(result).filter((key) => !RESULT_KEYS.has(key))
+  } catch {
+    return undefined
+  }
+  if (keys.length === 0) return undefined
+  const value = {}
+  for (const key of keys) {
+    // defineProperty: a "__proto__" key is data, as JSON sends it.
+    Object.defineProperty(value, key, { value: read(result, key), enumerable: true, writable: true, configurable: true })
+  }
+  return { keys, value }
+}
+
+/**
+ * A copy of `object` whose data keys `keys` hold what `clamped` (their JSON clamp) holds: a
+ * key the clamp left out is gone, one it added (its `"…"` marker) follows the others.
+ */
+function withData(object, keys, clamped) {
+  try {
+    const descriptors = Object.getOwnPropertyDescriptors(object)
+    for (const key of keys) {
+      if (Object.hasOwn(clamped, key)) descriptors[key] = dataProperty(clamped[key])
+      else delete descriptors[key]
+    }
+    for (const key of Object.keys(clamped)) {
+      if (!Object.hasOwn(descriptors, key)) descriptors[key] = dataProperty(clamped[key])
+    }
+    return Object.create(Object.getPrototypeOf(object), descriptors)
+  } catch {
+    return { ...clamped, content: read(object, 'content') }
+  }
+}
+
+/** A clamp of an object's data as an object: `{}` when it came back as text (tiny limits). */
+function asObject(value) {
+  return typeof value === 'object' && value !== null && !isArray(value) ? value : {}
+}
+
+function dataProperty(value) {
+  return { value, writable: true, enumerable: true, configurable: true }
+}
+
+/** `details` within DETAILS_MAX_BYTES of compact JSON: the same value when it is. */
+function boundDetails(details) {
+  const { text } = json.stringifyAny(details)
+  if (text === undefined || fitsByLength(text.length, DETAILS_LIMITS)) return details
+  const bytes = Buffer.byteLength(text)
+  if (bytes <= DETAILS_MAX_BYTES) return details
+  return clampStructuredValue(details, DETAILS_LIMITS, bytes).value
+}
+
+/**
+ * `content` and structuredContent as the budget sees them: `{ content, structured, text,
+ * mirror, others, need }`. `text` is structuredContent's compact JSON; `mirror` the index of
+ * the first text block of `content` holding exactly that text (the MCP convention), else -1;
+ * `others` is `content` with that block's text emptied (it is rewritten from the clamped
+ * value, never cut as text); `need` what all of it takes: the other blocks, and the JSON once
+ * for structuredContent and once more for its mirror.
+ */
+function contentParts(content, structured) {
+  const text = structured === undefined ? undefined : json.stringifyAny(structured).text
+  const parts = { content, structured, text, mirror: -1, others: content, need: NOTHING, json: NOTHING }
+  if (text !== undefined) {
+    parts.json = { chars: text.length, bytes: Buffer.byteLength(text), lines: text === '' ? 0 : 1 }
+    parts.mirror = mirrorOf(content, text)
+    if (parts.mirror !== -1) {
+      parts.others = copyList(content)
+      parts.others[parts.mirror] = withBlockText(read(content, parts.mirror), '')
     }
   }
-  const clampedContent = parts === undefined ? undefined : clampPayload(parts, left)
-  const note = noteOf(clamped, room)
-  let blocks = clampedContent
-  if (note !== undefined && (clampedContent === undefined || isArray(clampedContent))) {
-    blocks = appended(clampedContent ?? [], { type: 'text', text: note })
+  const c = parts.others === undefined ? NOTHING : sizeOfPayload(parts.others)
+  parts.need = plus(c, copies(parts.json, parts.mirror === -1 ? 1 : 2))
+  // What a model reads of it all, exactly: the blocks (the mirror's text in its place) and
+  // the JSON. `need` counts the mirror as a line of its own: at most one line more.
+  parts.size = parts.mirror === -1 ? parts.need : plus(sizeOfPayload(content), parts.json)
+  return parts
+}
+
+/** The index of the first text block of `content` whose text is `text`, or -1. */
+function mirrorOf(content, text) {
+  if (!isArray(content)) return -1
+  const length = lengthOf(content)
+  for (let i = 0; i < length; i++) {
+    const block = read(content, i)
+    if (typeOf(block) === 'text' && blockText(block) === text) return i
   }
-  return withChanges(result, [
-    ['content', content, blocks],
-    ['structuredContent', structured, clamped.value],
-  ])
+  return -1
+}
+
+function copies(size, n) {
+  return { chars: size.chars * n, bytes: size.bytes * n, lines: size.lines * n }
+}
+
+/** `limits` with each budget halved (rounded down), for one of two equal copies. */
+function halved(limits) {
+  return Object.freeze({
+    ...limits,
+    maxChars: Math.floor(limits.maxChars / 2),
+    maxBytes: Math.floor(limits.maxBytes / 2),
+    maxLines: Math.floor(limits.maxLines / 2),
+  })
+}
+
+/**
+ * `content` and structuredContent under one budget: `{ content, structured }`, the same values
+ * when nothing was cut. They are two renderings of one result and a client may send either
+ * or both to the model: each gets what it needs when the other leaves room, else half.
+ * structuredContent is clamped schema-safe (markers 'none': only shorter arrays and strings),
+ * and a text block appended to `content` says what was shortened, inside the budget. The
+ * mirror block (see contentParts) holds the compact JSON of the clamped value, so it still
+ * parses whatever the other blocks hold; when the budget cannot hold that JSON twice
+ * (`maxLines: 1`, a few bytes) the mirror's text is emptied rather than cut.
+ */
+function clampContentParts(parts, limits) {
+  const { content, structured, others, mirror } = parts
+  if (parts.text === undefined) return { content: clampPayload(content, limits), structured }
+  const same = { content, structured }
+  if (fitsSize(parts.size, limits)) return same
+  const s = copies(parts.json, mirror === -1 ? 1 : 2)
+  const c = limitsLeftSize(parts.need, s)
+  const whole = share(limits, c, s, NOTHING)
+  if (fitsSize(s, whole.structured)) {
+    // structuredContent fits its share: only the other blocks are cut.
+    return { content: withMirror(parts, others === undefined ? undefined : clampPayload(others, whole.content), parts.text), structured }
+  }
+  const room = noteRoom(limits)
+  const mine = share(limits, c, s, room).structured
+  let clamped = clampStructuredValue(structured, mirror === -1 ? mine : halved(mine), parts.json.bytes)
+  // Not even `{}` fits: structuredContent is left out (undefined), and takes nothing.
+  let kept = JSON.stringify(clamped.value) ?? ''
+  let keptSize = { chars: kept.length, bytes: clamped.outputBytes, lines: kept === '' ? 0 : 1 }
+  let mirrorText = kept
+  if (mirror !== -1) {
+    if (fitsSize(copies(keptSize, 2), mine)) keptSize = copies(keptSize, 2)
+    else {
+      // No room for two copies: one, and an empty mirror.
+      clamped = clampStructuredValue(structured, mine, parts.json.bytes)
+      kept = JSON.stringify(clamped.value) ?? ''
+      keptSize = { chars: kept.length, bytes: clamped.outputBytes, lines: kept === '' ? 0 : 1 }
+      mirrorText = ''
+    }
+  }
+  // `content` gets what the note and the clamped structuredContent leave.
+  const left = limitsLeft(limits, plus(room, keptSize))
+  const clampedOthers = others === undefined ? undefined : clampPayload(others, left)
+  const note = noteOf(clamped, room)
+  let blocks = withMirror(parts, clampedOthers, mirrorText)
+  if (note !== undefined && (blocks === undefined || isArray(blocks))) {
+    blocks = appended(blocks ?? [], { type: 'text', text: note })
+  }
+  return { content: blocks, structured: clamped.value }
+}
+
+/** `a` less `b`, per dimension, never below 0. */
+function limitsLeftSize(a, b) {
+  return { chars: Math.max(0, a.chars - b.chars), bytes: Math.max(0, a.bytes - b.bytes), lines: Math.max(0, a.lines - b.lines) }
+}
+
+/**
+ * The clamp of `others` with the mirror block put back holding `text`: the original content
+ * when nothing changed.
+ */
+function withMirror(parts, clampedOthers, text) {
+  const { content, others, mirror } = parts
+  if (mirror === -1) return clampedOthers
+  const block = read(content, mirror)
+  const next = text === parts.text ? block : withBlockText(block, text)
+  if (clampedOthers === others && next === block) return content
+  // Both lists are this clamp's own copies.
+  clampedOthers[mirror] = next
+  return clampedOthers
 }
 
 /**
@@ -709,27 +924,85 @@ function clampMessage(message, limits) {
 
 /**
  * A LangChain direct tool output (`lc_direct_tool_output`), which LangChain passes on as it
- * is: a ToolMessage has its content clamped; a Command the content of each ToolMessage in
- * `update.messages`. Anything else of that kind, and the rest of a Command's update (graph
- * state, not a message to the model), is left alone.
+ * is: a ToolMessage has its content clamped; a LangGraph Command the content of each
+ * ToolMessage its update writes to `messages`, in every form LangGraph takes (see
+ * clampUpdate). The ToolMessages of one Command share the budget, in order: each gets what
+ * the ones before it left. Anything else of that kind, and the rest of a Command's update
+ * (graph state, not a message to the model), is left alone.
  */
 function clampDirectOutput(result, limits) {
   if (typeof read(result, 'tool_call_id') === 'string') return clampMessage(result, limits)
   const update = read(result, 'update')
-  if (typeof update !== 'object' || update === null || isArray(update)) return result
-  const messages = read(update, 'messages')
-  if (!isArray(messages)) return result
+  let left = limits
+  const clampNext = (message) => {
+    const clamped = clampMessage(message, left)
+    left = limitsLeft(left, sizeOfPayload(read(clamped, 'content')))
+    return clamped
+  }
+  const next = clampUpdate(update, clampNext)
+  return next === update ? result : withProperty(result, 'update', next)
+}
+
+/**
+ * A Command's update with `clampNext` applied to each ToolMessage written to `messages`: an
+ * object's `messages` key; in a list of `[key, value]` tuples, each `messages` tuple; a list
+ * that is no such tuple list (LangGraph writes it to the root channel, as a MessageGraph's
+ * messages). A `messages` value may be one message or a list of them. The same update when
+ * nothing changed.
+ */
+function clampUpdate(update, clampNext) {
+  if (typeof update !== 'object' || update === null) return update
+  if (!isArray(update)) {
+    const messages = read(update, 'messages')
+    const clamped = clampMessages(messages, clampNext)
+    return clamped === messages ? update : withProperty(update, 'messages', clamped)
+  }
+  if (!isTupleList(update)) return clampMessages(update, clampNext)
+  let next = update
+  const length = lengthOf(update)
+  for (let i = 0; i < length; i++) {
+    const tuple = read(update, i)
+    if (read(tuple, 0) !== 'messages') continue
+    const messages = read(tuple, 1)
+    const clamped = clampMessages(messages, clampNext)
+    if (clamped === messages) continue
+    if (next === update) next = copyList(update)
+    const copy = copyList(tuple)
+    copy[1] = clamped
+    next[i] = copy
+  }
+  return next
+}
+
+/** Whether a Command's update is a list of `[key, value]` tuples, as LangGraph tells them. */
+function isTupleList(list) {
+  const length = lengthOf(list)
+  for (let i = 0; i < length; i++) {
+    const tuple = read(list, i)
+    if (!isArray(tuple) || lengthOf(tuple) !== 2 || typeof read(tuple, 0) !== 'string') return false
+  }
+  return true
+}
+
+function isToolMessage(value) {
+  return typeof value === 'object' && value !== null && typeof read(value, 'tool_call_id') === 'string'
+}
+
+/** `clampNext` applied to one ToolMessage or to each in a list; the same value when none changed. */
+function clampMessages(messages, clampNext) {
+  if (isToolMessage(messages)) return clampNext(messages)
+  if (!isArray(messages)) return messages
   let next = messages
   const length = lengthOf(messages)
   for (let i = 0; i < length; i++) {
     const message = read(messages, i)
-    if (typeof message !== 'object' || message === null || typeof read(message, 'tool_call_id') !== 'string') continue
-    const clamped = clampMessage(message, limits)
+    if (!isToolMessage(message)) continue
+    const clamped = clampNext(message)
     if (clamped === message) continue
     if (next === messages) next = copyList(messages)
     next[i] = clamped
   }
-  return next === messages ? result : withProperty(result, 'update', withProperty(update, 'messages', next))
+  return next
 }
 
 /**
@@ -743,7 +1016,7 @@ function clampObject(result, given) {
   if (read(result, 'lc_direct_tool_output') === true) return clampDirectOutput(result, limits)
   const content = read(result, 'content')
   const structured = read(result, 'structuredContent')
-  if (isArray(content) || structured !== undefined) return clampStructured(result, content, structured, limits)
+  if (isArray(content) || structured !== undefined) return clampWithContent(result, content, structured, limits)
   if (type !== undefined) {
     if (OUTPUT_ITEMS.has(type)) {
       // OpenAI Agents / Responses: a function call's output item.
@@ -806,6 +1079,80 @@ function clampedError(name, message, cause) {
   return error
 }
 
+/** A data property as Error's own `message`, `stack` and `cause` are: writable, not enumerable. */
+function hidden(value) {
+  return { value, writable: true, enumerable: false, configurable: true }
+}
+
+/**
+ * A copy of `error` with `message` and `stack` clamped: a native Error (so `util.inspect`,
+ * `isNativeError` and `Error.captureStackTrace` treat it as one) with the original's
+ * prototype, so `instanceof` its class holds, and every own property of the original
+ * (`status`, `code`, getters as they are, `cause`); with no own `cause`, the original is
+ * the cause, so the full message stays reachable. The original is never written to.
+ * Undefined when the original's properties or prototype cannot be read (a revoked proxy).
+ */
+function copyOfError(error, name, message) {
+  let descriptors
+  let prototype
+  try {
+    descriptors = Object.getOwnPropertyDescriptors(error)
+    prototype = Object.getPrototypeOf(error)
+  } catch {
+    return undefined
+  }
+  descriptors.message = { ...hidden(message), enumerable: descriptors.message?.enumerable === true }
+  descriptors.stack = hidden(`${name}: ${message}`)
+  if (!Object.hasOwn(descriptors, 'cause')) descriptors.cause = hidden(error)
+  try {
+    const copy = new Error(message)
+    // The stack first, while the prototype is Error's: replacing V8's lazy stack formats it,
+    // and that reads `name` (a DOMException's getter throws on any other receiver).
+    Object.defineProperty(copy, 'stack', descriptors.stack)
+    Object.setPrototypeOf(copy, prototype)
+    Object.defineProperties(copy, descriptors)
+    keepBrandedGetters(copy, error, name)
+    return copy
+  } catch {
+    // A prototype that refuses (a proxy's trap) or a descriptor that cannot be defined.
+    return undefined
+  }
+}
+
+/**
+ * Makes each getter of the copy's class that refuses the copy (it checks the receiver's
+ * class, as DOMException's `name` and `code` do) an own value read from the original, and
+ * `copy.name` read `name` (it reaches the model in `String(error)`). Getters that throw on
+ * the original too stay as they are.
+ */
+function keepBrandedGetters(copy, error, name) {
+  let holder = Object.getPrototypeOf(copy)
+  for (let depth = 0; depth < 16 && holder !== null && holder !== Error.prototype && holder !== Object.prototype; depth++) {
+    for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(holder))) {
+      if (typeof descriptor.get !== 'function' || Object.hasOwn(copy, key) || readsOn(copy, key)) continue
+      let value
+      try {
+        value = error[key]
+      } catch {
+        continue
+      }
+      Object.defineProperty(copy, key, hidden(value))
+    }
+    holder = Object.getPrototypeOf(holder)
+  }
+  if (!readsOn(copy, 'name') || copy.name !== name) Object.defineProperty(copy, 'name', hidden(name))
+}
+
+/** Whether reading `object[key]` returns rather than throws. */
+function readsOn(object, key) {
+  try {
+    void object[key]
+    return true
+  } catch {
+    return false
+  }
+}
+
 function clampError(error, limits) {
   if (isError(error)) {
     let unreadable = false
@@ -815,10 +1162,10 @@ function clampError(error, limits) {
     })
     const message = typeof raw === 'string' ? raw : textOf(raw)
     const clamped = clampWith(message, limits)
-    if (unreadable) return clampedError('Error', clamped, error)
-    if (clamped === raw) return error
-    const name = readSafely(error, 'name', () => 'Error')
-    return clampedError(typeof name === 'string' ? name : 'Error', clamped, error)
+    if (!unreadable && clamped === raw) return error
+    const readName = readSafely(error, 'name', () => 'Error')
+    const name = typeof readName === 'string' ? readName : 'Error'
+    return copyOfError(error, name, clamped) ?? clampedError(name, clamped, error)
   }
   return clampedError('Error', clampWith(messageOf(error), limits), error)
 }

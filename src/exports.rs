@@ -8,9 +8,9 @@ use std::borrow::Cow;
 use napi::sys;
 use toolclamp_core::{
     answer_text, chars_windows, clamp_json, clamp_json_text, classify_provider_error, decode_lossy, elision_marker,
-    estimate_tokens, locate_json, lossy_position, measure, measure_str, normalize_terminal_output, page,
-    parse_json_paths, partial_banner, plan_budget, plan_tool_output, plan_with_snap, BudgetRequest, JsonRequest,
-    JsonText, JsonUnit, Limits, MarkerFacts, Markers, Notice, NoticeFacts, Page, PageRequest, Plan, ResultSize, Snap,
+    estimate_tokens, locate_json, lossy_position, measure, measure_str, normalize_terminal_output, page_with_banner,
+    parse_json_paths, plan_budget, plan_tool_output, plan_with_snap, repage, BudgetRequest, JsonRequest, JsonText,
+    JsonUnit, Limits, MarkerFacts, Markers, Notice, NoticeFacts, Page, PageRequest, Plan, Repage, ResultSize, Snap,
     Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
@@ -56,6 +56,11 @@ pub static EXPORTS: &[Export] = &[
         body: plan_tool_output_string,
     },
     Export { name: c"planPage", params: &["out", "text", "wide", "line", "column", "maxBytes", "maxLines"], body: plan_page },
+    Export {
+        name: c"repage",
+        params: &["out", "text", "wide", "maxChars", "maxBytes", "maxLines", "byteColumns"],
+        body: repage_page,
+    },
     Export {
         name: c"clampJson",
         params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "inlineMarkers",
@@ -580,19 +585,22 @@ fn page_request(call: &Call, first: usize) -> Result<PageRequest, Thrown> {
 }
 
 /// Pages `src` and answers with the banner of a partial page, else `null`; `map` turns page
-/// positions into the caller's.
+/// positions into the caller's. A partial page and its banner line fit the budget together.
 fn answer_page<S: Source + ?Sized>(call: &Call, src: &S, req: &PageRequest, map: impl Fn(usize) -> usize) -> Answer {
-    let p = page(src, req).map_err(|e| Thrown::Range(e.to_string()))?;
-    let banner =
-        if p.is_partial() { Some(call.string_from_core(&partial_banner(&p), &StandIns::default())?) } else { None };
+    let (p, banner) = page_with_banner(src, req).map_err(|e| Thrown::Range(e.to_string()))?;
+    let banner = match banner {
+        Some(banner) => Some(call.string_from_core(&banner, &StandIns::default())?),
+        None => None,
+    };
     call.answer(&page_results(&p, map(p.start), map(p.end)))?;
     banner.map_or_else(|| call.null(), Ok)
 }
 
 /// `planPage(out, text, wide, line, column, maxBytes, maxLines)` → the banner of a partial
 /// page, or `null` when the page is the whole text. The page is
-/// `text.slice(pageStart, pageEnd)`; columns count UTF-16 units. A line or column outside
-/// the text throws a `RangeError`.
+/// `text.slice(pageStart, pageEnd)`; columns count UTF-16 units. `banner + "\n" + page` is
+/// within the budget. A line or column outside the text, or a budget too small for a banner
+/// line and one character, throws a `RangeError`.
 fn plan_page(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let req = page_request(call, 3)?;
@@ -620,6 +628,34 @@ fn plan_page_buffer(call: &Call) -> Answer {
         // Positions in the decoded text map back to the invalid bytes.
         Cow::Owned(text) => answer_page(call, &Utf8::new(&text), &req, |i| lossy_position(data, i)),
     }
+}
+
+/// `repage(out, text, wide, maxChars, maxBytes, maxLines, byteColumns)`: `text` cut to the
+/// limits as a page under its banner line (see [`repage`]). Answers `fits` when `text` is no
+/// such page; else `page` with `pageStart` (where the page starts in `text`) and `pageEnd`
+/// (where the kept part ends), returning the new banner, or `null` when the limits cannot
+/// hold a banner line and one character.
+fn repage_page(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let limits = call.limits(3)?;
+    let byte_columns = call.boolean(6)?;
+    let answer = with_string(call, 1, wide, |src| Ok(repage(src, &limits, byte_columns)))?;
+    let (start, end, banner) = match answer {
+        Repage::NotAPage => {
+            call.answer(&Results::new(Verdict::Fits))?;
+            return call.null();
+        }
+        Repage::TooSmall { page_start } => (page_start, page_start, None),
+        Repage::Cut { page_start, end, banner } => (page_start, end, Some(banner)),
+    };
+    let banner = match banner {
+        Some(banner) => Some(call.string_from_core(&banner, &StandIns::default())?),
+        None => None,
+    };
+    let mut r = Results::new(Verdict::Page);
+    r.set(Slot::PageStart, start).set(Slot::PageEnd, end);
+    call.answer(&r)?;
+    banner.map_or_else(|| call.null(), Ok)
 }
 
 /// `clampJson(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio,

@@ -161,6 +161,18 @@ describe('Vercel AI SDK: generateText', () => {
     assert.match(content[0].text, MIDDLE_NOTICE)
   })
 
+  test('{ content: [], stdout } reaches the model with every field it sends within the budget', async () => {
+    // The SDK sends the whole object as JSON: stdout shares the budget with content.
+    const part = await toolResultSentToModel(wrapExecute(async () => ({ content: [], stdout: hugeLog, exitCode: 1 })))
+    assert.equal(part.output.type, 'json')
+    const { content, ...rest } = part.output.value
+    assert.deepEqual(content, [])
+    assert.equal(rest.exitCode, 1)
+    assert.ok(byteLength(JSON.stringify(rest)) <= PAYLOAD_MAX_BYTES, `${byteLength(JSON.stringify(rest))} bytes`)
+    assert.ok(byteLength(JSON.stringify(part.output.value)) < PAYLOAD_MAX_BYTES + 20, 'the envelope adds only its content key')
+    assert.match(rest.stdout, /\[\.\.\. [\d,]+ bytes truncated\]$/)
+  })
+
   test('a 5 MB object result reaches the model as JSON within the budget, small fields whole', async () => {
     const result = { service: 'checkout', log: hugeLog, exitCode: 1, stderr: 'Error: payment declined' }
     const part = await toolResultSentToModel(wrapExecute(async () => result))

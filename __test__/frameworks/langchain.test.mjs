@@ -122,6 +122,26 @@ test('a ToolMessage or a Command returned as it is reaches the model clamped, th
   assert.match(fromCommand.content, /truncated in the middle/)
 })
 
+test("a Command whose update holds one ToolMessage, or is a list of [key, value] tuples, reaches the model clamped", async () => {
+  const log = 'warning: deprecated API in src/module.ts\n'.repeat(25_000) // 1 MB
+  const forms = {
+    // update.messages: one ToolMessage, not a list (the messages reducer takes either).
+    single: (id) => new Command({ update: { messages: new ToolMessage({ content: log, tool_call_id: id }) } }),
+    // update as the [key, value] tuples LangGraph writes to its channels.
+    tuples: (id) => new Command({ update: [['messages', [new ToolMessage({ content: log, tool_call_id: id })]]] }),
+    tupleOfOne: (id) => new Command({ update: [['messages', new ToolMessage({ content: log, tool_call_id: id })]] }),
+  }
+  for (const [name, make] of Object.entries(forms)) {
+    const command = tool(
+      wrapExecute(async (_, config) => make(config.toolCall.id)),
+      { name, description: 'Returns a Command', schema: z.object({}) },
+    )
+    const sent = await toolMessageSentToModel(command)
+    assert.ok(bytesOf(sent.content) <= BUDGET, `${name}: ${bytesOf(sent.content)} bytes`)
+    assert.match(sent.content, /truncated at the end/, name)
+  }
+})
+
 test('without the wrapper the same tool sends the model all 5 MB (what the clamp prevents)', async () => {
   const stdout = 'x'.repeat(5_000_000)
   const raw = tool(async () => ({ stdout }), { name: 'raw', description: 'Unclamped', schema: z.object({}) })

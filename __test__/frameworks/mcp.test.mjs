@@ -310,3 +310,32 @@ test('5 MB of structuredContent: clamped schema-safe on the server, validated by
   assert.match(note, new RegExp(`\\$\\.rows: [\\d,]+ of ${rowCount.toLocaleString('en-US')} items`))
   assert.match(note, /\$\.log: [\d,]+ of [\d,]+ bytes/)
 })
+
+test('structuredContent mirrored in a text block beside other text: the mirror still parses as what the client validated', async (t) => {
+  const rows = Array.from({ length: 20_000 }, (_, id) => ({ id, path: `src/module-${id}.ts` }))
+  const report = { status: 'failed', rows }
+  const server = new McpServer({ name: 'lint-server', version: '1.0.0' })
+  server.registerTool(
+    'lint',
+    {
+      description: 'Lints the workspace',
+      outputSchema: { status: z.enum(['passed', 'failed']), rows: z.array(z.object({ id: z.number().int(), path: z.string() }).strict()) },
+    },
+    // The summary and the log come first: the mirror is not the only text.
+    async () =>
+      hardTruncateToolPayload({
+        content: [
+          { type: 'text', text: 'Lint failed.' },
+          { type: 'text', text: HUGE_LOG },
+          { type: 'text', text: JSON.stringify(report) },
+        ],
+        structuredContent: report,
+      }),
+  )
+  const client = await connectClient(t, server, 'lint')
+  const result = await client.callTool({ name: 'lint', arguments: {} })
+  assert.deepEqual(JSON.parse(result.content[2].text), result.structuredContent)
+  assert.ok(result.structuredContent.rows.length > 10)
+  const textBytes = allTexts(result).reduce((sum, text) => sum + Buffer.byteLength(text), 0)
+  assert.ok(textBytes + Buffer.byteLength(JSON.stringify(result.structuredContent)) <= DEFAULT_MAX_BYTES)
+})

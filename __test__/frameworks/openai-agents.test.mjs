@@ -54,6 +54,17 @@ test('a tool returning a 5 MB object: the model gets at most the budget, as JSON
   assert.ok(stdout.startsWith(value.stdout.slice(0, 1000)))
 })
 
+test('a tool returning { content: [], stdout }: every field the model gets is within the budget', async () => {
+  const stdout = 'PASS src/module.test.ts ✓\n'.repeat(200_000)
+  const item = await toolResultSentToModel(wrapExecute(async () => ({ content: [], stdout, exitCode: 0 })))
+  const text = item.output.text
+  assert.ok(Buffer.byteLength(text) < BUDGET + 20, `${Buffer.byteLength(text)} bytes`)
+  const { content, ...rest } = JSON.parse(text)
+  assert.deepEqual(content, [])
+  assert.ok(Buffer.byteLength(JSON.stringify(rest)) <= BUDGET)
+  assert.equal(rest.exitCode, 0)
+})
+
 test('a tool returning a 5 MB string or a text output: within the budget', async () => {
   const log = 'line of build output\n'.repeat(250_000)
   for (const returned of [log, { type: 'text', text: log }]) {

@@ -290,7 +290,7 @@ test('control: without the wrapper the thrown error reaches the transcript whole
   assert.ok(bytes > ERROR_MAX_BYTES && lines > ERROR_MAX_LINES)
 })
 
-test('a 5 MB object as JSON text and details: the model gets at most the budget, details stay by reference', async () => {
+test('a 5 MB object as JSON text and details: the model gets at most the budget, details are bounded to 8 KiB', async () => {
   const rows = Array.from({ length: 60_000 }, (_, id) => ({ id, path: `src/module-${id}.ts`, status: 'ok' }))
   const details = { rows }
   const tool = {
@@ -305,6 +305,15 @@ test('a 5 MB object as JSON text and details: the model gets at most the budget,
   assert.ok(Buffer.byteLength(JSON.stringify(details)) > 3_000_000)
   const { toolResult, toolResultSeenByModel } = await runAgentWithTool(wrapToolWithHardOutputTruncate(tool), { buildId: '7421' })
   assertWithinLimits(toolResultSeenByModel.content, PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES, 'model')
-  // details never reach the model (pi-ai's providers do not send them) and are left alone.
-  assert.equal(toolResult.details, details)
+  // details never reach the model (pi-ai's providers do not send them): outside the budget,
+  // bounded to 8 KiB as OpenClaw bounds the details it persists, schema-safe.
+  const kept = toolResult.details.rows
+  assert.ok(Buffer.byteLength(JSON.stringify(toolResult.details)) <= 8192)
+  assert.ok(kept.length > 100 && kept.length < rows.length)
+  assert.deepEqual(kept, rows.slice(0, kept.length))
+  // Small details stay by reference.
+  const small = { buildId: '7421' }
+  const smallTool = { ...tool, name: 'small', async execute() { return { content: [{ type: 'text', text: 'ok' }], details: small } } }
+  const fromSmall = await runAgentWithTool(wrapToolWithHardOutputTruncate(smallTool), { buildId: '7421' })
+  assert.equal(fromSmall.toolResult.details, small)
 })

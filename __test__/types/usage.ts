@@ -166,7 +166,12 @@ import type { PayloadLimits, ToolErrorLimits } from 'toolclamp'
 const sharedLimits: PayloadLimits = { maxLines: 100, snap: 'none' }
 const errorLimits: ToolErrorLimits = sharedLimits
 const clampedError: Error = hardTruncateToolError(new Error('x'), sharedLimits)
-export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput, errorLimits, clampedError }
+// An Error subclass comes back typed as itself (the copy keeps its class).
+class HttpError extends Error {
+  status = 503
+}
+const httpStatus: number = hardTruncateToolError(new HttpError('x')).status
+export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput, errorLimits, clampedError, httpStatus }
 
 // Provider errors
 import { classifyProviderError, isContextOverflowError } from 'toolclamp'

@@ -51,7 +51,9 @@ pub use json::{
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
 pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, PROVIDER_HINTS, RATE_LIMITS};
-pub use page::{lossy_position, page, partial_banner, Page, PageError, PageRequest};
+pub use page::{
+    lossy_position, page, page_with_banner, partial_banner, repage, Banner, Page, PageError, PageRequest, Repage,
+};
 pub use plan::{
     chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN,
     SNAP_MIN_SHARE, UNLIMITED,

@@ -9,8 +9,8 @@ use common::*;
 use proptest::prelude::*;
 use reference::*;
 use toolclamp_core::{
-    decode_lossy, lossy_position, page, partial_banner, Measure, Page, PageError, PageRequest, Source, Units, Utf8,
-    UNLIMITED,
+    decode_lossy, lossy_position, page, page_with_banner, partial_banner, repage, Banner, Limits, Measure, Page,
+    PageError, PageRequest, Repage, Source, Units, Utf8, UNLIMITED,
 };
 
 fn req(line: u64, column: usize, max_bytes: u64, max_lines: u64) -> PageRequest {
@@ -513,6 +513,278 @@ fn lossy_positions_map_back_to_the_raw_bytes() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Pages under their banner
+// ---------------------------------------------------------------------------------------
+
+/// What a page under its banner takes: its banner line (and line break) and the page.
+fn shown_with_banner(p: &Page, banner: &str) -> (u64, u64) {
+    (banner.len() as u64 + 1 + p.shown.bytes, 1 + p.shown.lines)
+}
+
+#[test]
+fn a_page_and_its_banner_fit_the_budget_together() {
+    let text = numbered(5123, 50); // 58 bytes a line
+    let (p, banner) = page_with_banner(&Units::new(&utf16(&text)), &req(1, 0, 51_200, 2000)).unwrap();
+    let banner = banner.unwrap();
+    assert_eq!(
+        banner,
+        "[PARTIAL view: lines 1–881 of 5,123 shown (bytes 0–51,098 of 297,134). Continue with offset=882.]"
+    );
+    let (bytes, lines) = shown_with_banner(&p, &banner);
+    assert!(bytes <= 51_200 && bytes > 51_200 - 58, "{bytes} bytes");
+    assert!(lines <= 2000);
+    // Lines bind: the banner takes one of them.
+    let (p, banner) = page_with_banner(&Units::new(&utf16(&text)), &req(1, 0, UNLIMITED, 10)).unwrap();
+    assert_eq!((p.shown.lines, p.next), (9, Some((10, 0))));
+    assert_eq!(shown_with_banner(&p, &banner.unwrap()).1, 10);
+}
+
+#[test]
+fn a_text_that_fits_comes_back_whole_with_no_banner_under_any_budget() {
+    let (p, banner) = page_with_banner(&Units::new(&utf16("ab\n")), &req(1, 0, 4, 1)).unwrap();
+    assert_eq!((p.start, p.end, banner), (0, 3, None));
+}
+
+#[test]
+fn budgets_too_small_for_a_banner_are_errors_that_say_what_it_takes() {
+    let text = utf16(&numbered(100, 10));
+    let err = |b, l| page_with_banner(&Units::new(&text), &req(1, 0, b, l)).unwrap_err();
+    assert_eq!(
+        err(51_200, 1).to_string(),
+        "maxLines 1 cannot hold a partial page: its banner takes a line of its own, so give at least 2"
+    );
+    let e = err(4, 2000);
+    // The least a page here takes: its first line (18 bytes) under its banner and line break,
+    // less than one character under the longer banner of a page that ends mid-line.
+    let line = "[PARTIAL view: line 1 of 100 shown (bytes 0–18 of 1,800). Continue with offset=2.]";
+    let needed = line.len() as u64 + 1 + 18;
+    assert_eq!(e, PageError::TooSmall { max_bytes: 4, max_lines: 2000, needed_bytes: needed });
+    assert_eq!(
+        e.to_string(),
+        format!("maxBytes 4 cannot hold a partial page: the least one here takes {needed} bytes with its banner line")
+    );
+    // Exactly that much is enough.
+    let (p, banner) = page_with_banner(&Units::new(&text), &req(1, 0, needed, 2000)).unwrap();
+    assert_eq!((p.end, banner.as_deref()), (18, Some(line)));
+    assert!(matches!(err(needed - 1, 2000), PageError::TooSmall { .. }));
+}
+
+#[test]
+fn banners_parse_back_exactly_and_nothing_else_does() {
+    let text = format!("{}\n{}\nshort\n", "a".repeat(100_000), "b".repeat(60_000));
+    for r in [
+        req(1, 0, 51_200, UNLIMITED),
+        req(1, 1000, 2000, UNLIMITED),
+        req(1, 51_200, UNLIMITED, 2),
+        req(3, 0, UNLIMITED, 1),
+    ] {
+        let p = page_of(&text, r).unwrap();
+        assert_eq!(Banner::parse(&partial_banner(&p)), Some(Banner::of(&p)));
+    }
+    let good = "[PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31.]";
+    assert!(Banner::parse(good).is_some());
+    for bad in [
+        "[PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1800). Continue with offset=31.]",
+        "[PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31.] ",
+        "[PARTIAL view: lines 30–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31.]",
+        "[PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31, column=0.]",
+        "[PARTIAL view: lines 21-30 of 100 shown (bytes 360-540 of 1,800). Continue with offset=31.]",
+        "PARTIAL view: lines 21–30 of 100 shown (bytes 360–540 of 1,800). Continue with offset=31.]",
+    ] {
+        assert_eq!(Banner::parse(bad), None, "{bad}");
+    }
+}
+
+/// The text a tool shows of a page: its banner line, then the page.
+fn shown_text(t: &[u16], p: &Page, banner: &str) -> Vec<u16> {
+    let mut shown = utf16(banner);
+    shown.push(NL);
+    shown.extend_from_slice(&t[p.start..p.end]);
+    shown
+}
+
+#[test]
+fn a_page_cut_further_says_where_to_continue() {
+    let text = utf16(&numbered(5000, 50));
+    let (p, banner) = page_with_banner(&Units::new(&text), &req(1, 0, 51_200, 2000)).unwrap();
+    let shown = shown_text(&text, &p, &banner.unwrap());
+    let limits = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines: 500 };
+    let Repage::Cut { page_start, end, banner } = repage(&Units::new(&shown), &limits, false) else { panic!() };
+    assert_eq!(
+        banner,
+        "[PARTIAL view: lines 1–499 of 5,000 shown (bytes 0–28,942 of 290,000). Continue with offset=500.]"
+    );
+    assert_eq!(&shown[page_start..end], &text[..499 * 58]);
+    // Mid-line, in positions or in bytes.
+    let wide = utf16(&format!("{}\nnext\n", "é".repeat(1000)));
+    let (p, banner) = page_with_banner(&Units::new(&wide), &req(1, 0, 1000, UNLIMITED)).unwrap();
+    let shown = shown_text(&wide, &p, &banner.unwrap());
+    let limits = Limits { max_chars: UNLIMITED, max_bytes: 300, max_lines: UNLIMITED };
+    for (bytes, width) in [(false, 1), (true, 2)] {
+        let Repage::Cut { page_start, end, banner } = repage(&Units::new(&shown), &limits, bytes) else { panic!() };
+        let column = (end - page_start) * width;
+        assert!(banner.ends_with(&format!("Continue with offset=1, column={column}.]")), "{banner}");
+    }
+    // Not a page: no banner, a banner the page disagrees with, or no room for one.
+    let tampered = [&shown[..shown.len() - 1], &[b'x' as u16]].concat();
+    assert_eq!(repage(&Units::new(&tampered), &limits, false), Repage::NotAPage);
+    assert_eq!(repage(&Units::new(&utf16("just text\n")), &limits, false), Repage::NotAPage);
+    let one_line = Limits { max_lines: 1, ..limits };
+    assert!(matches!(repage(&Units::new(&shown), &one_line, false), Repage::TooSmall { .. }));
+}
+
+/// Where line `line`, column `column` lies in `t`.
+fn position_of(t: &[u16], line: u64, column: usize) -> usize {
+    reference_line_start(t, line).unwrap() + column
+}
+
+/// Pages `t` under banners from `(line, column)` and checks each page: it fits with its
+/// banner, the longest that does, and the chain gives back the text from there.
+fn check_banner_chain(t: &[u16], max_bytes: u64, max_lines: u64) {
+    let src = Units::new(t);
+    let mut at = Some((1, 0));
+    let mut rebuilt = Vec::new();
+    while let Some((line, column)) = at {
+        let r = req(line, column, max_bytes, max_lines);
+        let (p, banner) = match page_with_banner(&src, &r) {
+            Ok(answer) => answer,
+            Err(PageError::TooSmall { needed_bytes, .. }) => {
+                // Truly too small: no room for a banner line, or for it and one character,
+                // or it and the first line.
+                let least = |p: Page| partial_banner(&p).len() as u64 + 1 + p.shown.bytes;
+                let one = least(page(&src, &req(line, column, 0, UNLIMITED)).unwrap());
+                let first = least(page(&src, &req(line, column, UNLIMITED, 1)).unwrap());
+                assert!(max_lines < 2 || needed_bytes > max_bytes);
+                assert!(max_lines < 2 || needed_bytes == one.min(first));
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(p.start, rebuilt.len());
+        let Some(banner) = banner else {
+            assert!(!p.is_partial() && p.start == 0 && p.end == t.len());
+            rebuilt.extend_from_slice(t);
+            break;
+        };
+        assert_eq!(banner, partial_banner(&p));
+        let (bytes, lines) = shown_with_banner(&p, &banner);
+        assert!(bytes <= max_bytes && lines <= max_lines, "{bytes} bytes, {lines} lines: {banner}");
+        // The longest page that fits with its own banner, among the pages of every room.
+        let lines_left = if max_lines == UNLIMITED { UNLIMITED } else { max_lines - 1 };
+        let rooms: Vec<u64> = if max_bytes == UNLIMITED { vec![UNLIMITED] } else { (0..=max_bytes).collect() };
+        let longest = rooms
+            .into_iter()
+            .map(|room| reference_page(t, &req(line, column, room, lines_left)).unwrap())
+            .filter(|q| shown_with_banner(q, &partial_banner(q)).0 <= max_bytes)
+            .map(|q| q.end)
+            .max();
+        assert_eq!(Some(p.end), longest, "{banner}");
+        rebuilt.extend_from_slice(&t[p.start..p.end]);
+        at = p.next;
+    }
+    assert_eq!(rebuilt, t);
+}
+
+fn limits_strategy() -> impl Strategy<Value = Limits> {
+    let budget = |lo: u64, hi: u64| prop_oneof![4 => lo..hi, 1 => Just(UNLIMITED)];
+    (budget(0, 400), budget(0, 500), prop_oneof![4 => 0u64..8, 1 => Just(UNLIMITED)])
+        .prop_map(|(max_chars, max_bytes, max_lines)| Limits { max_chars, max_bytes, max_lines })
+}
+
+/// The longest cut of the page `shown[page_start..]` under `banner` that fits `limits` with
+/// its own banner, the slow way: every end a page may have (a line end, the page's end, or a
+/// safe cut inside its first line), its banner written from the definitions.
+fn reference_repage(
+    shown: &[u16],
+    page_start: usize,
+    banner: &Banner,
+    limits: &Limits,
+    bytes: bool,
+) -> Option<(usize, String)> {
+    let n = shown.len();
+    let first_newline = shown[page_start..].iter().position(|&c| c == NL).map(|i| page_start + i);
+    let mut best = None;
+    for end in page_start + 1..=n {
+        let line_end = shown[end - 1] == NL;
+        if !is_safe_cut(shown, end) || !(end == n || line_end || first_newline.is_none_or(|p| end <= p)) {
+            continue;
+        }
+        let kept = &shown[page_start..end];
+        let text = if end == n {
+            banner.text()
+        } else {
+            let last_line = banner.first_line + newlines(kept) - line_end as u64;
+            let next = if line_end {
+                (last_line + 1, 0)
+            } else {
+                let from = kept.iter().rposition(|&c| c == NL).map_or(0, |i| i + 1);
+                let base = if from == 0 { banner.start_column } else { 0 };
+                let into = if bytes { naive_bytes(&kept[from..]) as usize } else { kept.len() - from };
+                (last_line, base + into)
+            };
+            Banner { last_line, next: Some(next), end_byte: banner.start_byte + naive_bytes(kept), ..banner.clone() }
+                .text()
+        };
+        let out = [&utf16(&text)[..], &[NL], kept].concat();
+        let m = naive_measure(&out);
+        if m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines {
+            best = Some((end, text));
+        }
+    }
+    best
+}
+
+/// A page of `t` (UTF-16 positions, or UTF-8 bytes when `bytes`) cut by `repage` under
+/// `limits`: the longest cut that fits with its banner (the reference's), and its banner
+/// continues exactly where the kept part ends.
+fn check_repage(text: &str, r: PageRequest, limits: &Limits, bytes: bool) {
+    let units = utf16(text);
+    let (p, banner) = if bytes {
+        page_with_banner(&Utf8::new(text), &r).unwrap()
+    } else {
+        page_with_banner(&Units::new(&units), &r).unwrap()
+    };
+    let Some(banner) = banner else { return };
+    let to_units = |i: usize| if bytes { text[..i].encode_utf16().count() } else { i };
+    let (start, end) = (to_units(p.start), to_units(p.end));
+    let shown = [&utf16(&banner)[..], &[NL], &units[start..end]].concat();
+    let page_start = banner.encode_utf16().count() + 1;
+    let facts = Banner::parse(&banner).unwrap();
+    let expected =
+        if limits.max_lines < 2 { None } else { reference_repage(&shown, page_start, &facts, limits, bytes) };
+    match (repage(&Units::new(&shown), limits, bytes), expected) {
+        (Repage::TooSmall { page_start: at }, None) => assert_eq!(at, page_start),
+        (Repage::Cut { page_start: at, end: kept_end, banner: cut }, Some((want_end, want_banner))) => {
+            assert_eq!((at, kept_end, &cut), (page_start, want_end, &want_banner));
+            let kept = kept_end - page_start;
+            let Some((line, column)) = Banner::parse(&cut).expect("the new banner parses").next else {
+                return assert_eq!(kept, end - start);
+            };
+            if kept == end - start {
+                return assert_eq!(cut, banner);
+            }
+            if bytes {
+                let line_start =
+                    if line == 1 { 0 } else { text.match_indices('\n').nth(line as usize - 2).unwrap().0 + 1 };
+                assert_eq!(to_units(line_start + column), start + kept, "{cut}");
+            } else {
+                assert_eq!(position_of(&units, line, column), start + kept, "{cut}");
+            }
+        }
+        (got, want) => panic!("repage gave {got:?}, the reference {want:?}"),
+    }
+}
+
+#[test]
+fn repaging_a_page_of_a_buffer_counts_columns_in_bytes() {
+    let text = format!("{}\n日本語 text\n", "é😀ab".repeat(300));
+    let limits = Limits { max_chars: UNLIMITED, max_bytes: 250, max_lines: UNLIMITED };
+    check_repage(&text, req(1, 0, 1000, UNLIMITED), &limits, true);
+    check_repage(&text, req(1, 0, 1000, UNLIMITED), &limits, false);
+    check_repage(&text, req(1, 210, 1000, UNLIMITED), &limits, true);
+}
+
+// ---------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------
 
@@ -567,6 +839,33 @@ proptest! {
                 prop_assert!(!banner.contains('\n'));
             }
         }
+    }
+
+    #[test]
+    fn pages_under_banners_fit_and_chain_back_to_the_text(t in text(60), b in prop_oneof![4 => 0u64..400, 1 => Just(UNLIMITED)], l in max_lines()) {
+        check_banner_chain(&t, b, l);
+    }
+
+    #[test]
+    fn banners_parse_back_to_their_facts(t in text(40), line in 1u64..6, column in 0usize..10, b in max_bytes(), l in max_lines()) {
+        if let Ok(p) = page(&Units::new(&t), &req(line, column, b, l)) {
+            if p.is_partial() {
+                prop_assert_eq!(Banner::parse(&partial_banner(&p)), Some(Banner::of(&p)));
+            }
+        }
+    }
+
+    #[test]
+    fn a_repaged_page_fits_and_continues_where_it_stops(
+        t in str_text(60),
+        line in 1u64..5,
+        b in prop_oneof![3 => 200u64..600, 1 => Just(UNLIMITED)],
+        l in prop_oneof![3 => 2u64..12, 1 => Just(UNLIMITED)],
+        limits in limits_strategy(),
+        bytes in any::<bool>(),
+    ) {
+        let lines = t.split_inclusive('\n').count().max(1) as u64;
+        check_repage(&t, req(line.min(lines), 0, b, l), &limits, bytes);
     }
 
     #[test]

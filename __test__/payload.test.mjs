@@ -604,7 +604,7 @@ describe('hardTruncateToolError', () => {
     assert.equal(clamped.status, 503)
     assert.equal(clamped.code, 'E_UPSTREAM')
     assert.equal(clamped.name, 'HttpError')
-    assert.equal(clamped.message, truncateText(before, { ...ERROR_LIMITS, snap: 'line' }).text)
+    assert.equal(clamped.message, truncateText(before, { ...ERROR_LIMITS, snap: 'line', strategy: 'headTail', headRatio: 0.3 }).text)
     assert.equal(clamped.stack, `HttpError: ${clamped.message}`)
     assert.equal(String(clamped), clamped.stack)
     assert.deepEqual(Object.keys(clamped), Object.keys(original))

@@ -431,7 +431,9 @@ describe('results with content: every field a framework sends shares the budget'
     assert.equal(clamped.exitCode, 2)
     assert.equal(clamped.isError, true)
     assert.deepEqual(Object.keys(clamped), Object.keys(input))
-    assert.match(clamped.stdout, /\[\.\.\. [\d,]+ bytes truncated\]$/)
+    // A failed result (isError) keeps both ends of its data: the marker stands in the middle.
+    assert.match(clamped.stdout, /^x\n[^]*\[\.\.\. [\d,]+ bytes truncated\][^]*x\n$/)
+    assert.match(hardTruncateToolPayload({ ...input, isError: false }).stdout, /\[\.\.\. [\d,]+ bytes truncated\]$/)
     // Through wrapExecute, as the AI SDK and the OpenAI Agents SDK call it.
     assertWithin(wrapExecute(() => input)())
   })

@@ -685,7 +685,7 @@ function appended(list, block) {
 // pi's `details`: kept for a UI and logs, never sent to a model, so outside the budget, but
 // bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
 const DETAILS_MAX_BYTES = 8192
-const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity })
+const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity, strategy: 'head', headRatio: 0.5 })
 // The keys of a result with content that are not sent as its other data.
 const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
 

@@ -123,7 +123,7 @@ test('a ToolMessage or a Command returned as it is reaches the model clamped, th
 })
 
 test("a Command whose update holds one ToolMessage, or is a list of [key, value] tuples, reaches the model clamped", async () => {
-  const log = 'warning: deprecated API in src/module.ts\n'.repeat(25_000) // 1 MB
+  const log = 'compiled src/module.ts in 12 ms\n'.repeat(32_000) // 1 MB
   const forms = {
     // update.messages: one ToolMessage, not a list (the messages reducer takes either).
     single: (id) => new Command({ update: { messages: new ToolMessage({ content: log, tool_call_id: id }) } }),

@@ -94,11 +94,115 @@ impl Sink for String {
     }
 }
 
-/// The line being drawn: cells and a cursor.
+/// The line being drawn: its cells and a cursor. The cells are kept as text while every
+/// write appended to them (the usual case: a line written left to right, its colours
+/// dropped), and as chars once a write lands among them (a redraw after `\r`, a backspace,
+/// an erase up to the cursor).
 #[derive(Default)]
 struct Line {
-    cells: Vec<char>,
+    /// The cells as text, unless `in_chars`.
+    text: String,
+    /// The cells as chars, if `in_chars`.
+    chars: Vec<char>,
+    in_chars: bool,
+    /// Cells in the line.
+    len: usize,
     cursor: usize,
+}
+
+impl Line {
+    /// The cells as chars, to write among them.
+    fn chars(&mut self) -> &mut Vec<char> {
+        if !self.in_chars {
+            self.chars.clear();
+            self.chars.extend(self.text.chars());
+            self.text.clear();
+            self.in_chars = true;
+        }
+        &mut self.chars
+    }
+
+    /// Puts `c` at the cursor, which is at most at the end.
+    fn put(&mut self, c: char) {
+        if self.cursor < self.len {
+            let cursor = self.cursor;
+            self.chars()[cursor] = c;
+        } else {
+            if self.in_chars {
+                self.chars.push(c);
+            } else {
+                self.text.push(c);
+            }
+            self.len += 1;
+        }
+        self.cursor += 1;
+    }
+
+    /// Appends `s`, `count` chars, at the cursor, which is at the end.
+    fn append(&mut self, s: &str, count: usize) {
+        if self.in_chars {
+            self.chars.extend(s.chars());
+        } else {
+            self.text.push_str(s);
+        }
+        self.len += count;
+        self.cursor = self.len;
+    }
+
+    fn push_blanks(&mut self, n: usize) {
+        if self.in_chars {
+            self.chars.resize(self.len + n, ' ');
+        } else {
+            const SPACES: &str = "                                                                ";
+            let mut left = n;
+            while left > 0 {
+                let some = left.min(SPACES.len());
+                self.text.push_str(&SPACES[..some]);
+                left -= some;
+            }
+        }
+        self.len += n;
+    }
+
+    /// Keeps the first `n` cells.
+    fn truncate(&mut self, n: usize) {
+        if n == 0 {
+            self.clear();
+        } else if n < self.len {
+            if !self.in_chars && self.text.len() == self.len {
+                // One byte a cell.
+                self.text.truncate(n);
+            } else {
+                self.chars().truncate(n);
+            }
+            self.len = n;
+        }
+    }
+
+    /// Blanks the cells up to the cursor, the cursor's included.
+    fn blank_to_cursor(&mut self) {
+        if self.len > 0 {
+            let end = self.cursor.min(self.len - 1);
+            self.chars()[..=end].fill(' ');
+        }
+    }
+
+    /// Erases every cell (the cursor stays).
+    fn clear(&mut self) {
+        self.text.clear();
+        self.chars.clear();
+        self.in_chars = false;
+        self.len = 0;
+    }
+
+    /// Appends the cells to `out`.
+    fn text_to(&self, out: &mut String) {
+        if self.in_chars {
+            encode(&self.chars, out);
+        } else {
+            out.push_str(&self.text);
+        }
+    }
 }
 
 /// The screen between chunks: the line, and what the next char depends on.
@@ -128,19 +232,14 @@ impl Screen {
     #[inline]
     fn put(&mut self, c: char, sink: &mut impl Sink) {
         let line = &mut self.line;
-        if line.cursor > line.cells.len() {
+        if line.cursor > line.len {
             // Blanks up to the cursor, as far as the allowance reaches.
-            let blanks = (line.cursor - line.cells.len()).min(self.blanks);
+            let blanks = (line.cursor - line.len).min(self.blanks);
             self.blanks -= blanks;
-            line.cells.resize(line.cells.len() + blanks, ' ');
-            line.cursor = line.cells.len();
+            line.push_blanks(blanks);
+            line.cursor = line.len;
         }
-        if line.cursor < line.cells.len() {
-            line.cells[line.cursor] = c;
-        } else {
-            line.cells.push(c);
-        }
-        line.cursor += 1;
+        line.put(c);
         if line.cursor >= WIDTH {
             self.give_out(false, sink);
         }
@@ -149,13 +248,9 @@ impl Screen {
     fn put_str(&mut self, s: &str, sink: &mut impl Sink) {
         let line = &mut self.line;
         // Appending what surely fits in the row: no blanks, no overwrite, no wrap to check.
-        if line.cursor == line.cells.len() && line.cells.len() + s.len() < WIDTH {
-            if s.is_ascii() {
-                line.cells.extend(s.bytes().map(char::from));
-            } else {
-                line.cells.extend(s.chars());
-            }
-            line.cursor = line.cells.len();
+        if line.cursor == line.len && line.len + s.len() < WIDTH {
+            let count = if s.is_ascii() { s.len() } else { s.chars().count() };
+            line.append(s, count);
             return;
         }
         for c in s.chars() {
@@ -165,14 +260,22 @@ impl Screen {
 
     /// Gives out the line (with `\n` if `newline`) and starts the next, empty.
     fn give_out(&mut self, newline: bool, sink: &mut impl Sink) {
-        self.encoded.clear();
-        encode(&self.line.cells, &mut self.encoded);
-        if newline {
-            self.encoded.push('\n');
+        let line = &mut self.line;
+        if line.in_chars {
+            self.encoded.clear();
+            encode(&line.chars, &mut self.encoded);
+            if newline {
+                self.encoded.push('\n');
+            }
+            sink.text(&self.encoded);
+        } else {
+            if newline {
+                line.text.push('\n');
+            }
+            sink.text(&line.text);
         }
-        sink.text(&self.encoded);
-        self.line.cells.clear();
-        self.line.cursor = 0;
+        line.clear();
+        line.cursor = 0;
     }
 
     fn end_line(&mut self, sink: &mut impl Sink) {
@@ -260,14 +363,9 @@ impl Screen {
         let line = &mut self.line;
         match action {
             'K' => match first {
-                0 => line.cells.truncate(line.cursor),
-                1 => {
-                    let end = line.cursor.min(line.cells.len().saturating_sub(1));
-                    if !line.cells.is_empty() {
-                        line.cells[..=end].fill(' ');
-                    }
-                }
-                2 => line.cells.clear(),
+                0 => line.truncate(line.cursor),
+                1 => line.blank_to_cursor(),
+                2 => line.clear(),
                 _ => {}
             },
             'C' => line.cursor = line.cursor.saturating_add(first.max(1)).min(WIDTH - 1),
@@ -277,13 +375,14 @@ impl Screen {
         }
     }
 
-    /// A run of plain text (see [`plain_len`]) read between sequences: what the parser
-    /// would make of it char by char, with its whole lines given out as they are.
-    fn plain(&mut self, mut run: &str, sink: &mut impl Sink) {
+    /// A run of plain text (see [`plain_len`]; `no_newline` if it is known to have no `\n`)
+    /// read between sequences: what the parser would make of it char by char, with its whole
+    /// lines given out as they are.
+    fn plain(&mut self, mut run: &str, no_newline: bool, sink: &mut impl Sink) {
         // The first char may do more than land at the cursor: end the line of a pending
         // `\r`, or pay for blanks. It goes the parser's way; the rest then only appends or
         // overwrites, so what it earns can be counted at once.
-        if self.pending_cr || self.line.cursor > self.line.cells.len() {
+        if self.pending_cr || self.line.cursor > self.line.len {
             let Some(c) = run.chars().next() else { return };
             self.read(c, sink);
             run = &run[c.len_utf8()..];
@@ -293,12 +392,13 @@ impl Screen {
             self.earn(reads_in(run));
         }
         let bytes = run.as_bytes();
-        let Some(first) = memchr::memchr(b'\n', bytes) else {
+        let first = if no_newline { None } else { memchr::memchr(b'\n', bytes) };
+        let Some(first) = first else {
             return self.put_str(run, sink);
         };
         let last = memchr::memrchr(b'\n', bytes).unwrap_or(first);
         let mut from = 0;
-        if !self.line.cells.is_empty() || self.line.cursor > 0 {
+        if self.line.len > 0 || self.line.cursor > 0 {
             self.put_str(&run[..first], sink);
             self.end_line(sink);
             from = first + 1;
@@ -340,36 +440,63 @@ fn maybe_special(b: u8) -> bool {
     (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0xC2)
 }
 
-/// [`maybe_special`] as a table, for a scan byte by byte.
-static SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
+/// What a byte is to [`plain_len`]'s byte-by-byte look: plain, a `\n`, or [`maybe_special`].
+static CLASS: [u8; 256] = {
+    let mut table = [PLAIN; 256];
     let mut b = 0;
-    while b < 256 {
-        table[b] = (b < 0x20 && b != b'\n' as usize && b != b'\t' as usize) || b == 0xC2;
+    while b < 0x20 {
+        table[b] = SPECIAL;
         b += 1;
     }
+    table[b'\t' as usize] = PLAIN;
+    table[b'\n' as usize] = NEWLINE;
+    table[0xC2] = SPECIAL;
     table
 };
+const PLAIN: u8 = 0;
+const NEWLINE: u8 = 1;
+const SPECIAL: u8 = 2;
 
 /// The length of the plain text `bytes` (valid UTF-8) starts with: up to an escape, a
-/// control char but `\n` and `\t`, or a C1 char.
-fn plain_len(bytes: &[u8]) -> usize {
-    const BLOCK: usize = 32;
-    let mut i = 0;
-    loop {
-        // Text between escapes is short: a byte-by-byte look finds its end soonest. Past
-        // that, whole blocks without a candidate byte are passed at once (the test vectorises).
-        let near = (i + BLOCK).min(bytes.len());
-        let mut at = bytes[i..near].iter().position(|&b| SPECIAL[usize::from(b)]).map(|j| i + j);
-        if at.is_none() {
-            i = near;
-            while i + BLOCK <= bytes.len() && !bytes[i..i + BLOCK].iter().fold(false, |any, &b| any | maybe_special(b))
-            {
-                i += BLOCK;
-            }
-            at = bytes[i..].iter().position(|&b| SPECIAL[usize::from(b)]).map(|j| i + j);
+/// control char but `\n` and `\t`, or a C1 char. And whether it surely has no `\n`.
+#[inline(always)]
+fn plain_len(bytes: &[u8]) -> (usize, bool) {
+    // Text between escapes is short: a byte-by-byte look finds its end soonest, and sees
+    // its line breaks on the way.
+    let near = bytes.len().min(PLAIN_BLOCK);
+    let mut newline = false;
+    for (i, &b) in bytes[..near].iter().enumerate() {
+        match CLASS[usize::from(b)] {
+            PLAIN => {}
+            NEWLINE => newline = true,
+            _ if b == 0xC2 && !matches!(bytes.get(i + 1), Some(0x80..=0x9F)) => {}
+            _ => return (i, !newline),
         }
-        let Some(at) = at else { return bytes.len() };
+    }
+    if near == bytes.len() {
+        return (near, !newline);
+    }
+    (long_plain_len(bytes, near), false)
+}
+
+/// Bytes [`plain_len`] looks at one by one before it goes by blocks.
+const PLAIN_BLOCK: usize = 32;
+
+/// [`plain_len`] of a long run, from `from` on: whole blocks without a candidate byte are
+/// passed at once (the test vectorises).
+#[inline(never)]
+fn long_plain_len(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    loop {
+        while i + PLAIN_BLOCK <= bytes.len()
+            && !bytes[i..i + PLAIN_BLOCK].iter().fold(false, |any, &b| any | maybe_special(b))
+        {
+            i += PLAIN_BLOCK;
+        }
+        let Some(at) = bytes[i..].iter().position(|&b| CLASS[usize::from(b)] == SPECIAL) else {
+            return bytes.len();
+        };
+        let at = i + at;
         if bytes[at] == 0xC2 && !matches!(bytes.get(at + 1), Some(0x80..=0x9F)) {
             i = at + 1;
             continue;
@@ -509,7 +636,8 @@ impl TerminalNormalizer {
     /// a few screen lines, whatever the input. (The parser's own buffers and a cut UTF-8
     /// sequence are of fixed size.)
     pub fn held_bytes(&self) -> usize {
-        self.screen.line.cells.capacity() * std::mem::size_of::<char>() + self.screen.encoded.capacity()
+        let line = &self.screen.line;
+        line.text.capacity() + line.chars.capacity() * std::mem::size_of::<char>() + self.screen.encoded.capacity()
     }
 
     /// Feeds `bytes`; appends to `out` the lines they finished, each with its `\n`.
@@ -533,17 +661,18 @@ impl TerminalNormalizer {
             } else if !self.fast {
                 bytes.len()
             } else {
-                let plain = plain_len(bytes);
+                let (plain, no_newline) = plain_len(bytes);
                 if plain > 0 {
                     debug_assert!(std::str::from_utf8(&bytes[..plain]).is_ok());
                     // SAFETY: `Utf8Stream` gives only valid UTF-8, and a run ends before an
                     // ASCII byte or a C1 char, on a char boundary.
                     let run = unsafe { std::str::from_utf8_unchecked(&bytes[..plain]) };
-                    self.screen.plain(run, sink);
+                    self.screen.plain(run, no_newline, sink);
                     bytes = &bytes[plain..];
-                    continue;
                 }
-                match bytes[0] {
+                // What ended the run, if anything.
+                let Some(&next) = bytes.first() else { break };
+                match next {
                     0x1B if !self.screen.options.ansi => 1,
                     0x1B => {
                         if let Some((len, first, action)) = simple_csi(bytes) {
@@ -597,7 +726,7 @@ impl TerminalNormalizer {
     /// is: the line being drawn as it stands (an escape or UTF-8 sequence still cut off by the
     /// end of the last chunk is left out).
     pub fn unfinished(&self, out: &mut String) {
-        out.extend(&self.screen.line.cells);
+        self.screen.line.text_to(out);
         if self.screen.pending_cr {
             out.push('\n');
         }
@@ -615,7 +744,7 @@ impl TerminalNormalizer {
         let mut decoder = std::mem::take(&mut self.decoder);
         decoder.finish(&mut |valid: &[u8]| self.feed(valid, sink));
         self.screen.flush_cr(sink);
-        if !self.screen.line.cells.is_empty() {
+        if self.screen.line.len > 0 {
             self.screen.give_out(false, sink);
         }
     }

@@ -17,10 +17,10 @@ use toolclamp_core::{
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
 
-/// What a capture holds at most besides its two buffers: the line being drawn (cells and
-/// its text on the way out) and a batch of text on its way to the buffers, with their
-/// spare capacity.
-const NORMALIZING: usize = 3 * 4 * WIDTH + 2 * 64 * 1024;
+/// What a capture holds at most besides its two buffers: the line being drawn (as text, as
+/// chars, and encoded on its way out, each at most 4 bytes a cell, with spare capacity) and
+/// a batch of text on its way to the buffers.
+const NORMALIZING: usize = 6 * 4 * WIDTH + 2 * 64 * 1024;
 
 /// The most a capture with `limits` may hold: each buffer is its cap plus slack.
 fn memory_bound(limits: &Limits) -> usize {

@@ -3,7 +3,7 @@
 
 mod hostile;
 
-use hostile::{hostile_text, options};
+use hostile::{hostile_text, options, reference};
 use proptest::prelude::*;
 use toolclamp_core::{normalize_terminal_output, Normalize, TerminalNormalizer};
 
@@ -180,7 +180,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2_000))]
 
     /// Plain text passes the parser; what it gives is what the parser gives, char by char,
-    /// for any split, and never more than `MAX_GROWTH` bytes a byte plus a screen line.
+    /// and what the plain reference gives, for any split, and never more than `MAX_GROWTH`
+    /// bytes a byte plus a screen line.
     #[test]
     fn the_fast_path_gives_what_the_parser_gives_and_output_is_bounded(
         text in hostile_text(), options in options(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
@@ -188,7 +189,8 @@ proptest! {
         use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
         let mut at: Vec<usize> = cuts.iter().map(|i| i.index(text.len() + 1)).collect();
         at.sort_unstable();
-        let expected = run(TerminalNormalizer::parser_only(options), &text, &[]);
+        let expected = reference(&text, options);
+        prop_assert_eq!(&run(TerminalNormalizer::parser_only(options), &text, &[]), &expected);
         prop_assert_eq!(&run(TerminalNormalizer::new(options), &text, &at), &expected);
         prop_assert_eq!(&normalize_terminal_output(&text, options), &expected);
         prop_assert!(expected.len() <= MAX_GROWTH * text.len() + WIDTH, "{} bytes from {}", expected.len(), text.len());

@@ -79,7 +79,7 @@ test('the CLI with --normalize reads a flood of far moves in bounded memory', ()
 // SUB, lone surrogates, and long runs of plain text.
 const HOSTILE = [
   '\x1b[65535C', '\x1b[65535C', '\x1b[999G', '\x1b[9C', 'x', 'abc', ' ', '\n', '\n', '\r', '\r\n', '\b', '\t', '\x07',
-  '\0', '\x85', '\x9b31m', '\x1b', '\x1b[', '\x1b[1;2', '\x1b[?25h', '\x1b[2K', '\x1b[1K', '\x1b[3D', '\x1b]0;title',
+  '\0', '\x85', '\x9b31m', '\x1b', '\x1b[', '\x1b[1;2', '\x1b[?25h', '\x1b[2K', '\x1b[1K', '\x1b[K', '\x1b[3D', '\x1b]0;title',
   '\x1b\\', '\x1bPq', '\x1b_', '\x1bX', '\x18', '\x1b[38:5:1m', 'é', '°', '日本', '😀', '\uD83D', '\uDE00', 'Ü',
 ]
 const hostileArb = fc.array(

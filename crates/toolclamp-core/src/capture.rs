@@ -141,7 +141,7 @@ pub struct Capture {
     /// A high surrogate that ended the last UTF-16 chunk.
     pending_high: Option<u16>,
     normalizer: Option<TerminalNormalizer>,
-    /// Normalised text on its way to the store (at most [`BATCH`] bytes, or a line).
+    /// Normalised text on its way to the store (at most [`BATCH`] bytes).
     scratch: String,
     /// UTF-8 of string chunks on its way to the decoder or normaliser.
     encoded: Vec<u8>,

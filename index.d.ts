@@ -158,6 +158,11 @@ export type Normalize =
  * other control chars shown in caret notation, tabs kept. A `Buffer` is read as UTF-8. Plain
  * text comes back as the very same string.
  *
+ * The screen is 65,536 columns wide. Blanks left by a cursor move past the end of a line are
+ * paid from an allowance: one screen line to start with, and 8 more for each char, control or
+ * escape sequence read, so a flood of far moves (`\x1b[65535Cx`) cannot blow the text up: the
+ * result is at most 12 UTF-8 bytes per input byte plus one screen line.
+ *
  * @example
  * normalizeTerminalOutput('\x1b[32mok\x1b[0m\n 10%\r 55%\r100%\n') // 'ok\n100%\n'
  */

@@ -71,3 +71,16 @@ test('truncateText and formatExecOutput count what the model reads', () => {
   const { text } = formatExecOutput({ stdout: Buffer.from(bar), stderr: '\x1b[33mwarn\x1b[0m\n', exitCode: 0 }, { normalize: true })
   assert.equal(text, `<stdout>\n[${'#'.repeat(19)}] 500/500\ndone\n</stdout>\n<stderr>\nwarn\n</stderr>\nexit code: 0`)
 })
+
+test('blanks a cursor move leaves are paid from an allowance, so far moves cannot amplify', () => {
+  // Ordinary column moves show as on a terminal.
+  assert.equal(normalizeTerminalOutput('name\x1b[20Gsize\x1b[30C\x1b[32mok\x1b[0m\n'), `name${' '.repeat(15)}size${' '.repeat(30)}ok\n`)
+  // The allowance starts at one screen line (65,536 cells); each char, control or sequence
+  // read adds 8 to it. A flood of far moves drains it, then each `x` lands 24 blanks in.
+  const flood = '\x1b[65535Cx\n'.repeat(1000)
+  const lines = normalizeTerminalOutput(flood).split('\n')
+  assert.equal(lines[0], `${' '.repeat(65535)}x`)
+  assert.equal(lines[1], `${' '.repeat(25)}x`)
+  assert.equal(lines[999], `${' '.repeat(24)}x`)
+  assert.equal(normalizeTerminalOutput(Buffer.from(flood)), lines.join('\n'))
+})

@@ -6,7 +6,8 @@
 //   node bench/index.mjs seed004 tail only the cases whose id contains one of the words
 //   node bench/index.mjs payload      only the tool-payload cases
 //   node bench/index.mjs conversation only the conversation and provider-error cases
-//   node bench/index.mjs stream       only the capture, runCommand and CLI cases
+//   node bench/index.mjs stream       only the capture, runCommand, CLI and normalisation cases
+//   node bench/index.mjs normalize    only the normalisation cases (the CLI's included)
 //
 // Timings are tinybench medians (latency p50) per call, the better of two rounds. Calls
 // shorter than ~20 µs are timed in batches and divided, so the timer's own cost does not
@@ -21,7 +22,16 @@ import toolclamp from '../index.js'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
 import { CONVERSATION_COLUMNS, ERROR_COLUMNS, runConversationCases } from './conversations.mjs'
-import { CAPTURE_COLUMNS, CLI_COLUMNS, RUN_COLUMNS, runCaptureCases, runCliCases, runCommandCases } from './streams.mjs'
+import {
+  CAPTURE_COLUMNS,
+  CLI_COLUMNS,
+  NORMALIZE_COLUMNS,
+  RUN_COLUMNS,
+  runCaptureCases,
+  runCliCases,
+  runCommandCases,
+  runNormalizeCases,
+} from './streams.mjs'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1'
@@ -552,7 +562,8 @@ async function main() {
   const jsonCases = JSON_CASES.filter(selected)
   const conversations = filters.length === 0 || filters.some((f) => 'conversation'.includes(f.toLowerCase()))
   const streams = filters.length === 0 || filters.some((f) => 'streams'.includes(f.toLowerCase()))
-  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations && !streams) {
+  const normalizing = streams || filters.some((f) => 'normalize'.includes(f.toLowerCase()))
+  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations && !normalizing) {
     console.error(`no case matches ${filters.join(', ')}; cases: ${[...CASES, ...PAYLOAD_CASES, ...JSON_CASES].map((c) => c.id).join(', ')}`)
     process.exit(2)
   }
@@ -617,7 +628,8 @@ async function main() {
     : { conversationRows: [], errorRows: [] }
   const captureRows = streams ? runCaptureCases({ quick }) : []
   const runRows = streams ? runCommandCases({ quick }) : []
-  const cliRows = streams ? await runCliCases({ quick }) : []
+  const normalizeRows = normalizing ? runNormalizeCases({ quick }) : []
+  const cliRows = normalizing ? await runCliCases({ quick, normalizeRows }) : []
 
   const seconds = ((performance.now() - started) / 1000).toFixed(0)
   let passes = 0
@@ -706,8 +718,8 @@ async function main() {
       markdownTable(ERROR_COLUMNS, errorRows),
     )
   }
-  if (captureRows.length + runRows.length + cliRows.length > 0) {
-    for (const row of [...captureRows, ...runRows, ...cliRows]) (row.at(-1).startsWith('PASS') ? passes++ : misses++)
+  if (captureRows.length + runRows.length + cliRows.length + normalizeRows.length > 0) {
+    for (const row of [...captureRows, ...runRows, ...cliRows, ...normalizeRows]) (row.at(-1).startsWith('PASS') ? passes++ : misses++)
     console.log('streams: createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: tail }) per whole stream')
     console.log(textTable(CAPTURE_COLUMNS, captureRows))
     console.log('')
@@ -716,6 +728,9 @@ async function main() {
     console.log('')
     console.log('CLI: toolclamp --strategy tail --max-lines 2000 <file> against wc -l <file> (/usr/bin/time)')
     console.log(textTable(CLI_COLUMNS, cliRows))
+    console.log('')
+    console.log('normalize: createOutputCapture({ ..., normalize: true }) and the CLI --normalize, against the same without')
+    console.log(textTable(NORMALIZE_COLUMNS, normalizeRows))
     console.log('')
     md.push(
       '',
@@ -737,6 +752,17 @@ async function main() {
       'The CLI on a file against `wc -l` on it, wall time and peak RSS from `/usr/bin/time`.',
       '',
       markdownTable(CLI_COLUMNS, cliRows),
+      '',
+      '### Terminal normalisation',
+      '',
+      'The same capture with `normalize: true`, against it without, fed a pool of distinct 64 KiB',
+      'Buffers of varied log lines (plain, or coloured per field with column jumps and `\\r` progress',
+      'bars), cycled through; and 1 MiB of far cursor moves, whose normalised text once grew 6,500',
+      'times. MB/s is input bytes per second with `normalize`. The CLI row runs `--normalize` on the',
+      'file of the CLI table, against the same command without it. Outputs are checked equal to',
+      '`truncateText(whole, { normalize: true })` (the CLI\'s to its output without `--normalize`).',
+      '',
+      markdownTable(NORMALIZE_COLUMNS, normalizeRows),
     )
   }
   console.log(`targets: ${passes} PASS, ${misses} MISS; ${seconds} s`)

@@ -112,6 +112,120 @@ export function runCaptureCases({ quick }) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Normalisation: createOutputCapture({ normalize: true }) on plain and ANSI-heavy output
+
+/** A small seeded generator, so every run times the same varied text. */
+function random(seed) {
+  let x = seed >>> 0 || 1
+  return (n) => {
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    return (x >>> 0) % n
+  }
+}
+
+const WORDS = ['request', 'handled', 'cache', 'miss', 'retry', 'user', 'session', 'query', 'took', 'bytes', 'ok', 'queued']
+const LEVELS = [['INFO', 32], ['WARN', 33], ['DEBUG', 2], ['ERROR', 31]]
+
+/** A log line of 40–120 chars: plain, or coloured as a terminal logger writes it. */
+function logLine(pick, i, ansi) {
+  const words = Array.from({ length: 3 + pick(10) }, () => WORDS[pick(WORDS.length)]).join(' ')
+  const [level, colour] = LEVELS[pick(LEVELS.length)]
+  const time = `12:${String(pick(60)).padStart(2, '0')}:${String(pick(60)).padStart(2, '0')}.${pick(1000)}`
+  if (!ansi) return `${time} ${level.padEnd(5)} [worker-${pick(16)}] ${words} id=${i} status=${200 + pick(300)}\n`
+  // Colours per field, a column jump, and now and then a progress bar redrawn with \r.
+  if (pick(8) === 0) {
+    return Array.from({ length: 4 }, (_, k) => `\r\x1b[2K\x1b[36m[${'#'.repeat(k * 5)}${' '.repeat(20 - k * 5)}]\x1b[0m ${k * 25}%`).join('') + '\n'
+  }
+  return `\x1b[2m${time}\x1b[0m \x1b[${colour}m${level.padEnd(5)}\x1b[0m [\x1b[36mworker-${pick(16)}\x1b[39m] ${words}\x1b[60G\x1b[1mid=${i}\x1b[22m status=\x1b[33m${200 + pick(300)}\x1b[39m\n`
+}
+
+/**
+ * `count` distinct 64 KiB Buffers of log lines (cut at 64 KiB exactly, so they split lines
+ * and escapes as pipes do): a pool cycled through, so no run times one chunk again and again.
+ */
+function chunkPool(ansi, count, seed) {
+  const pick = random(seed)
+  const chunks = []
+  let line = 0
+  let carry = Buffer.alloc(0)
+  while (chunks.length < count) {
+    let text = ''
+    while (text.length < CHUNK * 1.1) text += logLine(pick, line++, ansi)
+    let bytes = Buffer.concat([carry, Buffer.from(text)])
+    while (bytes.length >= CHUNK && chunks.length < count) {
+      chunks.push(bytes.subarray(0, CHUNK))
+      bytes = bytes.subarray(CHUNK)
+    }
+    carry = bytes
+  }
+  return chunks
+}
+
+const captureOf = (pool, count, options) => {
+  const capture = toolclamp.createOutputCapture({ ...LIMITS, ...options })
+  for (let i = 0; i < count; i++) capture.write(pool[i % pool.length])
+  return capture.end()
+}
+
+const wholeOf = (pool, count) => {
+  const chunks = []
+  for (let i = 0; i < count; i++) chunks.push(pool[i % pool.length])
+  return Buffer.concat(chunks).toString()
+}
+
+export const NORMALIZE_COLUMNS = ['input', 'with normalize', 'MB/s', 'without normalize', 'ratio', 'target']
+
+export function runNormalizeCases({ quick }) {
+  const rows = []
+  const sizes = quick ? [16] : [64, 256]
+  const poolSize = quick ? 256 : 1024
+  for (const kind of ['plain', 'ANSI-heavy']) {
+    const pool = chunkPool(kind !== 'plain', poolSize, kind === 'plain' ? 1 : 2)
+    for (const mib of sizes) {
+      const count = (mib * MIB) / CHUNK
+      const expected = toolclamp.truncateText(wholeOf(pool, count), { ...LIMITS, normalize: true })
+      assert.deepEqual(captureOf(pool, count, { normalize: true }), expected, `normalize ${kind} ${mib} MiB`)
+      process.stderr.write(`timing normalize ${kind} ${mib} MiB…\n`)
+      const runs = quick ? 3 : 7
+      const on = timeMs(() => captureOf(pool, count, { normalize: true }), runs).ms
+      const off = timeMs(() => captureOf(pool, count, {}), runs).ms
+      const rate = (mib * MIB) / 1e6 / (on / 1000)
+      const ratio = on / off
+      const pass = kind === 'plain' ? ratio <= 2 : rate >= 200
+      rows.push([
+        `${mib} MiB ${kind} log lines, capture`,
+        `${on.toFixed(1)} ms`,
+        rate.toFixed(0),
+        `${off.toFixed(1)} ms`,
+        `${ratio.toFixed(2)}x`,
+        `${pass ? 'PASS' : 'MISS'} ${kind === 'plain' ? '≤2x without' : '≥200 MB/s'}`,
+      ])
+    }
+  }
+  // Far cursor moves: ten bytes a line that once drew 65,536 columns each.
+  const flood = Buffer.from('\x1b[65535Cx\n'.repeat(MIB / 10))
+  const floodChunks = Array.from({ length: Math.ceil(flood.length / CHUNK) }, (_, i) => flood.subarray(i * CHUNK, (i + 1) * CHUNK))
+  const expected = toolclamp.truncateText(flood.toString(), { ...LIMITS, normalize: true })
+  assert.deepEqual(captureOf(floodChunks, floodChunks.length, { normalize: true }), expected, 'normalize far moves')
+  process.stderr.write('timing normalize far moves…\n')
+  const on = timeMs(() => captureOf(floodChunks, floodChunks.length, { normalize: true }), quick ? 3 : 7).ms
+  const off = timeMs(() => captureOf(floodChunks, floodChunks.length, {}), quick ? 3 : 7).ms
+  const growth = expected.totalBytes / flood.length
+  const pass = expected.totalBytes <= 12 * flood.length + 65536
+  rows.push([
+    `1 MiB of \`\\x1b[65535Cx\\n\`, capture`,
+    `${on.toFixed(1)} ms`,
+    ((flood.length / 1e6) / (on / 1000)).toFixed(0),
+    `${off.toFixed(1)} ms`,
+    `${(on / off).toFixed(2)}x`,
+    `${pass ? 'PASS' : 'MISS'} text ≤12x + a line (${growth.toFixed(2)}x)`,
+  ])
+  return rows
+}
+
+// ---------------------------------------------------------------------------------------
 // runCommand
 
 // Writes `mib` MiB of log lines to stdout, 64 KiB at a time, waiting for the pipe.
@@ -213,7 +327,7 @@ async function writeFile(file, mib) {
 
 export const CLI_COLUMNS = ['input', 'toolclamp --max-lines 2000', 'peak RSS', 'wc -l', 'ratio', 'target']
 
-export async function runCliCases({ quick }) {
+export async function runCliCases({ quick, normalizeRows = [] }) {
   if (!existsSync('/usr/bin/time')) return []
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolclamp-bench-'))
   const rows = []
@@ -243,6 +357,22 @@ export async function runCliCases({ quick }) {
       `${wcMs.toFixed(0)} ms`,
       `${ratio.toFixed(2)}x`,
       `${pass ? 'PASS' : 'MISS'} ≤2x wc -l, ≤64 MiB`,
+    ])
+    // The same file normalised: plain text passes the parser by.
+    const normalizeArgs = [cli, '--normalize', '--strategy', 'tail', '--max-lines', '2000', file]
+    const shown = timed(process.execPath, normalizeArgs)
+    assert.equal(shown.stdout, first.stdout, 'plain text normalises to itself')
+    const normalizeRuns = [shown, ...Array.from({ length: runs - 1 }, () => timed(process.execPath, normalizeArgs))]
+    const normalizeMs = median(normalizeRuns.map((r) => r.ms))
+    const normalizeRss = Math.max(...normalizeRuns.map((r) => r.rssMiB))
+    const normalizePass = normalizeMs <= cliMs * 2 && normalizeRss <= 64
+    normalizeRows.push([
+      `${mib} MiB file of log lines, CLI --normalize`,
+      `${normalizeMs.toFixed(0)} ms`,
+      ((mib * MIB) / 1e6 / (normalizeMs / 1000)).toFixed(0),
+      `${cliMs.toFixed(0)} ms`,
+      `${(normalizeMs / cliMs).toFixed(2)}x`,
+      `${normalizePass ? 'PASS' : 'MISS'} ≤2x without, ≤64 MiB (peak ${normalizeRss.toFixed(0)} MiB)`,
     ])
   } finally {
     rmSync(dir, { recursive: true, force: true })

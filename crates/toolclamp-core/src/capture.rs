@@ -22,7 +22,7 @@
 use crate::measure::{lines_of, Measure, Span};
 use crate::plan::{Limits, Strategy, UNLIMITED};
 use crate::source::Source;
-use crate::terminal::{Normalize, TerminalNormalizer};
+use crate::terminal::{Normalize, Sink, TerminalNormalizer};
 use crate::utf8::{char_weight, count, raw_unit, Utf8, Utf8Stream, REPLACEMENT};
 
 const NL: u8 = b'\n';
@@ -37,6 +37,9 @@ const HEAD_ONLY_TAIL: usize = 8;
 
 /// The tail buffer is trimmed back to `tail_cap` once it holds this much more.
 const TAIL_SLACK: usize = 64 * 1024;
+
+/// Normalised text is handed to the store in pieces of about this many bytes.
+const BATCH: usize = 64 * 1024;
 
 /// Totals that stand for "not known yet, at most this": wide enough for any count a
 /// notice could name (16 digits), so a notice rendered from them is at least as long as the
@@ -148,7 +151,7 @@ pub struct Capture {
     /// A high surrogate that ended the last UTF-16 chunk.
     pending_high: Option<u16>,
     normalizer: Option<TerminalNormalizer>,
-    /// Normalised text on its way to the store.
+    /// Normalised text on its way to the store (at most [`BATCH`] bytes).
     scratch: String,
     /// UTF-8 of string chunks on its way to the decoder or normaliser.
     encoded: Vec<u8>,
@@ -268,10 +271,9 @@ impl Capture {
         self.flush_surrogate();
         self.flush_decoder();
         if let Some(normalizer) = self.normalizer.take() {
-            let mut out = std::mem::take(&mut self.scratch);
-            out.clear();
-            normalizer.finish(&mut out);
-            self.store.accept(out.as_bytes());
+            let mut batch = Batch { buf: &mut self.scratch, store: &mut self.store };
+            normalizer.finish_to(&mut batch);
+            batch.flush();
         }
         self.finished = true;
     }
@@ -288,9 +290,11 @@ impl Capture {
         self.store.echo.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    /// Bytes held in memory for the text (the two buffers), whatever the total.
+    /// Bytes held in memory for the text (the two buffers and, when normalising, the line
+    /// being drawn and the text on its way to the buffers), whatever the total.
     pub fn kept_bytes(&self) -> usize {
-        self.store.head.capacity() + self.store.tail.capacity()
+        let normalizing = self.normalizer.as_ref().map_or(0, |n| n.held_bytes()) + self.scratch.capacity();
+        self.store.head.capacity() + self.store.tail.capacity() + normalizing
     }
 
     pub fn is_finished(&self) -> bool {
@@ -402,13 +406,39 @@ impl Capture {
     fn text_in(&mut self, bytes: &[u8]) {
         match &mut self.normalizer {
             Some(normalizer) => {
-                let mut out = std::mem::take(&mut self.scratch);
-                out.clear();
-                normalizer.push(bytes, &mut out);
-                self.store.accept(out.as_bytes());
-                self.scratch = out;
+                let mut batch = Batch { buf: &mut self.scratch, store: &mut self.store };
+                normalizer.push_to(bytes, &mut batch);
+                batch.flush();
             }
             None => self.store.accept(bytes),
+        }
+    }
+}
+
+/// Normalised text on its way to the store: gathered into pieces of about [`BATCH`] bytes
+/// (a longer piece goes straight through), so a chunk that normalises to much more text than
+/// it holds still takes no more memory than a batch and a screen line.
+struct Batch<'a> {
+    buf: &'a mut String,
+    store: &'a mut Store,
+}
+
+impl Batch<'_> {
+    fn flush(&mut self) {
+        self.store.accept(self.buf.as_bytes());
+        self.buf.clear();
+    }
+}
+
+impl Sink for Batch<'_> {
+    fn text(&mut self, s: &str) {
+        if self.buf.len() + s.len() > BATCH {
+            self.flush();
+        }
+        if s.len() > BATCH {
+            self.store.accept(s.as_bytes());
+        } else {
+            self.buf.push_str(s);
         }
     }
 }

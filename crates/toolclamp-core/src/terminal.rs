@@ -18,6 +18,33 @@
 //! half of one is rare and is not modelled). Moves to other lines (cursor up, clear screen)
 //! are dropped: a multi-line redraw keeps its lines in the order they were written.
 //!
+//! # Blanks are paid for
+//!
+//! A char written past the end of the line (after `CSI C` or `CSI G`) leaves blanks between,
+//! and those blanks are the one thing that is not in the input: `\x1b[65535Cx\n`, ten bytes,
+//! would draw a line of 65,536 cells. So blanks are paid from an allowance: it starts at one
+//! screen line ([`WIDTH`]), each char, control or CSI sequence read adds
+//! [`BLANKS_PER_READ`] to it (up to one screen line again), and a char that would land
+//! further than the allowance reaches lands at the end of the line plus the allowance. Output
+//! that moves the cursor now and then to align columns never comes near the limit, so it
+//! shows as on a terminal; a flood of far moves shows each char at most
+//! [`BLANKS_PER_READ`] cells per read apart.
+//!
+//! Hence the bound (UTF-8 bytes; [`MAX_GROWTH`]): each input byte gives at most 4 bytes of
+//! text (a C1 char, 2 bytes, is shown as 8; an invalid byte as the 3 of U+FFFD; a C0 control
+//! as 2), every char of the output is one written by a read or a paid blank, and the blanks
+//! are at most one screen line plus [`BLANKS_PER_READ`] per read, a read taking at least a
+//! byte: the output is at most `MAX_GROWTH × input + WIDTH` bytes.
+//!
+//! # Speed
+//!
+//! Plain text (no escape, `\r`, backspace or control char other than `\n` and `\t`) read
+//! while the parser is between sequences does not go through the parser: it is found a
+//! block of bytes at a time, and its whole lines are given out as they are, which is what the
+//! parser would make of them char by char. [`TerminalNormalizer`] follows where the parser
+//! stands with [`Seq`], a coarse copy of its states that only says "between sequences" when
+//! the parser surely is.
+//!
 //! [`TerminalNormalizer`] takes bytes in chunks split anywhere (inside a UTF-8 sequence, an
 //! escape sequence or a `\r\n`) and gives back finished lines; its memory is the line being
 //! drawn. What has been returned never changes: a line is only returned once it ended.
@@ -48,133 +75,297 @@ impl Default for Normalize {
 /// Columns of the screen: where a line wraps and cursor moves stop.
 pub const WIDTH: usize = 1 << 16;
 
-/// The line being drawn: cells and a cursor.
+/// Blanks a cursor move may leave for each char, control or CSI sequence read (see the
+/// module docs).
+pub const BLANKS_PER_READ: usize = 8;
+
+/// Normalised text is at most this many times as long as its input, plus [`WIDTH`] (UTF-8
+/// bytes both; see the module docs): 4 for the visible forms, the rest for blanks.
+pub const MAX_GROWTH: usize = 4 + BLANKS_PER_READ;
+
+/// Where normalised text goes, piece by piece and in order.
+pub trait Sink {
+    fn text(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+/// The line being drawn: its cells and a cursor. The cells are kept as text while every
+/// write appended to them (the usual case: a line written left to right, its colours
+/// dropped), and as chars once a write lands among them (a redraw after `\r`, a backspace,
+/// an erase up to the cursor).
 #[derive(Default)]
 struct Line {
-    cells: Vec<char>,
+    /// The cells as text, unless `in_chars`.
+    text: String,
+    /// The cells as chars, if `in_chars`.
+    chars: Vec<char>,
+    in_chars: bool,
+    /// Cells in the line.
+    len: usize,
     cursor: usize,
 }
 
 impl Line {
+    /// The cells as chars, to write among them.
+    fn chars(&mut self) -> &mut Vec<char> {
+        if !self.in_chars {
+            self.chars.clear();
+            self.chars.extend(self.text.chars());
+            self.text.clear();
+            self.in_chars = true;
+        }
+        &mut self.chars
+    }
+
+    /// Puts `c` at the cursor, which is at most at the end.
     fn put(&mut self, c: char) {
-        if self.cursor < self.cells.len() {
-            self.cells[self.cursor] = c;
+        if self.cursor < self.len {
+            let cursor = self.cursor;
+            self.chars()[cursor] = c;
         } else {
-            // A cursor moved past the end (CSI C, CSI G) leaves blanks behind it.
-            self.cells.resize(self.cursor, ' ');
-            self.cells.push(c);
+            if self.in_chars {
+                self.chars.push(c);
+            } else {
+                self.text.push(c);
+            }
+            self.len += 1;
         }
         self.cursor += 1;
     }
+
+    /// Appends `s`, `count` chars, at the cursor, which is at the end.
+    fn append(&mut self, s: &str, count: usize) {
+        if self.in_chars {
+            self.chars.extend(s.chars());
+        } else {
+            self.text.push_str(s);
+        }
+        self.len += count;
+        self.cursor = self.len;
+    }
+
+    fn push_blanks(&mut self, n: usize) {
+        if self.in_chars {
+            self.chars.resize(self.len + n, ' ');
+        } else {
+            const SPACES: &str = "                                                                ";
+            let mut left = n;
+            while left > 0 {
+                let some = left.min(SPACES.len());
+                self.text.push_str(&SPACES[..some]);
+                left -= some;
+            }
+        }
+        self.len += n;
+    }
+
+    /// Keeps the first `n` cells.
+    fn truncate(&mut self, n: usize) {
+        if n == 0 {
+            self.clear();
+        } else if n < self.len {
+            if !self.in_chars && self.text.len() == self.len {
+                // One byte a cell.
+                self.text.truncate(n);
+            } else {
+                self.chars().truncate(n);
+            }
+            self.len = n;
+        }
+    }
+
+    /// Blanks the cells up to the cursor, the cursor's included.
+    fn blank_to_cursor(&mut self) {
+        if self.len > 0 {
+            let end = self.cursor.min(self.len - 1);
+            self.chars()[..=end].fill(' ');
+        }
+    }
+
+    /// Erases every cell (the cursor stays).
+    fn clear(&mut self) {
+        self.text.clear();
+        self.chars.clear();
+        self.in_chars = false;
+        self.len = 0;
+    }
+
+    /// Appends the cells to `out`.
+    fn text_to(&self, out: &mut String) {
+        if self.in_chars {
+            encode(&self.chars, out);
+        } else {
+            out.push_str(&self.text);
+        }
+    }
 }
 
-struct Screen<'o> {
+/// The screen between chunks: the line, and what the next char depends on.
+struct Screen {
     line: Line,
-    out: &'o mut String,
     options: Normalize,
     /// A `\r` not yet applied: with `carriage_returns` off it is a line break, unless a `\n`
     /// follows (the pair is one break).
     pending_cr: bool,
+    /// Blanks a char written past the end of the line may still leave (see the module docs).
+    blanks: usize,
+    /// A line on its way out, as UTF-8 (kept to reuse its memory).
+    encoded: String,
 }
 
-impl Screen<'_> {
+impl Screen {
+    fn new(options: Normalize) -> Screen {
+        Screen { line: Line::default(), options, pending_cr: false, blanks: WIDTH, encoded: String::new() }
+    }
+
+    /// `reads` chars, controls or sequences were read: the blanks they pay for.
+    fn earn(&mut self, reads: usize) {
+        self.blanks = self.blanks.saturating_add(reads.saturating_mul(BLANKS_PER_READ)).min(WIDTH);
+    }
+
     /// Puts a char at the cursor; a full row wraps.
-    fn put(&mut self, c: char) {
-        self.line.put(c);
-        if self.line.cursor >= WIDTH {
-            self.out.extend(&self.line.cells);
-            self.line = Line::default();
+    #[inline]
+    fn put(&mut self, c: char, sink: &mut impl Sink) {
+        let line = &mut self.line;
+        if line.cursor > line.len {
+            // Blanks up to the cursor, as far as the allowance reaches.
+            let blanks = (line.cursor - line.len).min(self.blanks);
+            self.blanks -= blanks;
+            line.push_blanks(blanks);
+            line.cursor = line.len;
+        }
+        line.put(c);
+        if line.cursor >= WIDTH {
+            self.give_out(false, sink);
         }
     }
 
-    fn put_str(&mut self, s: &str) {
+    fn put_str(&mut self, s: &str, sink: &mut impl Sink) {
+        let line = &mut self.line;
+        // Appending what surely fits in the row: no blanks, no overwrite, no wrap to check.
+        if line.cursor == line.len && line.len + s.len() < WIDTH {
+            let count = if s.is_ascii() { s.len() } else { s.chars().count() };
+            line.append(s, count);
+            return;
+        }
         for c in s.chars() {
-            self.put(c);
+            self.put(c, sink);
         }
     }
 
-    fn end_line(&mut self) {
-        self.out.extend(&self.line.cells);
-        self.out.push('\n');
-        self.line = Line::default();
+    /// Gives out the line (with `\n` if `newline`) and starts the next, empty.
+    fn give_out(&mut self, newline: bool, sink: &mut impl Sink) {
+        let line = &mut self.line;
+        if line.in_chars {
+            self.encoded.clear();
+            encode(&line.chars, &mut self.encoded);
+            if newline {
+                self.encoded.push('\n');
+            }
+            sink.text(&self.encoded);
+        } else {
+            if newline {
+                line.text.push('\n');
+            }
+            sink.text(&line.text);
+        }
+        line.clear();
+        line.cursor = 0;
     }
 
-    fn flush_cr(&mut self) {
+    fn end_line(&mut self, sink: &mut impl Sink) {
+        self.give_out(true, sink);
+    }
+
+    fn flush_cr(&mut self, sink: &mut impl Sink) {
         if self.pending_cr {
             self.pending_cr = false;
-            self.end_line();
+            self.end_line(sink);
         }
     }
 
-    fn visible(&mut self, c: char) {
+    fn visible(&mut self, c: char, sink: &mut impl Sink) {
         if !self.options.controls {
             return;
         }
         let code = c as u32;
         match code {
             0..=0x1f => {
-                self.put('^');
-                self.put(char::from_u32(code + 0x40).unwrap_or('?'));
+                self.put('^', sink);
+                self.put(char::from_u32(code + 0x40).unwrap_or('?'), sink);
             }
-            0x7f => self.put_str("^?"),
-            _ => self.put_str(&format!("<U+{code:04X}>")),
+            0x7f => self.put_str("^?", sink),
+            // A C1 char, below U+0100.
+            _ => {
+                self.put_str("<U+", sink);
+                for shift in [12, 8, 4, 0] {
+                    self.put(char::from_digit((code >> shift) & 0xF, 16).unwrap_or('?').to_ascii_uppercase(), sink);
+                }
+                self.put('>', sink);
+            }
         }
     }
-}
 
-impl Perform for Screen<'_> {
-    fn print(&mut self, c: char) {
-        self.flush_cr();
+    fn print(&mut self, c: char, sink: &mut impl Sink) {
+        self.earn(1);
+        self.flush_cr(sink);
         if ('\u{80}'..='\u{9f}').contains(&c) {
-            self.visible(c);
+            self.visible(c, sink);
         } else {
-            self.put(c);
+            self.put(c, sink);
         }
     }
 
-    fn execute(&mut self, byte: u8) {
+    fn execute(&mut self, byte: u8, sink: &mut impl Sink) {
+        self.earn(1);
         match byte {
             b'\n' => {
                 self.pending_cr = false;
-                self.end_line();
+                self.end_line(sink);
             }
             b'\r' if self.options.carriage_returns => self.line.cursor = 0,
             b'\r' => {
-                self.flush_cr();
+                self.flush_cr(sink);
                 self.pending_cr = true;
             }
             0x08 if self.options.backspaces => {
-                self.flush_cr();
+                self.flush_cr(sink);
                 self.line.cursor = self.line.cursor.saturating_sub(1);
             }
             b'\t' => {
-                self.flush_cr();
-                self.put('\t');
+                self.flush_cr(sink);
+                self.put('\t', sink);
             }
             _ => {
-                self.flush_cr();
-                self.visible(char::from(byte));
+                self.flush_cr(sink);
+                self.visible(char::from(byte), sink);
             }
         }
     }
 
-    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
-        if ignore || !intermediates.is_empty() {
-            return;
+    /// A char as the parser hands it on: a control to [`Self::execute`], the rest to
+    /// [`Self::print`].
+    fn read(&mut self, c: char, sink: &mut impl Sink) {
+        match c {
+            '\0'..='\x1f' | '\u{80}'..='\u{9f}' => self.execute(c as u8, sink),
+            _ => self.print(c, sink),
         }
-        self.flush_cr();
-        let first = params.iter().next().and_then(|p| p.first().copied()).unwrap_or(0) as usize;
+    }
+
+    fn csi(&mut self, first: usize, action: char, sink: &mut impl Sink) {
+        self.earn(1);
+        self.flush_cr(sink);
         let line = &mut self.line;
         match action {
             'K' => match first {
-                0 => line.cells.truncate(line.cursor),
-                1 => {
-                    let end = line.cursor.min(line.cells.len().saturating_sub(1));
-                    if !line.cells.is_empty() {
-                        line.cells[..=end].fill(' ');
-                    }
-                }
-                2 => line.cells.clear(),
+                0 => line.truncate(line.cursor),
+                1 => line.blank_to_cursor(),
+                2 => line.clear(),
                 _ => {}
             },
             'C' => line.cursor = line.cursor.saturating_add(first.max(1)).min(WIDTH - 1),
@@ -183,15 +374,240 @@ impl Perform for Screen<'_> {
             _ => {}
         }
     }
+
+    /// A run of plain text (see [`plain_len`]; `no_newline` if it is known to have no `\n`)
+    /// read between sequences: what the parser would make of it char by char, with its whole
+    /// lines given out as they are.
+    fn plain(&mut self, mut run: &str, no_newline: bool, sink: &mut impl Sink) {
+        // The first char may do more than land at the cursor: end the line of a pending
+        // `\r`, or pay for blanks. It goes the parser's way; the rest then only appends or
+        // overwrites, so what it earns can be counted at once.
+        if self.pending_cr || self.line.cursor > self.line.len {
+            let Some(c) = run.chars().next() else { return };
+            self.read(c, sink);
+            run = &run[c.len_utf8()..];
+        }
+        // Usually the allowance is full, as it stays unless far moves drain it.
+        if self.blanks < WIDTH {
+            self.earn(reads_in(run));
+        }
+        let bytes = run.as_bytes();
+        let first = if no_newline { None } else { memchr::memchr(b'\n', bytes) };
+        let Some(first) = first else {
+            return self.put_str(run, sink);
+        };
+        let last = memchr::memrchr(b'\n', bytes).unwrap_or(first);
+        let mut from = 0;
+        if self.line.len > 0 || self.line.cursor > 0 {
+            self.put_str(&run[..first], sink);
+            self.end_line(sink);
+            from = first + 1;
+        }
+        // Whole lines from an empty one: a row that fills wraps without a break, so the text
+        // is the same.
+        if from <= last {
+            sink.text(&run[from..=last]);
+        }
+        self.put_str(&run[last + 1..], sink);
+    }
+}
+
+/// Appends `cells` to `out` as UTF-8.
+fn encode(cells: &[char], out: &mut String) {
+    // (An OR of all, which vectorises, where `all` stops early and does not.)
+    if cells.iter().fold(0, |any, &c| any | c as u32) < 0x80 {
+        // SAFETY: ASCII bytes are valid UTF-8, so `out` stays a valid `String`.
+        unsafe { out.as_mut_vec() }.extend(cells.iter().map(|&c| c as u8));
+    } else {
+        out.extend(cells);
+    }
+}
+
+/// Reads in a run of plain text: its chars, as far as [`Screen::earn`] can tell them apart
+/// (a run that long earns a full allowance anyway).
+fn reads_in(run: &str) -> usize {
+    // A char is at most 4 bytes.
+    if run.len() >= 4 * WIDTH.div_ceil(BLANKS_PER_READ) {
+        return run.len() / 4;
+    }
+    run.bytes().filter(|&b| (b as i8) >= -64).count()
+}
+
+/// A byte that may start something other than plain text: a C0 control but `\n` and `\t`
+/// (ESC among them), or 0xC2, the first byte of a C1 control (and of U+00A0..U+00BF).
+#[inline]
+fn maybe_special(b: u8) -> bool {
+    (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0xC2)
+}
+
+/// What a byte is to [`plain_len`]'s byte-by-byte look: plain, a `\n`, or [`maybe_special`].
+static CLASS: [u8; 256] = {
+    let mut table = [PLAIN; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = SPECIAL;
+        b += 1;
+    }
+    table[b'\t' as usize] = PLAIN;
+    table[b'\n' as usize] = NEWLINE;
+    table[0xC2] = SPECIAL;
+    table
+};
+const PLAIN: u8 = 0;
+const NEWLINE: u8 = 1;
+const SPECIAL: u8 = 2;
+
+/// The length of the plain text `bytes` (valid UTF-8) starts with: up to an escape, a
+/// control char but `\n` and `\t`, or a C1 char. And whether it surely has no `\n`.
+#[inline(always)]
+fn plain_len(bytes: &[u8]) -> (usize, bool) {
+    // Text between escapes is short: a byte-by-byte look finds its end soonest, and sees
+    // its line breaks on the way.
+    let near = bytes.len().min(PLAIN_BLOCK);
+    let mut newline = false;
+    for (i, &b) in bytes[..near].iter().enumerate() {
+        match CLASS[usize::from(b)] {
+            PLAIN => {}
+            NEWLINE => newline = true,
+            _ if b == 0xC2 && !matches!(bytes.get(i + 1), Some(0x80..=0x9F)) => {}
+            _ => return (i, !newline),
+        }
+    }
+    if near == bytes.len() {
+        return (near, !newline);
+    }
+    (long_plain_len(bytes, near), false)
+}
+
+/// Bytes [`plain_len`] looks at one by one before it goes by blocks.
+const PLAIN_BLOCK: usize = 32;
+
+/// [`plain_len`] of a long run, from `from` on: whole blocks without a candidate byte are
+/// passed at once (the test vectorises).
+#[inline(never)]
+fn long_plain_len(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    loop {
+        while i + PLAIN_BLOCK <= bytes.len()
+            && !bytes[i..i + PLAIN_BLOCK].iter().fold(false, |any, &b| any | maybe_special(b))
+        {
+            i += PLAIN_BLOCK;
+        }
+        let Some(at) = bytes[i..].iter().position(|&b| CLASS[usize::from(b)] == SPECIAL) else {
+            return bytes.len();
+        };
+        let at = i + at;
+        if bytes[at] == 0xC2 && !matches!(bytes.get(at + 1), Some(0x80..=0x9F)) {
+            i = at + 1;
+            continue;
+        }
+        return at;
+    }
+}
+
+/// Parameters of a CSI sequence [`simple_csi`] reads: vte dispatches more as ignored.
+const SIMPLE_CSI_PARAMS: usize = 16;
+
+/// The CSI sequence `bytes` starts with when it is a plain one (`ESC [`, decimal
+/// parameters, a final byte; no private marker, intermediate, sub-parameter or control
+/// inside, not cut by the end): its length, first parameter and final byte, as vte would
+/// dispatch them. `None` for any other: vte reads those.
+fn simple_csi(bytes: &[u8]) -> Option<(usize, usize, char)> {
+    if bytes.get(1) != Some(&b'[') {
+        return None;
+    }
+    let (mut first, mut params) = (0u16, 1);
+    for (i, &b) in bytes.iter().enumerate().skip(2) {
+        match b {
+            // vte's own arithmetic: a parameter saturates at 65,535.
+            b'0'..=b'9' if params == 1 => first = first.saturating_mul(10).saturating_add(u16::from(b - b'0')),
+            b'0'..=b'9' => {}
+            b';' if params < SIMPLE_CSI_PARAMS => params += 1,
+            0x40..=0x7E => return Some((i + 1, usize::from(first), char::from(b))),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Where vte stands, coarsely: its states grouped by what ends them. `Ground` only when vte
+/// is surely there (it may be there sooner: a DCS string also ends at byte 0x9C), so plain
+/// text is only ever taken past vte when vte would print it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seq {
+    Ground,
+    Escape,
+    EscapeIntermediate,
+    /// CSI entry, parameters, intermediates or ignored: a final byte ends each.
+    Csi,
+    /// OSC string: BEL ends it (ST starts with ESC).
+    Osc,
+    /// DCS, SOS, PM or APC: only ESC (of ST), CAN or SUB end them.
+    String,
+}
+
+impl Seq {
+    /// The state after `b`, as vte moves (see its `advance_*` functions).
+    fn next(self, b: u8) -> Seq {
+        match (self, b) {
+            (_, 0x1B) => Seq::Escape,
+            (Seq::Ground, _) | (_, 0x18 | 0x1A) => Seq::Ground,
+            (Seq::Escape, 0x20..=0x2F) => Seq::EscapeIntermediate,
+            (Seq::Escape, b'[') => Seq::Csi,
+            (Seq::Escape, b']') => Seq::Osc,
+            (Seq::Escape, b'P' | b'X' | b'^' | b'_') => Seq::String,
+            (Seq::Escape | Seq::EscapeIntermediate, 0x30..=0x7E) | (Seq::Csi, 0x40..=0x7E) | (Seq::Osc, 0x07) => {
+                Seq::Ground
+            }
+            (state, _) => state,
+        }
+    }
+
+    /// Follows `bytes` until vte is surely back between sequences; the bytes read.
+    fn until_ground(&mut self, bytes: &[u8]) -> usize {
+        for (i, &b) in bytes.iter().enumerate() {
+            *self = self.next(b);
+            if *self == Seq::Ground {
+                return i + 1;
+            }
+        }
+        bytes.len()
+    }
+}
+
+/// The screen as vte's performer, with where its lines go.
+struct Drawing<'a, S> {
+    screen: &'a mut Screen,
+    sink: &'a mut S,
+}
+
+impl<S: Sink> Perform for Drawing<'_, S> {
+    fn print(&mut self, c: char) {
+        self.screen.print(c, self.sink);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        self.screen.execute(byte, self.sink);
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        if ignore || !intermediates.is_empty() {
+            return;
+        }
+        let first = params.iter().next().and_then(|p| p.first().copied()).unwrap_or(0) as usize;
+        self.screen.csi(first, action, self.sink);
+    }
 }
 
 /// Normalises terminal output fed in chunks of bytes: [`push`](Self::push) returns the lines
 /// each chunk finished, [`finish`](Self::finish) the last one.
 pub struct TerminalNormalizer {
     parser: Parser,
-    line: Line,
-    options: Normalize,
-    pending_cr: bool,
+    /// Where the parser stands (see [`Seq`]).
+    seq: Seq,
+    screen: Screen,
+    /// Plain text may pass the parser (off only to test that it changes nothing).
+    fast: bool,
     /// Decodes the bytes before vte sees them: invalid UTF-8 reads as U+FFFD, each maximal
     /// invalid subpart once, as `buf.toString()` reads it (vte would read some stray bytes as
     /// C1 controls, and loses a char after an invalid byte in a cut sequence), and vte is
@@ -203,75 +619,133 @@ impl TerminalNormalizer {
     pub fn new(options: Normalize) -> Self {
         TerminalNormalizer {
             parser: Parser::new(),
-            line: Line::default(),
-            options,
-            pending_cr: false,
+            seq: Seq::Ground,
+            screen: Screen::new(options),
+            fast: true,
             decoder: Utf8Stream::default(),
         }
     }
 
+    /// A normaliser that gives every byte to the parser: the same text, slower. For tests.
+    #[doc(hidden)]
+    pub fn parser_only(options: Normalize) -> Self {
+        TerminalNormalizer { fast: false, ..Self::new(options) }
+    }
+
+    /// Bytes held for the line being drawn (its cells, and its text on the way out): at most
+    /// a few screen lines, whatever the input. (The parser's own buffers and a cut UTF-8
+    /// sequence are of fixed size.)
+    pub fn held_bytes(&self) -> usize {
+        let line = &self.screen.line;
+        line.text.capacity() + line.chars.capacity() * std::mem::size_of::<char>() + self.screen.encoded.capacity()
+    }
+
     /// Feeds `bytes`; appends to `out` the lines they finished, each with its `\n`.
     pub fn push(&mut self, bytes: &[u8], out: &mut String) {
+        self.push_to(bytes, out);
+    }
+
+    /// Feeds `bytes`; gives `sink` the lines they finished, each with its `\n`, in pieces
+    /// of at most one screen line or one run of input.
+    pub fn push_to(&mut self, bytes: &[u8], sink: &mut impl Sink) {
         let mut decoder = std::mem::take(&mut self.decoder);
-        decoder.push(bytes, &mut |valid: &[u8]| self.feed(valid, out));
+        decoder.push(bytes, &mut |valid: &[u8]| self.feed(valid, sink));
         self.decoder = decoder;
     }
 
-    fn feed(&mut self, bytes: &[u8], out: &mut String) {
-        if !self.options.ansi {
-            // Escapes kept: each byte that would start one is shown as `^[`, the rest as text.
-            return self.feed_raw(bytes, out);
+    /// Valid UTF-8, cut only between chars.
+    fn feed(&mut self, mut bytes: &[u8], sink: &mut impl Sink) {
+        while !bytes.is_empty() {
+            let parsed = if self.seq != Seq::Ground {
+                self.seq.until_ground(bytes)
+            } else if !self.fast {
+                bytes.len()
+            } else {
+                let (plain, no_newline) = plain_len(bytes);
+                if plain > 0 {
+                    debug_assert!(std::str::from_utf8(&bytes[..plain]).is_ok());
+                    // SAFETY: `Utf8Stream` gives only valid UTF-8, and a run ends before an
+                    // ASCII byte or a C1 char, on a char boundary.
+                    let run = unsafe { std::str::from_utf8_unchecked(&bytes[..plain]) };
+                    self.screen.plain(run, no_newline, sink);
+                    bytes = &bytes[plain..];
+                }
+                // What ended the run, if anything.
+                let Some(&next) = bytes.first() else { break };
+                match next {
+                    0x1B if !self.screen.options.ansi => 1,
+                    0x1B => {
+                        if let Some((len, first, action)) = simple_csi(bytes) {
+                            // What vte would dispatch, without the trip through it.
+                            self.screen.csi(first, action, sink);
+                            bytes = &bytes[len..];
+                            continue;
+                        }
+                        self.seq = Seq::Escape;
+                        1 + self.seq.until_ground(&bytes[1..])
+                    }
+                    // A control char: what vte's ground state would execute.
+                    0xC2 => {
+                        self.screen.execute(bytes[1], sink);
+                        bytes = &bytes[2..];
+                        continue;
+                    }
+                    byte => {
+                        self.screen.execute(byte, sink);
+                        bytes = &bytes[1..];
+                        continue;
+                    }
+                }
+            };
+            self.parse(&bytes[..parsed], sink);
+            bytes = &bytes[parsed..];
         }
-        let mut screen =
-            Screen { line: std::mem::take(&mut self.line), out, options: self.options, pending_cr: self.pending_cr };
-        self.parser.advance(&mut screen, bytes);
-        self.line = screen.line;
-        self.pending_cr = screen.pending_cr;
     }
 
-    fn feed_raw(&mut self, bytes: &[u8], out: &mut String) {
+    fn parse(&mut self, bytes: &[u8], sink: &mut impl Sink) {
+        if self.screen.options.ansi {
+            return self.parser.advance(&mut Drawing { screen: &mut self.screen, sink }, bytes);
+        }
         // With ansi off, ESC is a control char like any other: shown, and its sequence is
-        // text. The parser still decodes UTF-8 across chunks.
-        let mut screen =
-            Screen { line: std::mem::take(&mut self.line), out, options: self.options, pending_cr: self.pending_cr };
-        let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == 0x1b {
-                self.parser.advance(&mut screen, &bytes[start..i]);
-                screen.flush_cr();
-                screen.visible('\u{1b}');
-                start = i + 1;
+        // text. The parser never sees it, so it never leaves the ground state.
+        for part in bytes.split_inclusive(|&b| b == 0x1B) {
+            let (text, escape) = match part.split_last() {
+                Some((0x1B, text)) => (text, true),
+                _ => (part, false),
+            };
+            self.parser.advance(&mut Drawing { screen: &mut self.screen, sink }, text);
+            if escape {
+                self.screen.earn(1);
+                self.screen.flush_cr(sink);
+                self.screen.visible('\u{1b}', sink);
             }
         }
-        self.parser.advance(&mut screen, &bytes[start..]);
-        self.line = screen.line;
-        self.pending_cr = screen.pending_cr;
     }
 
     /// Appends what [`finish`](Self::finish) would append now, leaving this normaliser as it
     /// is: the line being drawn as it stands (an escape or UTF-8 sequence still cut off by the
     /// end of the last chunk is left out).
     pub fn unfinished(&self, out: &mut String) {
-        if self.pending_cr {
-            out.extend(&self.line.cells);
+        self.screen.line.text_to(out);
+        if self.screen.pending_cr {
             out.push('\n');
-        } else {
-            out.extend(&self.line.cells);
         }
     }
 
     /// Ends the input: appends the unfinished line (without a `\n`), if any.
-    pub fn finish(mut self, out: &mut String) {
+    pub fn finish(self, out: &mut String) {
+        self.finish_to(out);
+    }
+
+    /// Ends the input: gives `sink` the unfinished line (without a `\n`), if any.
+    pub fn finish_to(mut self, sink: &mut impl Sink) {
         // A UTF-8 sequence cut off by the end is one U+FFFD, as when decoded whole; an
         // escape sequence cut off by the end is dropped, as a terminal drops it.
         let mut decoder = std::mem::take(&mut self.decoder);
-        decoder.finish(&mut |valid: &[u8]| self.feed(valid, out));
-        let mut screen =
-            Screen { line: std::mem::take(&mut self.line), out, options: self.options, pending_cr: self.pending_cr };
-        screen.flush_cr();
-        if !screen.line.cells.is_empty() {
-            screen.end_line();
-            screen.out.pop();
+        decoder.finish(&mut |valid: &[u8]| self.feed(valid, sink));
+        self.screen.flush_cr(sink);
+        if self.screen.line.len > 0 {
+            self.screen.give_out(false, sink);
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Terminal normalisation: what a terminal finally shows, and the same for any split of
 //! the input into chunks.
 
+mod hostile;
+
+use hostile::{hostile_text, options, reference};
 use proptest::prelude::*;
 use toolclamp_core::{normalize_terminal_output, Normalize, TerminalNormalizer};
 
@@ -128,4 +131,91 @@ fn endless_lines_wrap_and_cursor_moves_stop_at_the_last_column() {
     // vte caps a parameter at 65,535: z lands one column before the last, y on the last.
     assert_eq!(far.chars().count(), WIDTH);
     assert!(far.starts_with('a') && far.ends_with("zy"));
+}
+
+/// Found in review: `\x1b[65535C` (cursor forward) drew up to 65,536 columns, so ten bytes
+/// a line became 64 KiB a line (1.1 MB of input asked for gigabytes). Blanks are now paid
+/// from an allowance: one screen line, then `BLANKS_PER_READ` per char, control or sequence.
+#[test]
+fn far_cursor_moves_do_not_amplify() {
+    use toolclamp_core::terminal::{BLANKS_PER_READ, MAX_GROWTH, WIDTH};
+    let input = "\x1b[65535Cx\n".repeat(110_000);
+    let out = norm(&input);
+    assert!(out.len() <= MAX_GROWTH * input.len() + WIDTH, "{} bytes from {}", out.len(), input.len());
+    let lines: Vec<&str> = out.split_terminator('\n').collect();
+    assert_eq!(lines.len(), 110_000);
+    // The first move is as wide as the screen, as on a terminal that wide...
+    assert_eq!(lines[0], format!("{}x", " ".repeat(WIDTH - 1)));
+    // ...then each line has what its three reads (the move, `x` and the `\n` before) paid.
+    assert_eq!(lines[1], format!("{}x", " ".repeat(25)));
+    assert!(lines[2..].iter().all(|l| *l == format!("{}x", " ".repeat(3 * BLANKS_PER_READ))));
+    // Text read since pays for a move that far again.
+    let after = norm(&format!("{input}{}\x1b[300Cy", "z".repeat(40)));
+    assert!(after.ends_with(&format!("{}{}y", "z".repeat(40), " ".repeat(300))));
+}
+
+/// Column moves of ordinary output (tables, aligned status) come nowhere near the limit.
+#[test]
+fn ordinary_column_moves_show_as_on_a_terminal() {
+    let row = |i: usize| format!("name-{i}\x1b[20Gsize\x1b[40G\x1b[32mok\x1b[0m\r\n");
+    let text: String = (0..5_000).map(row).collect();
+    let expected: String = (0..5_000).map(|i| format!("{:<19}{:<20}ok\n", format!("name-{i}"), "size")).collect();
+    assert_eq!(norm(&text), expected);
+    assert_eq!(norm("\x1b[200Cfar"), format!("{}far", " ".repeat(200)));
+}
+
+fn run(mut n: TerminalNormalizer, text: &[u8], at: &[usize]) -> String {
+    let mut out = String::new();
+    let mut from = 0;
+    for &to in at {
+        n.push(&text[from..to], &mut out);
+        from = to;
+    }
+    n.push(&text[from..], &mut out);
+    n.finish(&mut out);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    /// Plain text passes the parser; what it gives is what the parser gives, char by char,
+    /// and what the plain reference gives, for any split, and never more than `MAX_GROWTH`
+    /// bytes a byte plus a screen line.
+    #[test]
+    fn the_fast_path_gives_what_the_parser_gives_and_output_is_bounded(
+        text in hostile_text(), options in options(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+    ) {
+        use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
+        let mut at: Vec<usize> = cuts.iter().map(|i| i.index(text.len() + 1)).collect();
+        at.sort_unstable();
+        let expected = reference(&text, options);
+        prop_assert_eq!(&run(TerminalNormalizer::parser_only(options), &text, &[]), &expected);
+        prop_assert_eq!(&run(TerminalNormalizer::new(options), &text, &at), &expected);
+        prop_assert_eq!(&normalize_terminal_output(&text, options), &expected);
+        prop_assert!(expected.len() <= MAX_GROWTH * text.len() + WIDTH, "{} bytes from {}", expected.len(), text.len());
+        if options.ansi {
+            prop_assert!(!expected.contains('\x1b'));
+        }
+    }
+}
+
+/// The bound is reached from below by the worst inputs, and the output of each stays
+/// under it: C1 chars shown as `<U+0085>`, invalid bytes as U+FFFD, and moves paid in full.
+#[test]
+fn the_bound_holds_for_the_worst_inputs() {
+    use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
+    let worst: [Vec<u8>; 5] = [
+        "\u{85}".repeat(50_000).into_bytes(),
+        vec![0xFF; 100_000],
+        b"\x07".repeat(100_000),
+        format!("{}\x1b[65535Cx", "z".repeat(8_192)).repeat(20).into_bytes(),
+        b"\x1b[9Cx".repeat(50_000),
+    ];
+    for text in worst {
+        for options in [Normalize::default(), Normalize { ansi: false, ..Normalize::default() }] {
+            let out = normalize_terminal_output(&text, options);
+            assert!(out.len() <= MAX_GROWTH * text.len() + WIDTH, "{} bytes from {}", out.len(), text.len());
+        }
+    }
 }

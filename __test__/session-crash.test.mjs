@@ -343,8 +343,10 @@ describe('a killed repair', () => {
     const ms = performance.now() - started
     assert.deepEqual(whole.outcome, { changed: true })
     const shares = fc.sample(fc.double({ min: 0, max: 1, noNaN: true }), Math.max(12, Math.min(40, RUNS / 250)))
+    // A sample may draw one share twice: each run gets a directory of its own.
+    let next = 0
     const runs = await inPool(shares, 3, async (share) => {
-      const at = subdir(dir, `after-${share}`)
+      const at = subdir(dir, `after-${next++}-${share}`)
       const session = writeLongSession(at)
       let timer
       const killed = await runChild(session.file, LIMITS, {}, (child) => {

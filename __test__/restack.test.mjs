@@ -23,6 +23,7 @@ import { z } from 'zod'
 
 import {
   clampToolResultsInMessages,
+  formatExecOutput,
   hardTruncateToolPayload,
   measureText,
   repairSessionFile,
@@ -345,4 +346,44 @@ test('a text that only looks like it carries a notice is cut as text', () => {
   const { text } = truncateText(looks, { maxLines: 5 })
   assert.equal(text.split('\n').at(-1), '[... 48 lines truncated at the end ...]')
   assert.equal(noticeLines(text).length, 2)
+})
+
+test("a command's output with both streams cut, clamped again: one notice for one gap", () => {
+  const stdout = Array.from({ length: 3000 }, (_, i) => `ok ${i}`).join('\n')
+  const stderr = Array.from({ length: 3000 }, (_, i) => `warn ${i}`).join('\n')
+  const shown = formatExecOutput({ stdout, stderr, exitCode: 1 }).text
+  assert.equal(noticeLines(shown).length, 2)
+  const text = hardTruncateToolPayload(shown, { maxLines: 12 })
+  const notices = noticeLines(text)
+  assert.equal(notices.length, 1)
+  // The original: both streams whole in the same layout.
+  const original = formatExecOutput({ stdout, stderr, exitCode: 1 }, { stdout: Infinity, stderr: Infinity }).text
+  const head = text.slice(0, notices[0].start)
+  const tail = text.slice(notices[0].end + 1)
+  assert.ok(original.startsWith(head) && original.endsWith(tail))
+  const omitted = original.length - head.length - tail.length
+  assert.equal(notices[0].line, `[... ${formatCount(omitted)} chars truncated in the middle ...]`)
+  assert.ok(text.endsWith('</stderr>\nexit code: 1'))
+})
+
+test("a caller's own notice gets the original's counts; a stacked clamp with spill names the first file", () => {
+  const log = Array.from({ length: 1000 }, (_, i) => `step ${i} done`).join('\n')
+  const once = truncateText(log, { maxLines: 100 }).text
+  const facts = []
+  const { text } = truncateText(once, {
+    maxLines: 10,
+    notice: (f) => {
+      facts.push(f)
+      return `<${f.omittedLines} of ${f.totalLines} lines>`
+    },
+  })
+  assert.equal(text.split('\n').at(-1), '<991 of 1000 lines>')
+  assert.ok(facts.every((f) => f.totalLines === 1000))
+  const dir = fs.mkdtempSync(path.join(SPILLS, 'twice-'))
+  const first = truncateText(log, { maxLines: 100, spill: { dir } })
+  const second = truncateText(first.text, { maxLines: 10, spill: { dir } })
+  // The second clamp saves what it was given (reported); its notice names the original's file.
+  assert.notEqual(second.spill.path, first.spill.path)
+  assert.equal(fs.readFileSync(second.spill.path, 'utf8'), first.text)
+  assert.equal(second.text.split('\n').at(-1), `[... 991 lines truncated at the end; full output saved to ${first.spill.path} ...]`)
 })

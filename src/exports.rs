@@ -10,8 +10,8 @@ use toolclamp_core::{
     answer_text, chars_windows, clamp_json, classify_provider_error, decode_lossy, elision_marker, estimate_tokens,
     find_prior, lossy_position, measure, measure_str, normalize_terminal_output, page, partial_banner, plan_budget,
     plan_restacked, plan_tool_output, plan_with_snap, BudgetRequest, JsonError, JsonRequest, Limits, MarkerFacts,
-    Markers, Measure, Notice, NoticeFacts, Page, PageRequest, Plan, ResultSize, Scan, Snap, Source, Strategy,
-    TemplateError, Units, Utf8, Windows,
+    Markers, Measure, Notice, NoticeFacts, Page, PageRequest, Plan, ResultSize, Snap, Source, Strategy, TemplateError,
+    Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
@@ -330,10 +330,12 @@ impl TextPlan {
 /// [`answer_plan`] of a text's units; with `restack`, a text over its limits that carries
 /// earlier notices of the library is planned as the original they stand for (see
 /// [`toolclamp_core::restack`]).
-fn answer_units<U: Scan>(call: &Call, units: &[U], how: &TextPlan, notice: NoticeArg) -> Answer {
+fn answer_units<U: toolclamp_core::Unit>(call: &Call, units: &[U], how: &TextPlan, notice: NoticeArg) -> Answer {
     let TextPlan { limits, strategy, exact, snap, restack } = *how;
     let src = Units::new(units);
-    let prior = if restack && !fits_limits(&src.totals(), &limits) { find_prior(units) } else { None };
+    // The scan first: most texts carry no notice, and then the plan counts them once.
+    let prior = if restack { find_prior(units) } else { None };
+    let prior = prior.filter(|_| !fits_limits(&src.totals(), &limits));
     let Some(prior) = prior else {
         return answer_plan(call, &src, &limits, strategy, notice, exact, snap);
     };

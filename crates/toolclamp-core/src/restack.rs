@@ -105,24 +105,6 @@ pub struct Prior {
     pub notices: usize,
 }
 
-/// A code unit the scan for notices can search quickly.
-pub trait Scan: Unit {
-    /// The first unit equal to the ASCII `c` in `units`.
-    fn find(units: &[Self], c: u8) -> Option<usize>;
-}
-
-impl Scan for u8 {
-    fn find(units: &[u8], c: u8) -> Option<usize> {
-        memchr::memchr(c, units)
-    }
-}
-
-impl Scan for u16 {
-    fn find(units: &[u16], c: u8) -> Option<usize> {
-        units.iter().position(|&u| u == c as u16)
-    }
-}
-
 /// Where a notice may stand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
@@ -151,7 +133,7 @@ struct Found {
 
 /// Reads the notices of `units` (see the module docs), or `None` when it carries none that
 /// can be read.
-pub fn find_prior<U: Scan>(units: &[U]) -> Option<Prior> {
+pub fn find_prior<U: Unit>(units: &[U]) -> Option<Prior> {
     let found = notices_in(units);
     let first = found.first()?;
     let last = found.last()?;
@@ -222,19 +204,17 @@ fn count_newlines<U: Unit>(units: &[U]) -> u64 {
 }
 
 /// The notices of `units`, in order, each checked against the text around it.
-fn notices_in<U: Scan>(units: &[U]) -> Vec<Found> {
+fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
     let n = units.len();
     let mut found: Vec<Found> = Vec::new();
     let mut at = 0;
-    while at < n {
-        let Some(k) = U::find(&units[at..], b'[') else { break };
-        let start = at + k;
+    while let Some(start) = find_open(units, at) {
         at = start + 1;
         if start > 0 && units[start - 1].code() != NL {
             continue;
         }
         let limit = n.min(start.saturating_add(MAX_NOTICE_UNITS));
-        let end = U::find(&units[start..limit], b'\n').map_or(limit, |k| start + k);
+        let end = units[start..limit].iter().position(|u| u.code() == NL).map_or(limit, |k| start + k);
         if end == limit && limit < n {
             continue;
         }
@@ -262,6 +242,33 @@ fn notices_in<U: Scan>(units: &[U]) -> Vec<Found> {
         }
     }
     found
+}
+
+/// How every notice starts.
+const OPEN: [u16; 5] = [b'[' as u16, b'.' as u16, b'.' as u16, b'.' as u16, b' ' as u16];
+
+/// Units tested at a time for two dots in a row, before the exact place of `[... ` is sought.
+const BLOCK: usize = 256;
+
+/// The first `[... ` at or after `from`. A block of text is first tested, without branches,
+/// for `..` anywhere in it (rare in output, and it runs at the speed of the machine's vector
+/// units); only a block that has it is searched for the exact place.
+fn find_open<U: Unit>(units: &[U], from: usize) -> Option<usize> {
+    let starts = units.len().checked_sub(OPEN.len() - 1)?;
+    let dot = OPEN[1];
+    let mut s = from;
+    while s < starts {
+        let e = (s + BLOCK).min(starts);
+        let (first, second) = (&units[s + 1..e + 1], &units[s + 2..e + 2]);
+        let dots = first.iter().zip(second).fold(false, |acc, (a, b)| acc | ((a.code() == dot) & (b.code() == dot)));
+        if dots {
+            if let Some(i) = (s..e).find(|&i| (0..OPEN.len()).all(|k| units[i + k].code() == OPEN[k])) {
+                return Some(i);
+            }
+        }
+        s = e;
+    }
+    None
 }
 
 /// A line as text; `None` when it holds a lone surrogate (no notice does).

@@ -163,8 +163,48 @@ fn run_chain(original: &[u16], clamps: &[Clamp]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Text with notices of every format (and near misses) anywhere in it.
+fn noticed_text() -> impl proptest::strategy::Strategy<Value = Vec<u16>> {
+    let notice = prop_oneof![
+        Just("\n[... 5 bytes truncated at the end ...]"),
+        Just("\n[... 1 line truncated in the middle ...]\n"),
+        Just("[... 2 lines, 3 chars truncated at the start ...]\n"),
+        Just("\n[... 4 chars truncated from stdout ...]\n"),
+        Just("\n[... 7 bytes of this tool output cut to fit the context window; full output saved to /x ...]\n"),
+        Just("\n[... 3 lines truncated at the end; full output saved to /s (dropped: lines 2–4) ...]"),
+        Just("\n[... 9 chars, 12 bytes truncated at the middle; full output saved to (not saved) (dropped: lines 1–1) ...]\n"),
+        Just("\n[... 6 lines truncated from stderr; full stderr saved to /e (dropped: lines 1–6) ...]\n"),
+        Just("\n[... 8 bytes truncated in the middle; full output saved to /r ...]\n"),
+        Just("\n[... truncated ...]\n"),
+        Just("\n[... 5 bytes truncated at the top ...]\n"),
+    ];
+    prop::collection::vec(prop_oneof![4 => piece(), 1 => notice.prop_map(utf16)], 0..40).prop_map(|p| p.concat())
+}
+
 proptest! {
     #![proptest_config(proptest_config("tests/proptest-regressions/restack.txt", 3000))]
+
+    /// Whatever notices a text holds, a plan around them is within the limits, keeps text
+    /// only from around their gap, and leaves one notice (or a fallback).
+    #[test]
+    fn any_notices_plan_within_limits(text in noticed_text(), c in clamp()) {
+        let Some(prior) = find_prior(&text) else { return Ok(()) };
+        prop_assert!(prior.head_end < prior.tail_start && prior.tail_start <= text.len());
+        if fits(naive_measure(&text), &c.limits) {
+            return Ok(());
+        }
+        let plan = plan_restacked(&text, &prior, &c.limits, c.strategy, &mut Notice::Default, c.snap).unwrap();
+        let result = apply(&text, &plan);
+        prop_assert!(fits(naive_measure(&result), &c.limits));
+        prop_assert!(plan.head_end <= prior.head_end && plan.tail_start >= prior.tail_start);
+        prop_assert!(is_safe_cut(&text, plan.head_end) || plan.head_end == prior.head_end);
+        prop_assert!(is_safe_cut(&text, plan.tail_start) || plan.tail_start == prior.tail_start);
+        prop_assert_eq!(plan.output, naive_measure(&result));
+        prop_assert_eq!(plan.total, naive_measure(&text));
+        if counted(&notice_in(&text, &plan)) {
+            prop_assert_eq!(find_prior(&result).map(|p| p.notices), Some(1));
+        }
+    }
 
     #[test]
     fn two_clamps_count_the_original(original in text(80), a in clamp(), b in clamp()) {

@@ -19,6 +19,10 @@
  * - reads each option once, so a getter cannot change a call's budgets, and calls made from
  *   inside a call (a notice function, `onSpill`, a getter) never change its result;
  * - keeps a caller's notice exactly as written (lone surrogates included);
+ * - clamps a text that already carries a toolclamp notice (a wrapper's result cut again by a
+ *   guard) as the original it stands for: one notice, counting what was dropped from the
+ *   original in the units the earlier notice named, and naming the spill file it named (see
+ *   {@link NoticeFacts} and the README's "Clamps on clamps");
  * - returns results that never keep a much longer input alive in memory.
  */
 
@@ -53,7 +57,12 @@ export interface Limits {
 /** A number is `maxChars`; an object sets any of the budgets. */
 export type Limit = number | Limits
 
-/** What a notice may say; counts are of the input, in its units. */
+/**
+ * What a notice may say; counts are of the input, in its units. When the input carries a
+ * toolclamp notice of an earlier clamp, the counts are of the original it stands for in the
+ * units that notice named, and of the text around its gap (lower bounds) in the others; the
+ * offsets and line numbers are then the original's as far as that text tells.
+ */
 export interface NoticeFacts {
   /** Which part of the text was dropped. */
   where: 'start' | 'end' | 'middle'
@@ -405,6 +414,8 @@ export declare function stringTruncateHeadTail(text: string, limit: Limit, optio
 
 /**
  * Clamps `text` and reports what happened, with the offsets needed to fetch what was dropped.
+ * The counts and offsets of the result are those of `text` as given, even when its notice
+ * counts the original behind an earlier clamp's notice in `text`.
  *
  * @example
  * const r = truncateText(log, { maxBytes: 51200, maxLines: 2000, strategy: 'tail' })
@@ -686,7 +697,8 @@ export interface ClampMessagesResult<A extends readonly unknown[]> {
  * Formats, detected per message: pi-ai / pi-agent-core (`role: 'toolResult'`), AI SDK
  * `ModelMessage` and `LanguageModelV3Prompt` (`tool-result` parts), OpenAI Chat (`role: 'tool'`),
  * OpenAI Responses (`function_call_output`), Anthropic (`tool_result` blocks in `user` messages),
- * LangChain `ToolMessage`. Never mutates.
+ * LangChain `ToolMessage`. Never mutates. A result a tool wrapper already cut gets one notice
+ * that counts the tool's original output and names the wrapper's spill file, if any.
  */
 export declare function clampToolResultsInMessages<A extends readonly unknown[]>(
   messages: A,

@@ -18,8 +18,8 @@ const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 
 const EXPORTS = {
   checkTemplate: ['template'],
-  plan: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap'],
-  planList: ['out', 'texts', 'wide', 'totalLength', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap'],
+  plan: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap', 'restack'],
+  planList: ['out', 'texts', 'wide', 'totalLength', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap', 'restack'],
   charsWindows: ['out', 'length', 'strategy', 'maxChars', 'headRatio'],
   planWindows: ['out', 'window0', 'from0', 'window1', 'from1', 'window2', 'from2', 'length', 'wide', 'strategy', 'maxChars', 'headRatio'],
   measure: ['out', 'text', 'wide'],
@@ -109,19 +109,20 @@ describe('argument checks', () => {
   test('wrong types name the parameter', () => {
     const out = newOut()
     const cases = [
-      [() => binding.plan(out, 42, false, 0, 10, Infinity, Infinity, 0.5, undefined, false, false), 'plan: text must be a string'],
-      [() => binding.plan(out, 'abc', 'no', 0, 10, Infinity, Infinity, 0.5, undefined, false, false), 'plan: wide must be a boolean'],
-      [() => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false, false), 'plan: strategy must be a number'],
-      [() => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false, false), 'plan: maxChars must be a number'],
-      [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false, false), 'plan: notice must be undefined, a string or a function'],
-      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.plan(new Float64Array(LAYOUT.slotCount), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.plan(new SharedArrayBuffer(LAYOUT.slotCount * 8), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.plan(new ArrayBuffer(24), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(out, 42, false, 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: text must be a string'],
+      [() => binding.plan(out, 'abc', 'no', 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: wide must be a boolean'],
+      [() => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: strategy must be a number'],
+      [() => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: maxChars must be a number'],
+      [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false, false, false), 'plan: notice must be undefined, a string or a function'],
+      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(new Float64Array(LAYOUT.slotCount), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(new SharedArrayBuffer(LAYOUT.slotCount * 8), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
+      [() => binding.plan(new ArrayBuffer(24), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
       [() => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planBuffer: bytes must be a Uint8Array or Buffer'],
       [() => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planBuffer: bytes must be a Uint8Array or Buffer'],
-      [() => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), 'planList: texts must be an array of strings'],
-      [() => binding.planList(out, ['a', 1], false, 2, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), 'planList: texts must be an array of strings'],
+      [() => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), 'planList: texts must be an array of strings'],
+      [() => binding.planList(out, ['a', 1], false, 2, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), 'planList: texts must be an array of strings'],
+      [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, 1), 'plan: restack must be a boolean'],
     ]
     for (const [fn, message] of cases) {
       assert.throws(fn, (e) => e instanceof TypeError && e.message === `toolclamp binding: ${message}`, message)
@@ -131,7 +132,7 @@ describe('argument checks', () => {
   test('values out of range are RangeErrors, never a default', () => {
     const out = newOut()
     const call = (strategy, maxChars, ratio) => () =>
-      binding.plan(out, 'abcdef', false, strategy, maxChars, Infinity, Infinity, ratio, undefined, false, false)
+      binding.plan(out, 'abcdef', false, strategy, maxChars, Infinity, Infinity, ratio, undefined, false, false, false)
     const cases = [
       [call(4, 1, 0.5), 'strategy must be a strategy code from 0 to 3, got 4'],
       [call(0.5, 1, 0.5), 'strategy must be a strategy code from 0 to 3, got 0.5'],
@@ -144,7 +145,7 @@ describe('argument checks', () => {
       [call(0, -Infinity, 0.5), 'maxChars must be a non-negative integer or Infinity, got -inf'],
       [call(2, 1, 1.5), 'headRatio must be a number from 0 to 1, got 1.5'],
       [call(2, 1, NaN), 'headRatio must be a number from 0 to 1, got NaN'],
-      [() => binding.planList(out, ['ab', 'c'], false, 4, 0, 1, Infinity, Infinity, 0.5, undefined, false, false), 'totalLength must be the sum of the strings\' lengths, got 4'],
+      [() => binding.planList(out, ['ab', 'c'], false, 4, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), 'totalLength must be the sum of the strings\' lengths, got 4'],
       [() => binding.planWindows(out, 'abc', 9, '', 0, '', 0, 10, false, 0, 5, 0.5), 'window0 must be a window inside the text, got 3 units at 9'],
     ]
     for (const [fn, message] of cases) {
@@ -156,7 +157,7 @@ describe('argument checks', () => {
     const out = newOut()
     structuredClone(out, { transfer: [out] })
     assert.throws(
-      () => binding.plan(out, 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false),
+      () => binding.plan(out, 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
       (e) => e instanceof TypeError && /out must be an attached ArrayBuffer/.test(e.message),
     )
   })
@@ -164,7 +165,7 @@ describe('argument checks', () => {
   test('a thrown notice propagates as it was thrown', () => {
     const boom = new SyntaxError('boom')
     assert.throws(
-      () => binding.plan(newOut(), 'x'.repeat(100), false, 0, 10, Infinity, Infinity, 0.5, () => { throw boom }, false, false),
+      () => binding.plan(newOut(), 'x'.repeat(100), false, 0, 10, Infinity, Infinity, 0.5, () => { throw boom }, false, false, false),
       (e) => e === boom,
     )
   })
@@ -191,11 +192,11 @@ function validArgs(name) {
   const planStrategy = fc.integer({ min: 0, max: 3 })
   switch (name) {
     case 'plan':
-      return fc.tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean(), fc.boolean())
-        .map(([text, s, c, b, l, r, n, e, snap]) => [newOut(), text, isWide(text), s, c, b, l, r, n, e, snap])
+      return fc.tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean(), fc.boolean(), fc.boolean())
+        .map(([text, s, c, b, l, r, n, e, snap, restack]) => [newOut(), text, isWide(text), s, c, b, l, r, n, e, snap, restack])
     case 'planList':
-      return fc.tuple(fc.array(textArb, { maxLength: 4 }), planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean(), fc.boolean())
-        .map(([texts, s, c, b, l, r, n, e, snap]) => [newOut(), texts, texts.some(isWide), texts.join('').length, s, c, b, l, r, n, e, snap])
+      return fc.tuple(fc.array(textArb, { maxLength: 4 }), planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean(), fc.boolean(), fc.boolean())
+        .map(([texts, s, c, b, l, r, n, e, snap, restack]) => [newOut(), texts, texts.some(isWide), texts.join('').length, s, c, b, l, r, n, e, snap, restack])
     case 'planBuffer':
       return fc.tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean())
         .map(([text, s, c, b, l, r, n, snap]) => [newOut(), Buffer.from(text), s, c, b, l, r, n, snap])
@@ -252,7 +253,7 @@ function answerOf(name, args, returned, buffer) {
     const result = units === null ? returned : units.slice(0, out[S.headEnd]) + returned + units.slice(out[S.tailStart])
     assert.ok(fits(result, limits), `${JSON.stringify(result)} exceeds ${JSON.stringify(limits)}`)
     // Counts are exact where a budget is set, or everywhere when asked (planBuffer always is).
-    const exact = name === 'planBuffer' || args.at(-2) === true
+    const exact = name === 'planBuffer' || args.at(-3) === true
     // The strategy used: the one asked for, or what 'auto' resolved to.
     const code = name === 'planList' ? args[4] : name === 'plan' ? args[3] : args[2]
     const used = LAYOUT.strategies[out[S.strategy]]

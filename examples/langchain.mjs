@@ -56,6 +56,6 @@ const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'W
 const [, , searchMessage, logsMessage, answer] = messages
 console.log(measureText(searchMessage.content).lines, searchMessage.artifact.matches) // 2000 70000 (the wrapped tool's ToolMessage; the artifact untouched)
 console.log(logsMessage.content === log) // true (the unwrapped tool's result, whole in the agent's state)
-console.log(model.requests.join(' ')) // 16 16578 (the tool calls; then both results within their shares of the window)
+console.log(model.requests.join(' ')) // 16 16579 (the tool calls; then both results within their shares of the window)
 console.log(estimateTokens(log)) // 461314 (what the log alone would have cost the second request)
 console.log(answer.content) // The TODOs are in src/checkout.ts; the orders API answers in under a second.

@@ -79,6 +79,6 @@ console.log(logResult.details.bytes) // 2437826 (details, which pi never sends t
 console.log(deployResult.isError, measureText(deployResult.content[0].text).lines) // true 40 (the thrown error, clamped)
 // The requests: the tool calls; the results within their shares of the window, but over it
 // with the runbook (refused); the retry, cut tighter.
-console.log(requests.join(' ')) // 21629 32064 31318
+console.log(requests.join(' ')) // 21629 32064 31320
 console.log(recovered) // [ 2 ] (attempts)
 console.log(answer.content[0].text) // The build failed on a lint warning treated as an error; deploy refused it.

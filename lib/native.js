@@ -206,8 +206,13 @@ function readPlan(glue, name) {
  * none). Counts are exact in every dimension with `exact`; otherwise only in the limited
  * ones (a long chars-only plan reads a few windows of the text and knows no byte or line
  * totals). The result is `text.slice(0, headEnd) + glue + text.slice(tailStart)`.
+ *
+ * With `restack`, a text that carries notices of an earlier clamp is planned as the
+ * original they stand for, so the one notice of the result counts the original (see
+ * crates/toolclamp-core/src/restack.rs). A long chars-only plan through windows reads too
+ * little of the text to find them, and plans it as it is.
  */
-function planText(text, strategy, limits, headRatio, notice, exact, snap = false) {
+function planText(text, strategy, limits, headRatio, notice, exact, snap = false, restack = true) {
   const code = codeOf(strategy)
   const { maxChars, maxBytes, maxLines } = limits
   const n = text.length
@@ -237,7 +242,7 @@ function planText(text, strategy, limits, headRatio, notice, exact, snap = false
     plan.strategy = strategy
     return plan
   }
-  const glue = binding.plan(slotBuffer, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact, snap)
+  const glue = binding.plan(slotBuffer, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact, snap, restack)
   return withStrategy(readPlan(glue, 'plan'))
 }
 
@@ -251,7 +256,7 @@ function withStrategy(plan) {
  * `planText` over the concatenation of `texts` (whose lengths sum to `totalLength`),
  * without building it; offsets are into the concatenation.
  */
-function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact, snap = false) {
+function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact, snap = false, restack = true) {
   let wide = false
   for (let k = 0; k < texts.length && !wide; k++) wide = isWide(texts[k])
   const { maxChars, maxBytes, maxLines } = limits
@@ -269,6 +274,7 @@ function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exac
     bindingNotice(notice),
     exact,
     snap,
+    restack,
   )
   return withStrategy(readPlan(glue, 'planList'))
 }

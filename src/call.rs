@@ -50,7 +50,7 @@ pub struct Export {
 }
 
 /// The most parameters an export takes.
-pub const MAX_PARAMS: usize = 12;
+pub const MAX_PARAMS: usize = 13;
 
 /// The arguments of one call into the binding. Exists only inside [`dispatch`], so its
 /// `env` and values are valid for as long as it lives.

@@ -8,10 +8,10 @@ use std::borrow::Cow;
 use napi::sys;
 use toolclamp_core::{
     answer_text, chars_windows, clamp_json, clamp_json_text, classify_provider_error, decode_lossy, elision_marker,
-    estimate_tokens, locate_json, lossy_position, measure, measure_str, normalize_terminal_output, page_with_banner,
-    parse_json_paths, plan_budget, plan_tool_output, plan_with_snap, repage, BudgetRequest, JsonRequest, JsonText,
-    JsonUnit, Limits, MarkerFacts, Markers, Notice, NoticeFacts, Page, PageRequest, Plan, Repage, ResultSize, Snap,
-    Source, Strategy, TemplateError, Units, Utf8, Windows,
+    estimate_tokens, find_prior, locate_json, lossy_position, measure, measure_str, normalize_terminal_output,
+    page_with_banner, parse_json_paths, plan_budget, plan_restacked, plan_tool_output, plan_with_snap, repage,
+    BudgetRequest, JsonRequest, JsonText, JsonUnit, Limits, MarkerFacts, Markers, Measure, Notice, NoticeFacts, Page,
+    PageRequest, Plan, Repage, ResultSize, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
@@ -28,13 +28,13 @@ pub static EXPORTS: &[Export] = &[
     Export {
         name: c"plan",
         params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice", "exact",
-                  "snap"],
+                  "snap", "restack"],
         body: plan_string,
     },
     Export {
         name: c"planList",
         params: &["out", "texts", "wide", "totalLength", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio",
-                  "notice", "exact", "snap"],
+                  "notice", "exact", "snap", "restack"],
         body: plan_list,
     },
     Export { name: c"charsWindows", params: &["out", "length", "strategy", "maxChars", "headRatio"], body: windows_of },
@@ -285,6 +285,18 @@ fn answer_plan<S: Source + ?Sized>(
 ) -> Answer {
     let strategy = strategy.resolve(src);
     let (planned, from_function) = plan_with(call, src, limits, strategy, &notice, exact, snap)?;
+    answer_planned(call, src, strategy, notice, planned, from_function)
+}
+
+/// Answers a plan (or `None`: the text fits) with its glue.
+fn answer_planned<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    strategy: Strategy,
+    notice: NoticeArg,
+    planned: Option<Plan>,
+    from_function: StandIns,
+) -> Answer {
     match planned {
         None => {
             let mut r = whole_results(src);
@@ -302,6 +314,49 @@ fn answer_plan<S: Source + ?Sized>(
     }
 }
 
+/// How `plan` and `planList` plan a text, as their arguments say.
+#[derive(Clone, Copy)]
+struct TextPlan {
+    limits: Limits,
+    strategy: StrategyArg,
+    exact: bool,
+    snap: Snap,
+    /// Whether a text carrying earlier notices is planned as the original they stand for.
+    restack: bool,
+}
+
+impl TextPlan {
+    /// The arguments from `first` on: strategy, maxChars, maxBytes, maxLines, headRatio,
+    /// notice (skipped: read by the caller), exact, snap, restack.
+    fn read(call: &Call, first: usize) -> Result<TextPlan, Thrown> {
+        Ok(TextPlan {
+            strategy: call.strategy_or_auto(first, first + 4)?,
+            limits: call.limits(first + 1)?,
+            exact: call.boolean(first + 6)?,
+            snap: snap_of(call.boolean(first + 7)?),
+            restack: call.boolean(first + 8)?,
+        })
+    }
+}
+
+/// [`answer_plan`] of a text's units; with `restack`, a text over its limits that carries
+/// earlier notices of the library is planned as the original they stand for (see
+/// [`toolclamp_core::restack`]).
+fn answer_units<U: toolclamp_core::Unit>(call: &Call, units: &[U], how: &TextPlan, notice: NoticeArg) -> Answer {
+    let TextPlan { limits, strategy, exact, snap, restack } = *how;
+    let src = Units::new(units);
+    // The scan first: most texts carry no notice, and then the plan counts them once.
+    let prior = if restack { find_prior(units) } else { None };
+    let prior = prior.filter(|_| !fits_limits(&src.totals(), &limits));
+    let Some(prior) = prior else {
+        return answer_plan(call, &src, &limits, strategy, notice, exact, snap);
+    };
+    let strategy = strategy.resolve(&src);
+    let (planned, from_function) =
+        with_notice(call, &notice, |n| plan_restacked(units, &prior, &limits, strategy, n, snap).map(Some))?;
+    answer_planned(call, &src, strategy, notice, planned, from_function)
+}
+
 /// Runs `f` on the string argument `i` as a source: Latin-1 units unless `wide`.
 fn with_string<R>(
     call: &Call,
@@ -316,41 +371,37 @@ fn with_string<R>(
     }
 }
 
-/// `plan(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact)`
-/// → the glue string, or `null` when the text fits. `wide` must be true when the text has
-/// a char above U+00FF.
+fn fits_limits(m: &Measure, limits: &Limits) -> bool {
+    m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines
+}
+
+/// `plan(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact,
+/// snap, restack)` → the glue string, or `null` when the text fits. `wide` must be true
+/// when the text has a char above U+00FF.
 fn plan_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let strategy = call.strategy_or_auto(3, 7)?;
-    let limits = call.limits(4)?;
+    let how = TextPlan::read(call, 3)?;
     let notice = NoticeArg::read(call, 8)?;
-    let exact = call.boolean(9)?;
-    let snap = snap_of(call.boolean(10)?);
-    with_string(call, 1, wide, |src| answer_plan(call, src, &limits, strategy, notice, exact, snap))
+    if wide {
+        with_scratch(&UTF16, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
+    } else {
+        with_scratch(&LATIN1, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
+    }
 }
 
 /// `planList(out, texts, wide, totalLength, strategy, maxChars, maxBytes, maxLines,
-/// headRatio, notice, exact)`: `plan` over the concatenation of an array of strings (the
-/// text blocks of a tool result), copied straight from the strings. Offsets are into the
-/// concatenation.
+/// headRatio, notice, exact, snap, restack)`: `plan` over the concatenation of an array of
+/// strings (the text blocks of a tool result), copied straight from the strings. Offsets
+/// are into the concatenation.
 fn plan_list(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let total = call.index(3)?;
-    let strategy = call.strategy_or_auto(4, 8)?;
-    let limits = call.limits(5)?;
+    let how = TextPlan::read(call, 4)?;
     let notice = NoticeArg::read(call, 9)?;
-    let exact = call.boolean(10)?;
-    let snap = snap_of(call.boolean(11)?);
     if wide {
-        with_scratch(&UTF16, |buf| {
-            let units = read_list(call, total, buf)?;
-            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact, snap)
-        })
+        with_scratch(&UTF16, |buf| answer_units(call, read_list(call, total, buf)?, &how, notice))
     } else {
-        with_scratch(&LATIN1, |buf| {
-            let units = read_list(call, total, buf)?;
-            answer_plan(call, &Units::new(units), &limits, strategy, notice, exact, snap)
-        })
+        with_scratch(&LATIN1, |buf| answer_units(call, read_list(call, total, buf)?, &how, notice))
     }
 }
 

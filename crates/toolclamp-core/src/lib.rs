@@ -33,6 +33,7 @@ pub mod notice;
 pub mod overflow;
 pub mod page;
 pub mod plan;
+pub mod restack;
 pub mod source;
 pub mod terminal;
 pub mod tool_output;
@@ -58,6 +59,7 @@ pub use plan::{
     chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN,
     SNAP_MIN_SHARE, UNLIMITED,
 };
+pub use restack::{find_prior, plan_restacked, restacked_notice, Prior};
 pub use source::{Source, Units, Windows};
 pub use terminal::{normalize_terminal_output, Normalize, TerminalNormalizer};
 pub use tool_output::{plan_tool_output, ToolOutput};

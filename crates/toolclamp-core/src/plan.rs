@@ -207,8 +207,56 @@ pub fn plan_with_snap<S: Source + ?Sized>(
         "a notice with line numbers needs the whole text (this source knows only chars)"
     );
     let snap = snap == Snap::Line;
-    let planner = Planner { src, budget: limits.as_measure(), strategy, total, truncated_by, snap };
-    // The caller's notice first, then ever shorter ones; the last (none) always fits.
+    let planner = Planner { src, budget: limits.as_measure(), strategy, total, truncated_by, snap, caps: None };
+    run_rungs(&planner, notice, exact_measures)
+}
+
+/// The bounds of a plan of a text that carries an earlier clamp's notice (see
+/// [`crate::restack`]): kept text comes only from `..head_max` and `tail_min..` (the text
+/// around the earlier gap), and the notice says where the text was dropped from what is
+/// kept, counting against the original's `total` in the units `named`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Caps {
+    pub head_max: usize,
+    pub tail_min: usize,
+    /// Where a notice that keeps nothing says the text was dropped.
+    pub nothing_kept: Position,
+    pub total: Measure,
+    pub named: Dims,
+}
+
+/// Plans `src` within `caps` (see [`Caps`]): a `HeadTail` plan with `head_ratio` of the room
+/// for the head. The text must exceed `limits` (the caller checks).
+pub(crate) fn plan_capped<S: Source + ?Sized>(
+    src: &S,
+    limits: &Limits,
+    head_ratio: f64,
+    notice: &mut Notice<'_>,
+    snap: Snap,
+    caps: Caps,
+) -> Result<Plan, TemplateError> {
+    if let Notice::Template(t) = notice {
+        check_template(t)?;
+    }
+    let planner = Planner {
+        src,
+        budget: limits.as_measure(),
+        strategy: Strategy::HeadTail { head_ratio },
+        total: caps.total,
+        truncated_by: caps.named,
+        snap: snap == Snap::Line,
+        caps: Some(caps),
+    };
+    Ok(run_rungs(&planner, notice, true)?.expect("the empty notice always fits"))
+}
+
+/// Tries the caller's notice, then ever shorter ones; the last (none) always fits.
+fn run_rungs<S: Source + ?Sized>(
+    planner: &Planner<'_, S>,
+    notice: &mut Notice<'_>,
+    exact_measures: bool,
+) -> Result<Option<Plan>, TemplateError> {
+    let line_numbers = notice.uses_lines();
     let rungs = 1 + FALLBACK_NOTICES.len();
     let custom_notice = !matches!(notice, Notice::Default);
     // A notice whose length follows the cut gets the search for the longest cut that fits
@@ -255,8 +303,15 @@ pub fn plan_head_at<S: Source + ?Sized>(
     let Some((total, truncated_by)) = over_limits(src, limits, notice)? else {
         return Ok(None);
     };
-    let planner =
-        Planner { src, budget: limits.as_measure(), strategy: Strategy::Head, total, truncated_by, snap: false };
+    let planner = Planner {
+        src,
+        budget: limits.as_measure(),
+        strategy: Strategy::Head,
+        total,
+        truncated_by,
+        snap: false,
+        caps: None,
+    };
     let n = src.len();
     let cut = Cut { head_end, head: src.span(0, head_end), tail_start: n, tail: Span::ZERO };
     let lines = notice.uses_lines();
@@ -330,6 +385,8 @@ struct Planner<'s, S: Source + ?Sized> {
     truncated_by: Dims,
     /// Kept parts end on whole lines (see [`Snap::Line`]).
     snap: bool,
+    /// Bounds of a plan around an earlier gap (see [`Caps`]); `None` for a whole text.
+    caps: Option<Caps>,
 }
 
 /// A candidate cut and the counts of its kept parts (exact in the limited dimensions).
@@ -570,33 +627,47 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// line boundary the next one), if that still drops something (keeping the whole text
     /// never fits: it exceeds a limit).
     fn head_step(&self, cut: &Cut) -> Option<Cut> {
+        // With caps the gap is always dropped: the head may grow up to its bound.
+        let (limit, capped) = match self.caps {
+            Some(caps) => (caps.head_max, true),
+            None => (cut.tail_start, false),
+        };
         let e = if self.snap && (cut.head_end == 0 || self.ends_line(cut.head_end)) {
-            self.next_line_start(cut.head_end, cut.tail_start)
+            self.next_line_start(cut.head_end, limit)
         } else {
             let mut e = cut.head_end + 1;
-            while e < cut.tail_start && !self.src.is_safe_cut(e) {
+            while e < limit && !self.src.is_safe_cut(e) {
                 e += 1;
             }
             e
         };
-        (e < cut.tail_start).then(|| Cut { head_end: e, head: cut.head + self.src.span(cut.head_end, e), ..*cut })
+        let grows = if capped { e > cut.head_end && e <= limit } else { e < limit };
+        grows.then(|| Cut { head_end: e, head: cut.head + self.src.span(cut.head_end, e), ..*cut })
     }
 
     /// The tail grown to the previous candidate, if that still drops something.
     fn tail_step(&self, cut: &Cut) -> Option<Cut> {
         let n = self.src.len();
+        let (floor, capped) = match self.caps {
+            Some(caps) => (caps.tail_min, true),
+            None => (cut.head_end, false),
+        };
+        if cut.tail_start <= floor {
+            return None;
+        }
         let s = if self.snap && (cut.tail_start == n || self.starts_line(cut.tail_start)) {
             // The start of the line before: just after the line break before that one.
-            let end = cut.tail_start.checked_sub(1)?;
-            self.src.last_newline(cut.head_end, end).map_or(cut.head_end, |p| p + 1)
+            let end = cut.tail_start - 1;
+            self.src.last_newline(floor, end).map_or(floor, |p| p + 1)
         } else {
-            let mut s = cut.tail_start.checked_sub(1)?;
-            while s > cut.head_end && !self.src.is_safe_cut(s) {
+            let mut s = cut.tail_start - 1;
+            while s > floor && !self.src.is_safe_cut(s) {
                 s -= 1;
             }
             s
         };
-        (s > cut.head_end).then(|| Cut { tail_start: s, tail: cut.tail + self.src.span(s, cut.tail_start), ..*cut })
+        let grows = if capped { s >= floor && s < cut.tail_start } else { s > floor };
+        grows.then(|| Cut { tail_start: s, tail: cut.tail + self.src.span(s, cut.tail_start), ..*cut })
     }
 
     /// `text[..e]` ends a line (`e > 0`).
@@ -689,7 +760,8 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         // Line numbers at their widest, like the offsets.
         let last_line = if lines { self.total.lines } else { 0 };
         NoticeFacts {
-            position: self.strategy.position(),
+            // Around an earlier gap the place is known only once cut: the longest phrase.
+            position: if self.caps.is_some() { Position::Middle } else { self.strategy.position() },
             truncated_by: self.truncated_by,
             omitted: Measure {
                 chars: est(self.total.chars, self.budget.chars),
@@ -717,7 +789,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             }
             Strategy::HeadTail { head_ratio } => {
                 let share = scale(room, head_ratio.clamp(0.0, 1.0));
-                let (e, head) = self.cut_head(0, Span::ZERO, n, share, j.before, false);
+                let (e, head) = self.cut_head(0, Span::ZERO, self.head_max(), share, j.before, false);
                 self.fill(e, head, room, j)
             }
         }
@@ -740,12 +812,36 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         let bare = j.before == 0;
         let head_cost = self.head_cost(e, head, j.before, bare);
         let tail_room = remaining(room, head_cost).expect("the head fits its room");
-        let (s, tail) = self.cut_tail(e, tail_room, j.after, bare);
+        let (s, tail) = self.cut_tail(e.max(self.tail_min()), tail_room, j.after, bare);
         // Whatever the tail could not use goes back to the head.
         let tail_cost = self.tail_cost(s, tail, j.after);
         let head_room = remaining(room, tail_cost).expect("the tail fits its room");
-        let (head_end, head) = self.cut_head(e, head, s, head_room, j.before, bare && s < n);
+        let (head_end, head) = self.cut_head(e, head, s.min(self.head_max()), head_room, j.before, bare && s < n);
         Cut { head_end, head, tail_start: s, tail }
+    }
+
+    /// The furthest a kept head may reach: the whole text, or the text before an earlier gap.
+    fn head_max(&self) -> usize {
+        self.caps.map_or(self.src.len(), |c| c.head_max)
+    }
+
+    /// Where a kept tail may start at the earliest.
+    fn tail_min(&self) -> usize {
+        self.caps.map_or(0, |c| c.tail_min)
+    }
+
+    /// What the notice says was dropped from: the strategy's end, or with [`Caps`], the
+    /// place between what is kept.
+    fn position(&self, cut: &Cut) -> Position {
+        let Some(caps) = self.caps else {
+            return self.strategy.position();
+        };
+        match (cut.head_end > 0, cut.tail_start < self.src.len()) {
+            (true, true) => Position::Middle,
+            (true, false) => Position::End,
+            (false, true) => Position::Start,
+            (false, false) => caps.nothing_kept,
+        }
     }
 
     /// With `run_on` an open last line is counted with the tail's first line.
@@ -928,13 +1024,14 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// With `lines`, `cut` must hold exact counts: its newlines give the line numbers.
     fn facts(&self, cut: &Cut, lines: bool) -> NoticeFacts {
         let (from_line, to_line) = if lines { self.dropped_lines(cut) } else { (0, 0) };
-        let (head_end, tail_start) = if self.src.notice_offsets_in_chars() {
+        // Around an earlier gap, positions of the original follow from its chars.
+        let (head_end, tail_start) = if self.src.notice_offsets_in_chars() || self.caps.is_some() {
             (cut.head.chars as usize, self.total.chars.saturating_sub(cut.tail.chars) as usize)
         } else {
             (cut.head_end, cut.tail_start)
         };
         NoticeFacts {
-            position: self.strategy.position(),
+            position: self.position(cut),
             truncated_by: self.truncated_by,
             omitted: self.omitted(cut),
             total: self.total,
@@ -956,9 +1053,10 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             // Nothing dropped (only while settling): no last line of its own.
             return (from_line, from_line);
         }
-        let total_newlines = self.total.lines - !src.is_newline(n - 1) as u64;
+        // Saturating: around an earlier gap, totals the notice did not name are lower bounds.
+        let total_newlines = self.total.lines.saturating_sub(!src.is_newline(n - 1) as u64);
         let last = cut.tail_start - 1;
-        (from_line, 1 + total_newlines - cut.tail.newlines - src.is_newline(last) as u64)
+        (from_line, (1 + total_newlines).saturating_sub(cut.tail.newlines + src.is_newline(last) as u64))
     }
 
     fn finish(&self, cut: Cut, notice: String) -> Plan {

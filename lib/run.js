@@ -59,6 +59,9 @@ const DEFAULT_FORCE_KILL_AFTER_MS = 2000
 const DEFAULT_UPDATE_INTERVAL_MS = 250
 // setTimeout fires at once for delays above this (about 24.8 days): a longer timeout never fires.
 const MAX_TIMER_MS = 2 ** 31 - 1
+// How long a run waits, after a kill, for the killed members of the group to be gone
+// before it says something else holds the output.
+const GROUP_EXIT_WAIT_MS = 2_000
 const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name]))
 
 function readCommand(command) {
@@ -357,12 +360,20 @@ function start(run, captures, resolve, reject) {
   const drain = () => {
     if (draining || finished) return
     draining = true
+    const drainStarted = performance.now()
     let turns = 0
     let seen = -1
     const turn = () => {
       if (finished) return
       // Both streams at their end (or failed): 'close' follows, nothing holds this run.
       if (STREAMS.every((stream) => !child[stream] || child[stream].readableEnded || child[stream].destroyed)) return
+      // After a kill, members of the group may still be dying (on a busy machine the kernel
+      // takes a while to run a killed process to its exit): their ends of the pipes close as
+      // they go. Wait for the group to empty; a zombie never leaves it, hence the cap.
+      if (stopped !== undefined && performance.now() - drainStarted < GROUP_EXIT_WAIT_MS && groupAlive(child.pid)) {
+        setTimeout(turn, 5)
+        return
+      }
       // Everything the command wrote was in the pipes when it exited, and a turn of the event
       // loop reads it all (libuv reads up to 2 MiB per wake, more than a pipe holds): after a
       // turn in which nothing arrived, what may still come is a holder's.

@@ -351,7 +351,9 @@ describe('onUpdate', () => {
     assert.ok(updates.length >= 2, `${updates.length} updates`)
     assert.ok(updates.length <= 40)
     for (let k = 1; k < updates.length; k++) {
-      assert.ok(updates[k].at - updates[k - 1].at >= 195, `gap ${updates[k].at - updates[k - 1].at}`)
+      // Timed where onUpdate runs, after the snapshot is made: a slow snapshot on a busy
+      // machine shortens the next gap a little. Without the interval they would be 25 ms.
+      assert.ok(updates[k].at - updates[k - 1].at >= 150, `gap ${updates[k].at - updates[k - 1].at}`)
     }
     let previous = 0
     for (const { update } of updates) {

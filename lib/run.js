@@ -476,6 +476,12 @@ function start(run, captures, resolve, reject) {
   const sendUpdate = () => {
     updateTimer = undefined
     if (finished) return
+    // A timer may fire up to a millisecond early: the interval holds all the same.
+    const early = lastUpdate + run.updateIntervalMs - performance.now()
+    if (early > 0) {
+      updateTimer = setTimeout(sendUpdate, early)
+      return
+    }
     lastUpdate = performance.now()
     let returned
     try {

@@ -645,7 +645,12 @@ export interface ClampMessagesOptions {
    * unless this is given; files are named after the result's tool unless `spill.name` is given.
    */
   spill?: SpillOptions
-  /** How a cut result is shortened: its head, or head and tail when its end holds an error (see {@link Strategy}). @default 'auto' */
+  /**
+   * How a cut result is shortened: its head, or head and tail when its end holds an error (see
+   * {@link Strategy}). A result that says it failed (pi `isError`, Anthropic `is_error`, an AI SDK
+   * `error-text` / `error-json` output, LangChain `status: 'error'`) keeps both ends, 30% of the room
+   * to the head, unless a strategy is given. @default 'auto'
+   */
   strategy?: Strategy
   /** Where a cut result's kept text may end: on whole lines, as for tool payloads. @default 'line' */
   snap?: Snap

@@ -447,3 +447,42 @@ test('a tool result that is JSON text is cut as JSON and still parses', () => {
   const notJson = deepFreeze([{ role: 'tool', tool_call_id: 'd', content: `[INFO] ${'line\n'.repeat(100_000)}` }])
   assert.match(clampToolResultsInMessages(notJson, { contextWindowTokens: 32_000 }).messages[0].content, /^\[INFO\] line\n/)
 })
+
+test('a result that says it failed keeps its end by default, in every format that says so', () => {
+  // A long log whose last line is the error; nothing in the text itself reads as a failure
+  // to `auto`, so only the result's own flag can keep it.
+  const text = `${'compiling module\n'.repeat(20_000)}the build stopped: E_UPSTREAM\n`
+  const last = 'the build stopped: E_UPSTREAM'
+  const window = { contextWindowTokens: 20_000 }
+  const cases = [
+    [{ ...piResult('a', text), isError: true }, (m) => piText(m), { ...piResult('a', text) }],
+    [
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: text, is_error: true }] },
+      (m) => m.content[0].content,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: text }] },
+    ],
+    [
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'error-text', value: text } }] },
+      (m) => m.content[0].output.value,
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: text } }] },
+    ],
+    [
+      new ToolMessage({ content: text, tool_call_id: 'a', status: 'error' }),
+      (m) => m.content,
+      new ToolMessage({ content: text, tool_call_id: 'a' }),
+    ],
+  ]
+  for (const [failed, textOf, succeeded] of cases) {
+    const kept = textOf(clampToolResultsInMessages([failed], window).messages[0])
+    assert.ok(kept.endsWith(`${last}\n`) || kept.endsWith(last), kept.slice(-200))
+    assert.ok(kept.startsWith('compiling module\n'))
+    // The head gets about 30% of what is kept.
+    const head = kept.slice(0, kept.indexOf('[...'))
+    assert.ok(head.length < kept.length * 0.45, `${head.length} of ${kept.length}`)
+    // The same result without the flag keeps its head only.
+    const plain = textOf(clampToolResultsInMessages([succeeded], window).messages[0])
+    assert.ok(!plain.includes(last))
+    // A strategy given is used for failures too.
+    assert.ok(!textOf(clampToolResultsInMessages([failed], { ...window, strategy: 'head' }).messages[0]).includes(last))
+  }
+})

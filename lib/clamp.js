@@ -5,6 +5,7 @@
 // `slice`: the cut positions, counts and notices all come from the Rust core, through
 // lib/native.js. Tool results (any shape a tool returns) are in lib/payload.js.
 
+const { DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const native = require('./native.js')
 const spills = require('./spill.js')
 const terminal = require('./terminal.js')
@@ -59,7 +60,7 @@ function stringTruncateTail(text, limit, options) {
 function stringTruncateHeadTail(text, limit, options) {
   checkText(text)
   const limits = readLimitArgument('limit', limit)
-  if (options === undefined) return clampString(text, 'headTail', limits, 0.5, undefined)
+  if (options === undefined) return clampString(text, 'headTail', limits, DEFAULT_HEAD_RATIO, undefined)
   const { headRatio, notice, snap } = readOptionsObject(options, HEAD_TAIL_OPTIONS)
   const ratio = readHeadRatio(headRatio)
   return clampString(text, 'headTail', limits, ratio, readNotice(notice), readSnap(snap, 'none'))

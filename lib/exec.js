@@ -34,6 +34,7 @@
 // isTerminated, isMaxBuffer). The exit code is the first of exitCode, status, a numeric
 // `code` of the result, a numeric `code` of its error.
 
+const { DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { types } = require('node:util')
 const native = require('./native.js')
 const spills = require('./spill.js')
@@ -142,7 +143,7 @@ function quietly(object, key) {
 /** The first line of an error's message, bounded. */
 function firstLine(error) {
   const message = messageOf(error).trim().split('\n', 1)[0]
-  return truncateWith(message, ERROR_LINE, 'head', 0.5, undefined).text
+  return truncateWith(message, ERROR_LINE, 'head', DEFAULT_HEAD_RATIO, undefined).text
 }
 
 /**

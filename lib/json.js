@@ -7,6 +7,7 @@
 // JSON text: a JSON text given by a user is never read into JS numbers, so every token it
 // keeps is the very text it had. replaceJsonValue edits a JSON text the same way.
 
+const { DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const native = require('./native.js')
 const { truncateWith } = require('./clamp.js')
 const { describe, messageOf } = require('./format.js')
@@ -75,7 +76,7 @@ const DEFAULT_JSON_OPTIONS = Object.freeze({
   maxBytes: DEFAULT_MAX_BYTES,
   maxLines: DEFAULT_MAX_LINES,
   strategy: 'head',
-  headRatio: 0.5,
+  headRatio: DEFAULT_HEAD_RATIO,
   markers: 'inline',
   gap: '',
 })

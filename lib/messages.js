@@ -18,6 +18,8 @@ const { classifyProviderError } = require('./provider-errors.js')
 const { describe, isArray, textOf } = require('./format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('./options.js')
 
+const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('./defaults.js')
+
 const { read, lengthOf, withProperty, copyList, kindOf, blockText, typeOf } = payloads
 
 const CLAMP_OPTIONS = [
@@ -83,7 +85,9 @@ function readClampOptions(options) {
     minKeepChars: readCount('minKeepChars', minKeepChars, DEFAULTS.minKeepChars),
     protectRecent: readCount('protectRecent', protectRecent, DEFAULTS.protectRecent),
     spill: spills.readSpill(spill, 'tool-result'),
-    strategy: readStrategy(strategy, 'auto'),
+    strategy: readStrategy(strategy, DEFAULT_TOOL_STRATEGY),
+    // A strategy given is used for failed results too.
+    strategyGiven: strategy !== undefined,
     snap: readSnap(snap, 'line'),
   }
 }
@@ -109,7 +113,7 @@ function toolResultsOf(message, index) {
   const role = roleOf(message)
   if (role === 'assistant' || role === 'system' || role === 'developer') return NONE
   const found = []
-  const add = (format, part, holder, key, idKey) => {
+  const add = (format, part, holder, key, idKey, failedWhen = false) => {
     const payload = read(holder, key)
     if (payload === undefined) return
     const id = read(holder, idKey)
@@ -122,17 +126,21 @@ function toolResultsOf(message, index) {
       payload,
       toolCallId: typeof id === 'string' ? id : undefined,
       toolName: typeof name === 'string' ? name : undefined,
+      // A result that says it failed keeps its end too, where the error usually is.
+      failed: failedWhen || isFailedOutput(payload),
       bound: undefined,
     })
   }
   if (role === 'toolResult') {
-    add('pi', -1, message, 'content', 'toolCallId')
+    add('pi', -1, message, 'content', 'toolCallId', read(message, 'isError') === true)
     return found
   }
   if (role === 'user') {
     // Anthropic Messages: tool_result blocks in a user message.
     const content = read(message, 'content')
-    if (isArray(content)) forEachPart(content, 'tool_result', (part, i) => add('anthropic', i, part, 'content', 'tool_use_id'))
+    if (isArray(content)) forEachPart(content, 'tool_result', (part, i) =>
+        add('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true),
+      )
     return found
   }
   const type = read(message, 'type')
@@ -145,13 +153,14 @@ function toolResultsOf(message, index) {
       })
     } else {
       // OpenAI Chat Completions (or a LangChain ToolMessage given a role).
-      add(isLangChainToolMessage(message, type) ? 'langchain' : 'openai-chat', -1, message, 'content', 'tool_call_id')
+      const langchain = isLangChainToolMessage(message, type)
+      add(langchain ? 'langchain' : 'openai-chat', -1, message, 'content', 'tool_call_id', langchain && read(message, 'status') === 'error')
     }
   } else if (type === 'function_call_output' || type === 'function_call_result') {
     // OpenAI Responses input item, OpenAI Agents SDK item.
     add('openai-responses', -1, message, 'output', read(message, 'call_id') !== undefined ? 'call_id' : 'callId')
   } else if (role === undefined && isLangChainToolMessage(message, type)) {
-    add('langchain', -1, message, 'content', 'tool_call_id')
+    add('langchain', -1, message, 'content', 'tool_call_id', read(message, 'status') === 'error')
   }
   return found
 }
@@ -168,6 +177,13 @@ function roleOf(message) {
   } catch {
     return undefined
   }
+}
+
+/** An AI SDK tool output that says it failed. */
+function isFailedOutput(payload) {
+  if (typeof payload !== 'object' || payload === null || isArray(payload)) return false
+  const type = read(payload, 'type')
+  return type === 'error-text' || type === 'error-json'
 }
 
 function isLangChainToolMessage(message, type) {
@@ -349,16 +365,20 @@ function clampJsonString(payload, options, tokens) {
   return clamped.json ? clamped.text : undefined
 }
 
-/** Payload limits that cut a result's text to `tokens` estimated tokens. */
-function cutLimits(options, tokens, notice) {
+/**
+ * Payload limits that cut a result's text to `tokens` estimated tokens. A failed result,
+ * unless a strategy was given, is cut as the tool layer cuts failures: both ends kept.
+ */
+function cutLimits(options, tokens, notice, failed) {
+  const failure = failed && !options.strategyGiven
   return Object.freeze({
     responseFormat: 'content',
     snap: options.snap,
     maxChars: Infinity,
     maxBytes: tokens * native.BYTES_PER_TOKEN,
     maxLines: Infinity,
-    strategy: options.strategy,
-    headRatio: 0.5,
+    strategy: failure ? FAILURE_STRATEGY : options.strategy,
+    headRatio: failure ? FAILURE_HEAD_RATIO : DEFAULT_HEAD_RATIO,
     notice,
     spill: undefined,
   })
@@ -461,7 +481,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
       report.action = 'elided'
     } else {
       const notice = path === null ? undefined : spills.templateWithPath(CUT_NOTICE, path)
-      next = clampJsonString(result.payload, options, tokens) ?? payloads.clampPayload(result.payload, cutLimits(options, tokens, notice))
+      next = clampJsonString(result.payload, options, tokens) ?? payloads.clampPayload(result.payload, cutLimits(options, tokens, notice, result.failed))
       report.action = 'clamped'
     }
     if (next === result.payload) {

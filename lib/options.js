@@ -5,7 +5,7 @@
 // caller's object exactly once, into locals, so a getter that calls toolclamp (or returns
 // something else the second time) cannot change a call's budgets.
 
-const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('./defaults.js')
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { describe, didYouMean, isArray, nearMiss } = require('./format.js')
 const native = require('./native.js')
 
@@ -111,7 +111,7 @@ function readLimitArgument(name, limit) {
   return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines, maxTokens`)
 }
 
-function readHeadRatio(value, fallback = 0.5) {
+function readHeadRatio(value, fallback = DEFAULT_HEAD_RATIO) {
   if (value === undefined) return fallback
   if (typeof value !== 'number') {
     throw new TypeError(`headRatio must be a number from 0 to 1, got ${describe(value)}`)

@@ -11,7 +11,7 @@ const spills = require('./spill.js')
 const json = require('./json.js')
 const partial = require('./partial.js')
 const { clampString, truncateSpilling, measureText } = require('./clamp.js')
-const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO } = require('./defaults.js')
+const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
   checkKeys,
@@ -34,7 +34,7 @@ const PAYLOAD_DEFAULTS = Object.freeze({
   maxBytes: DEFAULT_MAX_BYTES,
   maxLines: DEFAULT_MAX_LINES,
   strategy: DEFAULT_TOOL_STRATEGY,
-  headRatio: 0.5,
+  headRatio: DEFAULT_HEAD_RATIO,
 })
 const FAILURE_DEFAULTS = Object.freeze({ strategy: FAILURE_STRATEGY, headRatio: FAILURE_HEAD_RATIO })
 const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40, ...FAILURE_DEFAULTS })
@@ -685,7 +685,7 @@ function appended(list, block) {
 // pi's `details`: kept for a UI and logs, never sent to a model, so outside the budget, but
 // bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
 const DETAILS_MAX_BYTES = 8192
-const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity, strategy: 'head', headRatio: 0.5 })
+const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity, strategy: 'head', headRatio: DEFAULT_HEAD_RATIO })
 // The keys of a result with content that are not sent as its other data.
 const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
 

@@ -1,7 +1,7 @@
-// Helpers shared by the tests: running README examples as printed, and freezing inputs.
+// Helpers shared by the tests: running README examples as printed, freezing inputs, watching processes.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import fs, { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -43,4 +43,26 @@ export function deepFreeze(value) {
     if ('value' in descriptor) deepFreeze(descriptor.value)
   }
   return value
+}
+
+/** Whether a process is alive: a zombie nobody has reaped yet counts as dead. */
+export function isAlive(pid) {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    return error.code === 'EPERM'
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return process.platform !== 'linux'
+  }
+}
+
+/** Waits up to `ms` for a process to be dead; whether it is. */
+export async function waitUntilDead(pid, ms = 5000) {
+  const deadline = Date.now() + ms
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  return !isAlive(pid)
 }

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { isAlive } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { runCommand } = require('../lib/run.js')
@@ -30,21 +31,6 @@ after(() => {
 
 const openFds = () => fs.readdirSync(FD_DIR).length
 const lines = (text) => text.split('\n')
-
-/** Whether a process is alive: a zombie nobody has reaped yet counts as dead. */
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return error.code === 'EPERM'
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return process.platform !== 'linux'
-  }
-}
 
 /** Whether a pid is there at all, a zombie included (a reaped process is not). */
 function reachable(pid) {

@@ -9,6 +9,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { isAlive, waitUntilDead } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { runCommand } = require('../lib/run.js')
@@ -38,27 +39,6 @@ function collect(command, args, { input } = {}) {
       resolve({ stdout: Buffer.concat(chunks.stdout), stderr: Buffer.concat(chunks.stderr), exitCode, signal }),
     )
   })
-}
-
-/** Whether a process is alive: a zombie nobody has reaped yet counts as dead. */
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return error.code === 'EPERM'
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return process.platform !== 'linux'
-  }
-}
-
-async function waitUntilDead(pid, ms = 5000) {
-  const deadline = Date.now() + ms
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-  return !isAlive(pid)
 }
 
 const lines = (text) => text.split('\n')

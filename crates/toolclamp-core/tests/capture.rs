@@ -3,8 +3,7 @@
 //! keeping only O(limits) of it. Each case plans both ways with the same options and
 //! compares the plans (cuts, glue, every measure) and the kept bytes.
 
-mod common;
-mod reference;
+use crate::common;
 
 use proptest::prelude::*;
 use toolclamp_core::{

@@ -2,8 +2,8 @@
 //! windows, and inputs that must never panic. Every plan also goes through `check`, which
 //! verifies all the definitions against the naive reference.
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use reference::*;

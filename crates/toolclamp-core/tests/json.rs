@@ -2,8 +2,7 @@
 //! the clamp reports when rendered as `JSON.stringify` would, fits, and keeps the input's
 //! shape; fair sharing between an object's members; no input makes it panic.
 
-mod common;
-mod reference;
+use crate::common;
 
 use common::proptest_config;
 use proptest::prelude::*;

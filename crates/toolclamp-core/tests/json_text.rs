@@ -4,8 +4,7 @@
 //! measures what it reports, no budget is ever exceeded (from zero up), and values can be
 //! located in a text for edits that keep every other byte.
 
-mod common;
-mod reference;
+use crate::common;
 
 use common::proptest_config;
 use proptest::prelude::*;

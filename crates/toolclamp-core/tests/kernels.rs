@@ -3,8 +3,8 @@
 //! `fit_forward`/`fit_backward` in 256-unit blocks measured from where they start. A pair
 //! or `\r\n` straddling any of those must count exactly as elsewhere.
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use reference::*;

@@ -3,9 +3,8 @@
 //! `MAX_GROWTH` bytes a byte plus a screen line, and its memory stays bounded by the limits
 //! (plus a few screen lines) however much the input would grow.
 
-mod common;
-mod hostile;
-mod reference;
+use crate::common;
+use crate::hostile;
 
 use hostile::{hostile_text, options};
 use proptest::prelude::*;

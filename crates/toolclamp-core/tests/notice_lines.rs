@@ -1,8 +1,8 @@
 //! The line numbers a notice gets (`fromLine`, `toLine`): for every cut a notice is
 //! rendered for, the lines holding the first and the last dropped unit, counted the slow way.
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

@@ -2,8 +2,8 @@
 //! lines while they fit, else the longest safe prefix of the line, else one character),
 //! chains of pages that must give back the text exactly, the errors, and the banner.
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

@@ -1,8 +1,8 @@
 //! Property tests: random texts and limits, every plan checked against the naive reference
 //! in `reference/` (see `common::check` for the list of invariants).
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

@@ -8,8 +8,8 @@
 //! later cut drops part of it, the chars and bytes named are one more than the original's
 //! (`misread` below counts those).
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

@@ -2,8 +2,8 @@
 //! every result within its limits, and maximal among snapped cuts for Head and Tail with
 //! the default notice (no longer snapped part fits with its own notice).
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! Terminal normalisation: what a terminal finally shows, and the same for any split of
 //! the input into chunks.
 
-mod hostile;
+use crate::hostile;
 
 use hostile::{hostile_text, options, reference};
 use proptest::prelude::*;

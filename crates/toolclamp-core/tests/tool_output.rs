@@ -2,8 +2,8 @@
 //! names only the limits exceeded as given, and the indicators never cost the kept text
 //! more than their own room.
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

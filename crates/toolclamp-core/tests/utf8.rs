@@ -5,8 +5,8 @@
 //! edges, the fit searches against a scan, lossy decoding of invalid bytes, and planning
 //! bytes that were wrongly vouched for as valid.
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use common::*;
 use proptest::prelude::*;

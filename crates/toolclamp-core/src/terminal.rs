@@ -83,6 +83,20 @@ pub const BLANKS_PER_READ: usize = 8;
 /// bytes both; see the module docs): 4 for the visible forms, the rest for blanks.
 pub const MAX_GROWTH: usize = 4 + BLANKS_PER_READ;
 
+/// Normalised text is at most this many UTF-16 units for each UTF-16 unit of its input, plus
+/// [`WIDTH`]: a unit that is a C1 char is shown in 8 (`<U+0085>`), and each read pays for up
+/// to [`BLANKS_PER_READ`] blanks.
+pub const MAX_UTF16_GROWTH: usize = 8 + BLANKS_PER_READ;
+
+/// The most UTF-16 units the normalised text of an input of `len` units can have: UTF-16
+/// units of a string, or UTF-8 bytes if `bytes` (a UTF-16 unit of the output is at least a
+/// byte of it, so the bound in bytes, [`MAX_GROWTH`], holds). What a caller compares with
+/// the longest string it can hold before it builds the normalised text whole.
+pub fn max_normalized_utf16(len: u64, bytes: bool) -> u64 {
+    let growth = if bytes { MAX_GROWTH } else { MAX_UTF16_GROWTH };
+    len.saturating_mul(growth as u64).saturating_add(WIDTH as u64)
+}
+
 /// Where normalised text goes, piece by piece and in order.
 pub trait Sink {
     fn text(&mut self, s: &str);
@@ -342,13 +356,13 @@ impl Screen {
                 self.put(char::from_u32(code + 0x40).unwrap_or('?'), sink);
             }
             0x7f => self.put_str("^?", sink),
-            // A C1 char, below U+0100.
+            // A C1 char, below U+0100: written at once (a flood of them is the worst input).
             _ => {
-                self.put_str("<U+", sink);
-                for shift in [12, 8, 4, 0] {
-                    self.put(char::from_digit((code >> shift) & 0xF, 16).unwrap_or('?').to_ascii_uppercase(), sink);
+                let mut shown = *b"<U+0000>";
+                for (digit, shift) in shown[3..7].iter_mut().zip([12, 8, 4, 0]) {
+                    *digit = b"0123456789ABCDEF"[((code >> shift) & 0xF) as usize];
                 }
-                self.put('>', sink);
+                self.put_str(std::str::from_utf8(&shown).unwrap_or("<U+FFFD>"), sink);
             }
         }
     }
@@ -813,6 +827,23 @@ impl TerminalNormalizer {
             self.screen.give_out(false, sink);
         }
     }
+}
+
+/// The length in UTF-16 units of `text` as a terminal would finally show it, without
+/// building that text: what a caller checks before it asks for text that may be longer than
+/// it can hold.
+pub fn normalized_utf16_len(text: &[u8], options: Normalize) -> u64 {
+    struct Count(u64);
+    impl Sink for Count {
+        fn text(&mut self, s: &str) {
+            self.0 += crate::measure::measure_str(s).chars;
+        }
+    }
+    let mut count = Count(0);
+    let mut n = TerminalNormalizer::new(options);
+    n.push_to(text, &mut count);
+    n.finish_to(&mut count);
+    count.0
 }
 
 /// `text` as a terminal would finally show it (see the module docs).

@@ -172,6 +172,11 @@ export type Normalize =
  * escape sequence read, so a flood of far moves (`\x1b[65535Cx`) cannot blow the text up: the
  * result is at most 12 UTF-8 bytes per input byte plus one screen line.
  *
+ * Text whose normalised form is longer than a JS string can be (V8: 536,870,888 chars; a
+ * string of 70 million C1 controls, each shown as `<U+0085>`) throws a `RangeError` with code
+ * `TOOLCLAMP_NORMALIZED_TOO_LONG`, without building it: clamp such text instead, with
+ * {@link truncateText} or {@link createOutputCapture} and `normalize`, which never throw on it.
+ *
  * @example
  * normalizeTerminalOutput('\x1b[32mok\x1b[0m\n 10%\r 55%\r100%\n') // 'ok\n100%\n'
  */
@@ -295,8 +300,11 @@ export declare function createOutputCapture(options: OutputCaptureOptions): Outp
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
   /**
-   * Normalise terminal output first ({@link normalizeTerminalOutput}); budgets then count what
-   * the model reads, and a spill file holds that text. @default false
+     * Normalise terminal output first ({@link normalizeTerminalOutput}); budgets then count what
+   * the model reads, and a spill file holds that text. Text whose normalised form might not
+   * fit in a string is clamped as it is normalised (as a capture does), so only the result is
+   * built; with neither `maxChars` nor `maxBytes` set, that result is then at most as many
+   * bytes as a string can hold chars. @default false
    */
   normalize?: Normalize
   /** Where text is kept: by default the start (the end is dropped). @default 'head' */

@@ -4,7 +4,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
+import { constants } from 'node:buffer'
 import { normalizeTerminalOutput, truncateText, formatExecOutput } from '../index.mjs'
+
+const { MAX_STRING_LENGTH } = constants
 
 const RUNS = Number(process.env.FC_RUNS ?? 1000)
 
@@ -83,4 +86,48 @@ test('blanks a cursor move leaves are paid from an allowance, so far moves canno
   assert.equal(lines[1], `${' '.repeat(25)}x`)
   assert.equal(lines[999], `${' '.repeat(24)}x`)
   assert.equal(normalizeTerminalOutput(Buffer.from(flood)), lines.join('\n'))
+})
+
+// Each C1 control is shown as `<U+0085>`: 70,000,000 of them normalise to 560,000,000
+// chars, more than a string can hold (V8: 536,870,888).
+test('text whose normalised form is longer than a string can be: normalizeTerminalOutput says so, the clamps keep what fits', () => {
+  const c1 = '\x85'.repeat(70e6)
+  assert.throws(
+    () => normalizeTerminalOutput(c1),
+    (e) =>
+      e instanceof RangeError &&
+      e.code === 'TOOLCLAMP_NORMALIZED_TOO_LONG' &&
+      e.message ===
+        `toolclamp: the normalised text would be longer than the ${MAX_STRING_LENGTH} chars a JS string can hold; ` +
+          'clamp it instead: truncateText or createOutputCapture with normalize keep only what their limits allow',
+  )
+  const r = truncateText(c1, { maxChars: 1000, strategy: 'tail', notice: '', normalize: true })
+  assert.equal(r.text, '<U+0085>'.repeat(125))
+  assert.deepEqual([r.totalChars, r.totalLines, r.outputChars, r.truncated], [560e6, 1, 1000, true])
+  const { text, stdout } = formatExecOutput({ stdout: c1, stderr: '', exitCode: 0 }, { normalize: true, stdout: { maxBytes: 100 } })
+  assert.ok(Buffer.byteLength(stdout.text) <= 100 && stdout.totalChars === 560e6 && text.startsWith('<stdout>\n'))
+})
+
+test('property: truncateText with normalize never throws and keeps to its budget, on hostile strings', () => {
+  const piece = fc.oneof(
+    fc.constantFrom('\x85', '\x9b31m', '\x1b[65535C', '\x1b[999G', '\x1b[5D', '\r', '\r\n', '\n', '\b', '\x07\x00\x7f', '\x1b', '\x1b[', '\x1b]0;t', '😀', '日本', '\ud800', '\udc00', 'é'),
+    fc.string({ maxLength: 8 }),
+    fc.integer({ min: 1, max: 300 }).map((n) => 'y'.repeat(n)),
+  )
+  const limits = fc.record(
+    { maxChars: fc.integer({ min: 0, max: 400 }), maxBytes: fc.integer({ min: 0, max: 400 }), maxLines: fc.integer({ min: 0, max: 8 }) },
+    { requiredKeys: [] },
+  ).filter((l) => Object.keys(l).length > 0)
+  const strategy = fc.constantFrom('head', 'tail', 'headTail', 'auto')
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 80 }), limits, strategy, (pieces, l, s) => {
+      const text = pieces.join('')
+      const r = truncateText(text, { ...l, strategy: s, normalize: true })
+      assert.equal(r.text.length, r.outputChars)
+      if (l.maxChars !== undefined) assert.ok(r.outputChars <= l.maxChars || r.text === '')
+      if (l.maxBytes !== undefined) assert.ok(Buffer.byteLength(r.text) <= l.maxBytes || r.text === '')
+      assert.equal(r.totalChars, normalizeTerminalOutput(text).length)
+    }),
+    { numRuns: RUNS },
+  )
 })

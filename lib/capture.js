@@ -340,4 +340,58 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   return capture
 }
 
-module.exports = { createOutputCapture, openCapture, readCaptureLimits, END_INTERRUPTED, SPILL_NOTICE }
+// ---------------------------------------------------------------------------------------
+// Clamping text whose normalised form might not fit in a string: through a capture, which
+// keeps only what the limits allow, so only the clamped text is ever built.
+
+/** A long string is fed in slices of this many units (a pair split between two is joined). */
+const FEED_UNITS = 1 << 24
+
+/**
+ * The end kept to resolve `auto`: more than the core's auto window (2,048 units) reads, so
+ * the end it reads is that of the whole text.
+ */
+const AUTO_END_CHARS = 1 << 16
+
+function feed(capture, text) {
+  if (typeof text !== 'string') return capture.write(text)
+  for (let at = 0; at < text.length; at += FEED_UNITS) capture.write(text.slice(at, at + FEED_UNITS))
+}
+
+function captured(text, options, namedDefault, unnamedDefault) {
+  const capture = openCapture(options, namedDefault, unnamedDefault)
+  try {
+    feed(capture, text)
+    return capture.end()
+  } finally {
+    capture.dispose()
+  }
+}
+
+/** `auto` as it reads the end of `text` normalised: 'head' or 'headTail'. */
+function autoOfEnd(text, normalize, headRatio) {
+  const options = { maxChars: AUTO_END_CHARS, strategy: 'tail', notice: '', normalize }
+  const end = captured(text, options, SPILL_NOTICE, undefined).text
+  const plan = native.planText(end, 'auto', { maxChars: 0, maxBytes: Infinity, maxLines: Infinity }, headRatio, '', true)
+  return plan.strategy === 'headTail' ? 'headTail' : 'head'
+}
+
+/**
+ * The clamp of `text` (a string or UTF-8 bytes) normalised, through a capture with
+ * `options` (a capture's; `strategy` may be 'auto', `headRatio` is read, `limits` are the
+ * limits as read): the result truncateText gives for the normalised text, in memory bounded
+ * by the limits. With neither chars nor bytes limited, the capture keeps at most as many
+ * bytes as a string can hold units, so that the result is a string.
+ */
+function clampNormalized(text, options, limits, namedDefault = SPILL_NOTICE, unnamedDefault = undefined) {
+  const { strategy, headRatio, normalize } = options
+  const unbounded = limits.maxChars === Infinity && limits.maxBytes === Infinity
+  const resolved = {
+    ...options,
+    ...(unbounded ? { maxBytes: native.MAX_STRING_LENGTH } : {}),
+    strategy: strategy === 'auto' ? autoOfEnd(text, normalize, headRatio) : strategy,
+  }
+  return captured(text, resolved, namedDefault, unnamedDefault)
+}
+
+module.exports = { createOutputCapture, openCapture, readCaptureLimits, clampNormalized, END_INTERRUPTED, SPILL_NOTICE }

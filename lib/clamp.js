@@ -114,6 +114,12 @@ function truncateText(text, options) {
   const ratio = readHeadRatio(headRatio)
   const lines = readSnap(snap, 'none')
   const spillTo = spills.readSpill(spill, 'text')
+  if (terminal.mayOutgrowString(text, flags)) {
+    // Its normalised text might not fit in a string: only the clamped text is built.
+    const options = { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy: name, headRatio: ratio, notice, snap, normalize }
+    if (spillTo !== undefined) options.spill = { dir: spillTo.dir, name: spillTo.name }
+    return require('./capture.js').clampNormalized(text, options, limits)
+  }
   const shown = terminal.normalizeWith(text, flags)
   if (spillTo === undefined) return truncateWith(shown, limits, name, ratio, readNotice(notice), lines)
   return truncateSpilling(shown, limits, name, ratio, notice, spillTo, lines)

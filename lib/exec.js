@@ -261,12 +261,23 @@ function statusLine(exitCode, signal, durationMs) {
 function formatExecOutput(result, options) {
   const read = readResult(result)
   const { exitCode, signal, durationMs, error } = read
-  const { strategy, headRatio, snap, streams, spill, normalize } = readOptions(options)
-  const stdout = terminal.normalizeWith(read.stdout, normalize)
-  const stderr = terminal.normalizeWith(read.stderr, normalize)
-  const stdoutInfo = clampStream(stdout, streams.stdout, strategy, headRatio, snap, spill, 'stdout')
-  const stderrInfo = clampStream(stderr, streams.stderr, strategy, headRatio, snap, spill, 'stderr')
-  return formatClamped({ stdout: stdoutInfo, stderr: stderrInfo, error, exitCode, signal, durationMs })
+  const opts = readOptions(options)
+  const { strategy, headRatio, snap, streams, spill, normalize } = opts
+  const clamp = (stream) => {
+    const content = read[stream]
+    // Normalised text that might not fit in a string: only the clamped text is built.
+    if (terminal.mayOutgrowString(content, normalize)) return clampNormalizedStream(content, opts, stream)
+    return clampStream(terminal.normalizeWith(content, normalize), streams[stream], strategy, headRatio, snap, spill, stream)
+  }
+  return formatClamped({ stdout: clamp('stdout'), stderr: clamp('stderr'), error, exitCode, signal, durationMs })
+}
+
+/** One stream clamped normalised through a capture, as runCommand clamps it. */
+function clampNormalizedStream(content, read, stream) {
+  const options = require('./run.js').captureOptions(read, stream)
+  const named = templateFor(SPILL_NOTICE, stream)
+  const unnamed = templateFor(DEFAULT_NOTICE, stream)
+  return require('./capture.js').clampNormalized(content, options, read.streams[stream], named, unnamed)
 }
 
 /**

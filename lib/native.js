@@ -385,15 +385,42 @@ function elisionMarker(chars, lines, tokens, spillPath) {
 /** The rules of terminal normalisation, by bit of a flags number. */
 const NORMALIZE_FLAGS = Object.freeze([...LAYOUT.normalizeFlags])
 
-/** A string or UTF-8 bytes as a terminal would finally show it, under `flags`. */
+/** The longest string a JS engine here can make (V8: 2^29 - 24 units). */
+const MAX_STRING_LENGTH = require('node:buffer').constants.MAX_STRING_LENGTH
+
+/**
+ * A string or UTF-8 bytes as a terminal would finally show it, under `flags`; `undefined`
+ * when that text is longer than a string can be (the core measures it before any string is
+ * made).
+ */
 function normalizeTerminal(text, flags) {
   out[VERDICT] = 0
   const normalized =
     typeof text === 'string'
-      ? binding.normalizeTerminal(slotBuffer, text, isWide(text), flags)
-      : binding.normalizeTerminalBuffer(slotBuffer, byteLengthOf.call(text) === 0 ? Buffer.alloc(0) : text, flags)
-  if (out[VERDICT] !== VERDICTS.normalized || typeof normalized !== 'string') throw noAnswer('normalizeTerminal')
-  return normalized
+      ? binding.normalizeTerminal(slotBuffer, text, isWide(text), flags, MAX_STRING_LENGTH)
+      : binding.normalizeTerminalBuffer(
+          slotBuffer,
+          byteLengthOf.call(text) === 0 ? Buffer.alloc(0) : text,
+          flags,
+          MAX_STRING_LENGTH,
+        )
+  if (out[VERDICT] !== VERDICTS.normalized || !(typeof normalized === 'string' || normalized === null)) {
+    throw noAnswer('normalizeTerminal')
+  }
+  return normalized ?? undefined
+}
+
+/**
+ * Whether the normalised text of `text` (a string, or UTF-8 bytes) might be longer than a
+ * string can be: the core's bound on its length (O(1), from the length alone).
+ */
+function normalizedMayOutgrowString(text) {
+  const bytes = typeof text !== 'string'
+  const length = bytes ? byteLengthOf.call(text) : text.length
+  out[VERDICT] = 0
+  if (binding.normalizedBound(slotBuffer, length, bytes) !== undefined) throw noAnswer('normalizedBound')
+  expect(VERDICTS.normalized, 'normalizedBound')
+  return out[SLOTS.totalChars] > MAX_STRING_LENGTH
 }
 
 /**
@@ -617,6 +644,8 @@ module.exports = {
   elisionMarker,
   NORMALIZE_FLAGS,
   normalizeTerminal,
+  normalizedMayOutgrowString,
+  MAX_STRING_LENGTH,
   planJson,
   planJsonText,
   locateJson,

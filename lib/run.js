@@ -632,4 +632,4 @@ function killTree(child, signal) {
   }
 }
 
-module.exports = { runCommand, RUN_OPTIONS }
+module.exports = { runCommand, RUN_OPTIONS, captureOptions }

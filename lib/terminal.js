@@ -37,11 +37,34 @@ function readNormalize(value) {
   return flags
 }
 
-/** `text` (a string, or UTF-8 bytes) normalised with `flags`; the same string when nothing changed. */
+/** The error of a normalised text longer than a JS string can be. */
+function tooLongError() {
+  const error = new RangeError(
+    `toolclamp: the normalised text would be longer than the ${native.MAX_STRING_LENGTH} chars a JS string can hold; ` +
+      'clamp it instead: truncateText or createOutputCapture with normalize keep only what their limits allow',
+  )
+  error.code = 'TOOLCLAMP_NORMALIZED_TOO_LONG'
+  return error
+}
+
+/**
+ * `text` (a string, or UTF-8 bytes) normalised with `flags`; the same string when nothing
+ * changed. Throws TOOLCLAMP_NORMALIZED_TOO_LONG when the normalised text is longer than a
+ * string can be (see {@link mayOutgrowString} for who avoids that).
+ */
 function normalizeWith(text, flags) {
   if (flags === 0) return text
   const normalized = native.normalizeTerminal(text, flags)
+  if (normalized === undefined) throw tooLongError()
   return normalized === text ? text : normalized
+}
+
+/**
+ * Whether `text` normalised with `flags` might be longer than a string can be, by the core's
+ * bound on its growth (O(1)): such text is clamped through a capture, never built whole.
+ */
+function mayOutgrowString(text, flags) {
+  return flags !== 0 && native.normalizedMayOutgrowString(text)
 }
 
 /** A string or UTF-8 bytes as a terminal would finally show it. */
@@ -52,4 +75,4 @@ function normalizeTerminalOutput(text, options) {
   return normalizeWith(text, readNormalize(options ?? true))
 }
 
-module.exports = { normalizeTerminalOutput, readNormalize, normalizeWith }
+module.exports = { normalizeTerminalOutput, readNormalize, normalizeWith, mayOutgrowString }

@@ -8,10 +8,11 @@ use std::borrow::Cow;
 use napi::sys;
 use toolclamp_core::{
     answer_text, chars_windows, clamp_json, clamp_json_text, classify_provider_error, decode_lossy, elision_marker,
-    estimate_tokens, find_prior, locate_json, lossy_position, measure, measure_str, normalize_terminal_output,
-    page_with_banner, parse_json_paths, plan_budget, plan_restacked, plan_tool_output, plan_with_snap, repage,
-    BudgetRequest, JsonRequest, JsonText, JsonUnit, Limits, MarkerFacts, Markers, Measure, Notice, NoticeFacts, Page,
-    PageRequest, Plan, Repage, ResultSize, Snap, Source, Strategy, TemplateError, Units, Utf8, Windows,
+    estimate_tokens, find_prior, locate_json, lossy_position, max_normalized_utf16, measure, measure_str,
+    normalize_terminal_output, normalized_utf16_len, page_with_banner, parse_json_paths, plan_budget, plan_restacked,
+    plan_tool_output, plan_with_snap, repage, BudgetRequest, JsonRequest, JsonText, JsonUnit, Limits, MarkerFacts,
+    Markers, Measure, Notice, NoticeFacts, Page, PageRequest, Plan, Repage, ResultSize, Snap, Source, Strategy,
+    TemplateError, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, Export, StrategyArg, Thrown};
@@ -79,8 +80,17 @@ pub static EXPORTS: &[Export] = &[
         params: &["out", "sizes", "perResult", "aggregate", "minKeepChars", "protectRecent"],
         body: plan_budget_of,
     },
-    Export { name: c"normalizeTerminal", params: &["out", "text", "wide", "flags"], body: normalize_terminal_string },
-    Export { name: c"normalizeTerminalBuffer", params: &["out", "bytes", "flags"], body: normalize_terminal_buffer },
+    Export {
+        name: c"normalizeTerminal",
+        params: &["out", "text", "wide", "flags", "maxLength"],
+        body: normalize_terminal_string,
+    },
+    Export {
+        name: c"normalizeTerminalBuffer",
+        params: &["out", "bytes", "flags", "maxLength"],
+        body: normalize_terminal_buffer,
+    },
+    Export { name: c"normalizedBound", params: &["out", "length", "bytes"], body: normalized_bound },
     Export { name: c"elisionMarker", params: &["out", "chars", "lines", "tokens", "spillPath"], body: elision_marker_of },
     Export {
         name: c"captureCreate",
@@ -933,20 +943,38 @@ fn normalize_flags(call: &Call, i: usize) -> Result<toolclamp_core::Normalize, T
     Ok(normalize_of(flags))
 }
 
-/// Answers a normalised text: its measure in the total slots, the text returned.
-fn answer_normalized(call: &Call, text: &str) -> Answer {
+/// Answers a normalised text: its measure in the total slots, the text returned, or `null`
+/// when it is longer than `max_length` UTF-16 units (longer than a JS string can be).
+fn answer_normalized(call: &Call, text: &str, max_length: u64) -> Answer {
     let m = measure_str(text);
     let mut r = Results::new(Verdict::Normalized);
     r.set_measure(Slot::TotalChars, m);
     call.answer(&r)?;
+    if m.chars > max_length {
+        return call.null();
+    }
     call.string_from_utf8(text.as_bytes(), m.chars as usize)
 }
 
-/// `normalizeTerminal(out, text, wide, flags)` → the text as a terminal would finally show it.
-/// Lone surrogates cannot be terminal output: they read as U+FFFD.
+/// `normalizedBound(out, length, bytes)`: the most UTF-16 units the normalised text of a
+/// string of `length` units (of `length` UTF-8 bytes if `bytes`) can have, in the
+/// TotalChars slot ([`max_normalized_utf16`]).
+fn normalized_bound(call: &Call) -> Answer {
+    let length = call.index(1)? as u64;
+    let bytes = call.boolean(2)?;
+    let mut r = Results::new(Verdict::Normalized);
+    r.set(Slot::TotalChars, max_normalized_utf16(length, bytes));
+    call.answer(&r)?;
+    call.undefined()
+}
+
+/// `normalizeTerminal(out, text, wide, flags, maxLength)` → the text as a terminal would
+/// finally show it (`null` if longer than `maxLength`). Lone surrogates cannot be terminal
+/// output: they read as U+FFFD.
 fn normalize_terminal_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let options = normalize_flags(call, 3)?;
+    let max_length = call.index(4)? as u64;
     let text = if wide {
         with_scratch(&UTF16, |buf| call.string_arg::<u16>(1, buf).map(String::from_utf16_lossy))?
     } else {
@@ -954,15 +982,30 @@ fn normalize_terminal_string(call: &Call) -> Answer {
             call.string_arg::<u8>(1, buf).map(|units| units.iter().map(|&b| char::from(b)).collect::<String>())
         })?
     };
-    answer_normalized(call, &normalize_terminal_output(text.as_bytes(), options))
+    answer_normalized_of(call, text.as_bytes(), options, max_length)
 }
 
-/// `normalizeTerminalBuffer(out, bytes, flags)`: the same for UTF-8 bytes (invalid
-/// sequences read as U+FFFD).
+/// Answers `text` normalised, or `null` if longer than `max_length` UTF-16 units: text that
+/// might be is measured first, so that text too long is never built.
+fn answer_normalized_of(call: &Call, text: &[u8], options: toolclamp_core::Normalize, max_length: u64) -> Answer {
+    if max_normalized_utf16(text.len() as u64, true) > max_length {
+        let length = normalized_utf16_len(text, options);
+        if length > max_length {
+            let mut r = Results::new(Verdict::Normalized);
+            r.set(Slot::TotalChars, length);
+            call.answer(&r)?;
+            return call.null();
+        }
+    }
+    answer_normalized(call, &normalize_terminal_output(text, options), max_length)
+}
+
+/// `normalizeTerminalBuffer(out, bytes, flags, maxLength)`: the same for UTF-8 bytes
+/// (invalid sequences read as U+FFFD).
 fn normalize_terminal_buffer(call: &Call) -> Answer {
     let options = normalize_flags(call, 2)?;
+    let max_length = call.index(3)? as u64;
     let (bytes, _) = call.bytes(1)?;
     // No JS runs while the bytes are read: the normaliser is pure Rust.
-    let text = normalize_terminal_output(bytes, options);
-    answer_normalized(call, &text)
+    answer_normalized_of(call, bytes, options, max_length)
 }

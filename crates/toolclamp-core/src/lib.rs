@@ -61,6 +61,8 @@ pub use plan::{
 };
 pub use restack::{find_prior, plan_restacked, restacked_notice, Prior};
 pub use source::{Source, Units, Windows};
-pub use terminal::{normalize_terminal_output, Normalize, TerminalNormalizer};
+pub use terminal::{
+    max_normalized_utf16, normalize_terminal_output, normalized_utf16_len, Normalize, TerminalNormalizer,
+};
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

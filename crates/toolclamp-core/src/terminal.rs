@@ -83,6 +83,20 @@ pub const BLANKS_PER_READ: usize = 8;
 /// bytes both; see the module docs): 4 for the visible forms, the rest for blanks.
 pub const MAX_GROWTH: usize = 4 + BLANKS_PER_READ;
 
+/// Normalised text is at most this many UTF-16 units for each UTF-16 unit of its input, plus
+/// [`WIDTH`]: a unit that is a C1 char is shown in 8 (`<U+0085>`), and each read pays for up
+/// to [`BLANKS_PER_READ`] blanks.
+pub const MAX_UTF16_GROWTH: usize = 8 + BLANKS_PER_READ;
+
+/// The most UTF-16 units the normalised text of an input of `len` units can have: UTF-16
+/// units of a string, or UTF-8 bytes if `bytes` (a UTF-16 unit of the output is at least a
+/// byte of it, so the bound in bytes, [`MAX_GROWTH`], holds). What a caller compares with
+/// the longest string it can hold before it builds the normalised text whole.
+pub fn max_normalized_utf16(len: u64, bytes: bool) -> u64 {
+    let growth = if bytes { MAX_GROWTH } else { MAX_UTF16_GROWTH };
+    len.saturating_mul(growth as u64).saturating_add(WIDTH as u64)
+}
+
 /// Where normalised text goes, piece by piece and in order.
 pub trait Sink {
     fn text(&mut self, s: &str);
@@ -122,11 +136,22 @@ impl Line {
         &mut self.chars
     }
 
+    /// Whether the cells are ASCII text, a byte a cell: an ASCII write among them is then a
+    /// byte write, with no trip through chars.
+    fn ascii_text(&self) -> bool {
+        !self.in_chars && self.text.len() == self.len
+    }
+
     /// Puts `c` at the cursor, which is at most at the end.
     fn put(&mut self, c: char) {
         if self.cursor < self.len {
             let cursor = self.cursor;
-            self.chars()[cursor] = c;
+            if c.is_ascii() && self.ascii_text() {
+                // SAFETY: an ASCII byte replaces an ASCII byte, so the text stays UTF-8.
+                unsafe { self.text.as_bytes_mut()[cursor] = c as u8 };
+            } else {
+                self.chars()[cursor] = c;
+            }
         } else {
             if self.in_chars {
                 self.chars.push(c);
@@ -147,6 +172,19 @@ impl Line {
         }
         self.len += count;
         self.cursor = self.len;
+    }
+
+    /// Writes ASCII `s` at the cursor, which is inside the ASCII text: over the cells there,
+    /// and past the end for what is left of it.
+    fn overwrite_ascii(&mut self, s: &str) {
+        debug_assert!(s.is_ascii() && self.ascii_text() && self.cursor < self.len);
+        let over = (self.len - self.cursor).min(s.len());
+        let at = self.cursor;
+        // SAFETY: ASCII bytes replace ASCII bytes, so the text stays UTF-8.
+        unsafe { self.text.as_bytes_mut()[at..at + over].copy_from_slice(&s.as_bytes()[..over]) };
+        self.text.push_str(&s[over..]);
+        self.cursor += s.len();
+        self.len = self.len.max(self.cursor);
     }
 
     fn push_blanks(&mut self, n: usize) {
@@ -183,7 +221,12 @@ impl Line {
     fn blank_to_cursor(&mut self) {
         if self.len > 0 {
             let end = self.cursor.min(self.len - 1);
-            self.chars()[..=end].fill(' ');
+            if self.ascii_text() {
+                // SAFETY: ASCII blanks replace ASCII bytes, so the text stays UTF-8.
+                unsafe { self.text.as_bytes_mut()[..=end].fill(b' ') };
+            } else {
+                self.chars()[..=end].fill(' ');
+            }
         }
     }
 
@@ -245,14 +288,27 @@ impl Screen {
         }
     }
 
+    #[inline(always)]
     fn put_str(&mut self, s: &str, sink: &mut impl Sink) {
         let line = &mut self.line;
-        // Appending what surely fits in the row: no blanks, no overwrite, no wrap to check.
-        if line.cursor == line.len && line.len + s.len() < WIDTH {
-            let count = if s.is_ascii() { s.len() } else { s.chars().count() };
-            line.append(s, count);
-            return;
+        // What surely fits in the row (no blanks, no wrap to check): appended, or written
+        // over ASCII text (a column jump back into a line) byte for byte.
+        if line.cursor <= line.len && line.cursor + s.len() < WIDTH {
+            if line.cursor == line.len {
+                let count = if s.is_ascii() { s.len() } else { s.chars().count() };
+                line.append(s, count);
+                return;
+            }
+            if line.ascii_text() && s.is_ascii() {
+                line.overwrite_ascii(s);
+                return;
+            }
         }
+        self.put_chars(s, sink);
+    }
+
+    #[inline(never)]
+    fn put_chars(&mut self, s: &str, sink: &mut impl Sink) {
         for c in s.chars() {
             self.put(c, sink);
         }
@@ -300,13 +356,13 @@ impl Screen {
                 self.put(char::from_u32(code + 0x40).unwrap_or('?'), sink);
             }
             0x7f => self.put_str("^?", sink),
-            // A C1 char, below U+0100.
+            // A C1 char, below U+0100: written at once (a flood of them is the worst input).
             _ => {
-                self.put_str("<U+", sink);
-                for shift in [12, 8, 4, 0] {
-                    self.put(char::from_digit((code >> shift) & 0xF, 16).unwrap_or('?').to_ascii_uppercase(), sink);
+                let mut shown = *b"<U+0000>";
+                for (digit, shift) in shown[3..7].iter_mut().zip([12, 8, 4, 0]) {
+                    *digit = b"0123456789ABCDEF"[((code >> shift) & 0xF) as usize];
                 }
-                self.put('>', sink);
+                self.put_str(std::str::from_utf8(&shown).unwrap_or("<U+FFFD>"), sink);
             }
         }
     }
@@ -440,38 +496,31 @@ fn maybe_special(b: u8) -> bool {
     (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0xC2)
 }
 
-/// What a byte is to [`plain_len`]'s byte-by-byte look: plain, a `\n`, or [`maybe_special`].
-static CLASS: [u8; 256] = {
-    let mut table = [PLAIN; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = SPECIAL;
-        b += 1;
-    }
-    table[b'\t' as usize] = PLAIN;
-    table[b'\n' as usize] = NEWLINE;
-    table[0xC2] = SPECIAL;
-    table
-};
-const PLAIN: u8 = 0;
-const NEWLINE: u8 = 1;
-const SPECIAL: u8 = 2;
-
 /// The length of the plain text `bytes` (valid UTF-8) starts with: up to an escape, a
 /// control char but `\n` and `\t`, or a C1 char. And whether it surely has no `\n`.
 #[inline(always)]
 fn plain_len(bytes: &[u8]) -> (usize, bool) {
-    // Text between escapes is short: a byte-by-byte look finds its end soonest, and sees
-    // its line breaks on the way.
+    // Text between escapes is short: a look at a word of bytes at a time finds its end
+    // soonest, and sees its line breaks on the way.
     let near = bytes.len().min(PLAIN_BLOCK);
     let mut newline = false;
-    for (i, &b) in bytes[..near].iter().enumerate() {
-        match CLASS[usize::from(b)] {
-            PLAIN => {}
-            NEWLINE => newline = true,
-            _ if b == 0xC2 && !matches!(bytes.get(i + 1), Some(0x80..=0x9F)) => {}
-            _ => return (i, !newline),
+    let mut i = 0;
+    while i < near {
+        let n = (near - i).min(8);
+        let mut candidates = candidate_bytes(word_of(&bytes[i..i + n]));
+        // Each candidate is looked at: few are not the end of the run.
+        while candidates != 0 {
+            let at = i + (candidates.trailing_zeros() / 8) as usize;
+            match bytes[at] {
+                b'\n' => newline = true,
+                b'\t' => {}
+                // U+00A0..U+00BF: plain.
+                0xC2 if !matches!(bytes.get(at + 1), Some(0x80..=0x9F)) => {}
+                _ => return (at, !newline),
+            }
+            candidates &= candidates - 1;
         }
+        i += n;
     }
     if near == bytes.len() {
         return (near, !newline);
@@ -479,7 +528,37 @@ fn plain_len(bytes: &[u8]) -> (usize, bool) {
     (long_plain_len(bytes, near), false)
 }
 
-/// Bytes [`plain_len`] looks at one by one before it goes by blocks.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Up to 8 bytes as a little-endian word, padded with spaces (plain bytes).
+#[inline(always)]
+fn word_of(bytes: &[u8]) -> u64 {
+    if let Ok(whole) = <[u8; 8]>::try_from(bytes) {
+        return u64::from_le_bytes(whole);
+    }
+    let mut padded = [b' '; 8];
+    padded[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(padded)
+}
+
+/// The high bit of each byte of `word` that is below 0x20 or is 0xC2 (every byte
+/// [`maybe_special`], and `\n` and `\t`), and no other bit. Exact for every byte: no sum
+/// carries into the next byte.
+#[inline(always)]
+fn candidate_bytes(word: u64) -> u64 {
+    // Below 0x20: its low 7 bits plus 0x60 stay below 0x80, and its high bit is clear.
+    let below_space = !(((word & !HIGHS) + ONES * 0x60) | word) & HIGHS;
+    if word & HIGHS == 0 {
+        // ASCII: no 0xC2.
+        return below_space;
+    }
+    let x = word ^ (ONES * 0xC2);
+    let c2 = !(((x & !HIGHS) + !HIGHS) | x) & HIGHS;
+    below_space | c2
+}
+
+/// Bytes [`plain_len`] looks at a word at a time before it goes by blocks.
 const PLAIN_BLOCK: usize = 32;
 
 /// [`plain_len`] of a long run, from `from` on: whole blocks without a candidate byte are
@@ -493,7 +572,7 @@ fn long_plain_len(bytes: &[u8], from: usize) -> usize {
         {
             i += PLAIN_BLOCK;
         }
-        let Some(at) = bytes[i..].iter().position(|&b| CLASS[usize::from(b)] == SPECIAL) else {
+        let Some(at) = bytes[i..].iter().position(|&b| maybe_special(b)) else {
             return bytes.len();
         };
         let at = i + at;
@@ -748,6 +827,23 @@ impl TerminalNormalizer {
             self.screen.give_out(false, sink);
         }
     }
+}
+
+/// The length in UTF-16 units of `text` as a terminal would finally show it, without
+/// building that text: what a caller checks before it asks for text that may be longer than
+/// it can hold.
+pub fn normalized_utf16_len(text: &[u8], options: Normalize) -> u64 {
+    struct Count(u64);
+    impl Sink for Count {
+        fn text(&mut self, s: &str) {
+            self.0 += crate::measure::measure_str(s).chars;
+        }
+    }
+    let mut count = Count(0);
+    let mut n = TerminalNormalizer::new(options);
+    n.push_to(text, &mut count);
+    n.finish_to(&mut count);
+    count.0
 }
 
 /// `text` as a terminal would finally show it (see the module docs).

@@ -219,3 +219,37 @@ fn the_bound_holds_for_the_worst_inputs() {
         }
     }
 }
+
+/// The length bound a caller checks before it builds normalised text whole: for a string's
+/// UTF-16 units (16 a unit: a C1 char shown in 8, and 8 blanks a read) and for UTF-8 bytes
+/// (12 a byte), each plus a screen line; reached from below by the worst inputs.
+#[test]
+fn the_utf16_bound_holds_and_the_length_is_measured_without_the_text() {
+    use toolclamp_core::terminal::{max_normalized_utf16, normalized_utf16_len, WIDTH};
+    assert_eq!(max_normalized_utf16(0, false), WIDTH as u64);
+    assert_eq!(max_normalized_utf16(10, false), 160 + WIDTH as u64);
+    assert_eq!(max_normalized_utf16(10, true), 120 + WIDTH as u64);
+    assert_eq!(max_normalized_utf16(u64::MAX, false), u64::MAX, "saturates");
+    let c1 = "\u{85}".repeat(10_000);
+    let shown = normalize_terminal_output(c1.as_bytes(), Normalize::default());
+    assert_eq!(shown.encode_utf16().count(), 80_000);
+    assert_eq!(normalized_utf16_len(c1.as_bytes(), Normalize::default()), 80_000);
+    assert!(80_000 <= max_normalized_utf16(10_000, false));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    #[test]
+    fn normalised_utf16_length_is_measured_exactly_and_bounded(text in hostile_text(), options in options()) {
+        use toolclamp_core::terminal::{max_normalized_utf16, normalized_utf16_len};
+        let shown = normalize_terminal_output(&text, options);
+        let units = shown.encode_utf16().count() as u64;
+        prop_assert_eq!(normalized_utf16_len(&text, options), units);
+        prop_assert!(units <= max_normalized_utf16(text.len() as u64, true));
+        // As a JS string: its UTF-16 units.
+        let string = String::from_utf8_lossy(&text);
+        let from_string = normalize_terminal_output(string.as_bytes(), options).encode_utf16().count() as u64;
+        prop_assert!(from_string <= max_normalized_utf16(string.encode_utf16().count() as u64, false));
+    }
+}

@@ -31,6 +31,7 @@ pub fn hostile_text() -> impl Strategy<Value = Vec<u8>> {
         1 => Just(b"\x1b[K".to_vec()),
         1 => Just(b"\x1b[1K".to_vec()),
         1 => Just(b"\x1b[3D".to_vec()),
+        1 => Just(b"\x1b[5G".to_vec()),
         1 => Just(b"\x1b]0;title".to_vec()),
         1 => Just(b"\x1b\\".to_vec()),
         1 => Just(b"\x1bPq".to_vec()),

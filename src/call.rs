@@ -75,7 +75,7 @@ pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_i
     if status != sys::Status::napi_ok || data.is_null() {
         // SAFETY: `env` is this callback's.
         unsafe {
-            throw(env, &Thrown::Error(format!("toolclamp: reading a call's arguments failed (status {status})")))
+            throw(env, &Thrown::Error(format!("toolclamp: reading a call's arguments failed (status {status})")));
         };
         return ptr::null_mut();
     }
@@ -96,7 +96,7 @@ pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_i
         catch_unwind(AssertUnwindSafe(|| (export.body)(&call))).unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(ToString::to_string)
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             Err(Thrown::Error(format!("toolclamp internal error in {}: {what}", name())))
@@ -307,7 +307,7 @@ impl Call {
         // valid. Anything but an ArrayBuffer (a SharedArrayBuffer too) fails with a status
         // and no exception; a detached one reports length 0.
         let status = unsafe { sys::napi_get_arraybuffer_info(self.env, self.argv[0], &mut data, &mut length) };
-        let size = SLOT_COUNT * std::mem::size_of::<f64>();
+        let size = SLOT_COUNT * size_of::<f64>();
         if status != sys::Status::napi_ok || length < size || data.is_null() || data.align_offset(8) != 0 {
             return Err(self.type_error(0, &format!("an attached ArrayBuffer of {size} bytes")));
         }

@@ -111,13 +111,13 @@ fn disposed() -> Thrown {
 /// The state of a capture that is not disposed, shared.
 fn state(handle: &Handle) -> Result<Ref<'_, State>, Thrown> {
     let state = handle.state.try_borrow().map_err(|_| busy())?;
-    Ref::filter_map(state, |s| s.as_deref()).map_err(|_| disposed())
+    Ref::filter_map(state, Option::as_deref).map_err(|_| disposed())
 }
 
 /// The state of a capture that is not disposed, to change.
 fn state_mut(handle: &Handle) -> Result<RefMut<'_, State>, Thrown> {
     let state = handle.state.try_borrow_mut().map_err(|_| busy())?;
-    RefMut::filter_map(state, |s| s.as_deref_mut()).map_err(|_| disposed())
+    RefMut::filter_map(state, Option::as_deref_mut).map_err(|_| disposed())
 }
 
 fn answer_totals(call: &Call, capture: &Capture) -> Result<(), Thrown> {
@@ -320,28 +320,25 @@ pub fn capture_settle_head(call: &Call) -> Answer {
     let handle = handle(call, 1)?;
     let notice = NoticeArg::read(call, 2)?;
     let snap = snap_of(call.boolean(3)?);
-    let state = self::state(handle)?;
-    let settled = match state.settled {
-        Some(head_end) => head_end,
-        None => {
-            let Some(src) = state.capture.settled_head() else {
-                answer_totals(call, &state.capture)?;
-                return call.null();
-            };
-            let options = *state.capture.options();
-            let (planned, _) = plan_with(call, &src, &options.limits, Strategy::Head, &notice, true, snap)?;
-            let head_end = planned.map_or(0, |p| p.head_end);
-            drop(state);
-            state_mut(handle)?.settled = Some(head_end);
-            return capture_settle_head_text(call, handle, head_end);
-        }
+    let state = state(handle)?;
+    let Some(settled) = state.settled else {
+        let Some(src) = state.capture.settled_head() else {
+            answer_totals(call, &state.capture)?;
+            return call.null();
+        };
+        let options = *state.capture.options();
+        let (planned, _) = plan_with(call, &src, &options.limits, Strategy::Head, &notice, true, snap)?;
+        let head_end = planned.map_or(0, |p| p.head_end);
+        drop(state);
+        state_mut(handle)?.settled = Some(head_end);
+        return capture_settle_head_text(call, handle, head_end);
     };
     drop(state);
     capture_settle_head_text(call, handle, settled)
 }
 
 fn capture_settle_head_text(call: &Call, handle: &Handle, head_end: usize) -> Answer {
-    let state = self::state(handle)?;
+    let state = state(handle)?;
     let src = state.capture.source();
     let mut bytes = Vec::with_capacity(head_end);
     src.copy_to(0, head_end, &mut bytes);

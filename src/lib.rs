@@ -14,7 +14,9 @@
 //! Every callback runs under `catch_unwind`: a panic becomes a thrown JS `Error` instead
 //! of aborting the host process.
 
-#![deny(unsafe_op_in_unsafe_fn)]
+// Not a Rust library: its documentation is for the people who work on it, and links to
+// the private items it is made of.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod call;
 mod capture;

@@ -41,7 +41,7 @@ pub trait Scratch: Default {
 
 impl<U> Scratch for Vec<U> {
     fn trim(&mut self) {
-        if self.capacity() * std::mem::size_of::<U>() > RETAINED_BYTES {
+        if self.capacity() * size_of::<U>() > RETAINED_BYTES {
             *self = Vec::new();
         }
     }
@@ -193,7 +193,7 @@ impl Call {
         if array.length == 0 || array.data.is_null() {
             return Ok(&mut []);
         }
-        if array.data.align_offset(std::mem::align_of::<f64>()) != 0 {
+        if array.data.align_offset(align_of::<f64>()) != 0 {
             return Err(self.type_error(i, expected));
         }
         // SAFETY: an attached, unshared Float64Array's data points at `length` initialised,

@@ -337,7 +337,7 @@ mod tests {
         let piece = prop_oneof![
             proptest::sample::select(AUTO_SIGNALS.to_vec()).prop_map(str::to_string),
             proptest::sample::select(AUTO_WORD_SIGNALS.to_vec()).prop_map(str::to_string),
-            proptest::sample::select(AUTO_WORD_SIGNALS.to_vec()).prop_map(|s| s.to_uppercase()),
+            proptest::sample::select(AUTO_WORD_SIGNALS.to_vec()).prop_map(str::to_uppercase),
             proptest::sample::select(vec!["a", "x", "-", ".", "_", "/", " ", "\n", "9", "é", "✖", "'", "ok"])
                 .prop_map(str::to_string),
             "[a-z .\\-]{0,12}",

@@ -293,7 +293,7 @@ impl Capture {
     /// Bytes held in memory for the text (the two buffers and, when normalising, the line
     /// being drawn and the text on its way to the buffers), whatever the total.
     pub fn kept_bytes(&self) -> usize {
-        let normalizing = self.normalizer.as_ref().map_or(0, |n| n.held_bytes()) + self.scratch.capacity();
+        let normalizing = self.normalizer.as_ref().map_or(0, TerminalNormalizer::held_bytes) + self.scratch.capacity();
         self.store.head.capacity() + self.store.tail.capacity() + normalizing
     }
 

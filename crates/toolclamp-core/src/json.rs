@@ -1260,7 +1260,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
             match n.kind {
                 Kind::Scalar | Kind::String => sink.units(self.token(n)),
                 Kind::Array | Kind::Object if n.count == 0 => {
-                    sink.ascii(if n.kind == Kind::Array { "[]" } else { "{}" })
+                    sink.ascii(if n.kind == Kind::Array { "[]" } else { "{}" });
                 }
                 Kind::Array | Kind::Object => {
                     sink.ascii(if n.kind == Kind::Array { "[" } else { "{" });

@@ -90,7 +90,7 @@ pub trait Unit: Copy + Eq + Send + Sync + 'static {
             1
         } else if c < 0x800 {
             2
-        } else if self.is_low_surrogate() && prev.is_some_and(|p| p.is_high_surrogate()) {
+        } else if self.is_low_surrogate() && prev.is_some_and(Self::is_high_surrogate) {
             1
         } else {
             3

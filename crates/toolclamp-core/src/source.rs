@@ -182,7 +182,7 @@ impl<U: Unit> Source for Units<'_, U> {
 
 /// A text known only through a few windows of its units, for plans bounded by `maxChars`
 /// alone. Such a plan cuts at positions that follow from arithmetic (see
-/// [`chars_windows`]) and reads only the units next to its cuts and the last unit, so a
+/// [`crate::plan::chars_windows`]) and reads only the units next to its cuts and the last unit, so a
 /// caller can copy a few hundred units of a 100 MB string instead of all of it.
 pub struct Windows<'a, U: Unit> {
     pieces: [(usize, &'a [U]); 3],

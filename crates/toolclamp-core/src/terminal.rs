@@ -42,7 +42,7 @@
 //! while the parser is between sequences does not go through the parser: it is found a
 //! block of bytes at a time, and its whole lines are given out as they are, which is what the
 //! parser would make of them char by char. [`TerminalNormalizer`] follows where the parser
-//! stands with [`Seq`], a coarse copy of its states that only says "between sequences" when
+//! stands with `Seq`, a coarse copy of its states that only says "between sequences" when
 //! the parser surely is.
 //!
 //! [`TerminalNormalizer`] takes bytes in chunks split anywhere (inside a UTF-8 sequence, an
@@ -716,7 +716,7 @@ impl TerminalNormalizer {
     /// sequence are of fixed size.)
     pub fn held_bytes(&self) -> usize {
         let line = &self.screen.line;
-        line.text.capacity() + line.chars.capacity() * std::mem::size_of::<char>() + self.screen.encoded.capacity()
+        line.text.capacity() + line.chars.capacity() * size_of::<char>() + self.screen.encoded.capacity()
     }
 
     /// Feeds `bytes`; appends to `out` the lines they finished, each with its `\n`.

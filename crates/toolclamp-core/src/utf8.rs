@@ -126,9 +126,8 @@ impl Utf8Stream {
             return;
         }
         loop {
-            let error = match std::str::from_utf8(input) {
-                Ok(_) => return out(input),
-                Err(e) => e,
+            let Err(error) = std::str::from_utf8(input) else {
+                return out(input);
             };
             let (valid, after) = input.split_at(error.valid_up_to());
             out(valid);

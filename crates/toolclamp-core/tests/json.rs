@@ -225,7 +225,7 @@ fn check(v: &Value, req: &JsonRequest<'_>) -> Result<Option<Value>, TestCaseErro
                 let marker = format!("\"{SHORT_MARKER}\"");
                 match req.markers {
                     Markers::Inline => {
-                        prop_assert!(out == marker || out.is_empty() && !fits(js_measure(&marker), &req.limits))
+                        prop_assert!(out == marker || out.is_empty() && !fits(js_measure(&marker), &req.limits));
                     }
                     Markers::None => prop_assert!(out.is_empty()),
                 }

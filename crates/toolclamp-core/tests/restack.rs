@@ -26,7 +26,7 @@ struct Clamp {
     snap: Snap,
 }
 
-fn clamp() -> impl proptest::strategy::Strategy<Value = Clamp> {
+fn clamp() -> impl Strategy<Value = Clamp> {
     let strategy = prop_oneof![
         Just(Cut::Head),
         Just(Cut::Tail),
@@ -164,7 +164,7 @@ fn run_chain(original: &[u16], clamps: &[Clamp]) -> Result<(), TestCaseError> {
 }
 
 /// Text with notices of every format (and near misses) anywhere in it.
-fn noticed_text() -> impl proptest::strategy::Strategy<Value = Vec<u16>> {
+fn noticed_text() -> impl Strategy<Value = Vec<u16>> {
     let notice = prop_oneof![
         Just("\n[... 5 bytes truncated at the end ...]"),
         Just("\n[... 1 line truncated in the middle ...]\n"),

@@ -194,7 +194,7 @@ pub fn check(
     if !FALLBACKS.contains(&bare) {
         match kind {
             NoticeKind::Default => {
-                assert_eq!(bare, expected_default_notice(&p, where_of(strategy)), "dishonest notice: {p:?}")
+                assert_eq!(bare, expected_default_notice(&p, where_of(strategy)), "dishonest notice: {p:?}");
             }
             NoticeKind::Template(_) | NoticeKind::Erratic => {}
         }

@@ -8,10 +8,7 @@ import { readFileSync } from 'node:fs'
 import ts from 'typescript'
 
 import {
-  buildPythonResultText,
   clampJson,
-  clampToolResultsInMessages,
-  DEFAULT_TOOL_PROFILES,
   formatExecOutput,
   hardTruncateToolError,
   hardTruncateToolPayload,
@@ -21,9 +18,9 @@ import {
   stringTruncateHeadTail,
   stringTruncateTail,
   truncateText,
-  truncateToolOutput,
-  withContextOverflowRecovery,
 } from '../index.mjs'
+import { clampToolResultsInMessages, withContextOverflowRecovery } from '../conversation.mjs'
+import { buildPythonResultText, DEFAULT_TOOL_PROFILES, truncateToolOutput } from '../presets.mjs'
 
 const DTS = new URL('../index.d.ts', import.meta.url)
 const source = ts.createSourceFile('index.d.ts', readFileSync(DTS, 'utf8'), ts.ScriptTarget.Latest, true)

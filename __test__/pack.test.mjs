@@ -35,12 +35,13 @@ const CJS_CHECK = `
 const assert = require('node:assert/strict')
 const toolclamp = require('toolclamp')
 assert.equal(toolclamp.stringTruncateHead('x'.repeat(100), 7), 'x\\n[...]')
-assert.equal(toolclamp.estimateTokens('上下左右'), 4)
+assert.equal(require('toolclamp/conversation').estimateTokens('上下左右'), 4)
 console.log('cjs ok')
 `
 
 const ESM_CHECK = `
-import { truncateText, measureText, clampToolResultsInMessages } from 'toolclamp'
+import { truncateText, measureText } from 'toolclamp'
+import { clampToolResultsInMessages } from 'toolclamp/conversation'
 import assert from 'node:assert/strict'
 assert.equal(truncateText('line\\n'.repeat(100), { maxLines: 5 }).text, 'line\\nline\\nline\\nline\\n[... 96 lines truncated at the end ...]')
 assert.deepEqual(measureText('héllo\\n😀'), { chars: 8, bytes: 11, lines: 2 })

@@ -1,4 +1,4 @@
-// ESM entry: the same functions as the CommonJS entry, as named exports.
+// ESM entry: the same functions as the CommonJS entry (index.js), as named exports.
 import toolclamp from './index.js'
 
 export const {
@@ -14,29 +14,12 @@ export const {
   wrapOnUpdate,
   wrapToolWithHardOutputTruncate,
   wrapExecute,
-  wrapToolOutputEnvelope,
-  resolveToolOutputLimit,
-  buildPythonResultText,
-  formatPythonResult,
   formatExecOutput,
   normalizeTerminalOutput,
   createOutputCapture,
   runCommand,
-  truncateToolOutput,
-  resolveToolProfile,
-  DEFAULT_TOOL_PROFILES,
   readPartial,
   ToolOutputTooLargeError,
   pruneSpillDir,
-  classifyProviderError,
-  isContextOverflowError,
-  estimateTokens,
-  clampToolResultsInMessages,
-  withContextOverflowRecovery,
-  toolResultsContextGuard,
-  wrapStreamFnWithOverflowRecovery,
-  toolResultsMiddleware,
-  guardSessionManager,
-  repairSessionFile,
 } = toolclamp
 export default toolclamp

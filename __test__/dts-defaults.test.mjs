@@ -1,6 +1,7 @@
-// index.d.ts documents every option's default where a hover shows it: each optional property of
-// an options type carries one `@default` tag, or says in its JSDoc that it is required or has no
-// default. And a handful of the documented defaults are the ones the code applies.
+// The .d.ts files (index.d.ts and each subpath's) document every option's default where a hover
+// shows it: each optional property of an options type carries one `@default` tag, or says in its
+// JSDoc that it is required or has no default. And a handful of the documented defaults are the
+// ones the code applies.
 
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
@@ -8,10 +9,7 @@ import { readFileSync } from 'node:fs'
 import ts from 'typescript'
 
 import {
-  buildPythonResultText,
   clampJson,
-  clampToolResultsInMessages,
-  DEFAULT_TOOL_PROFILES,
   formatExecOutput,
   hardTruncateToolError,
   hardTruncateToolPayload,
@@ -21,12 +19,13 @@ import {
   stringTruncateHeadTail,
   stringTruncateTail,
   truncateText,
-  truncateToolOutput,
-  withContextOverflowRecovery,
 } from '../index.mjs'
+import { clampToolResultsInMessages, withContextOverflowRecovery } from '../conversation.mjs'
+import { buildPythonResultText, DEFAULT_TOOL_PROFILES, truncateToolOutput } from '../presets.mjs'
 
-const DTS = new URL('../index.d.ts', import.meta.url)
-const source = ts.createSourceFile('index.d.ts', readFileSync(DTS, 'utf8'), ts.ScriptTarget.Latest, true)
+// The root's types and each subpath's: every entry declares its own options types.
+const DTS_FILES = ['index.d.ts', 'conversation.d.ts', 'ai-sdk.d.ts', 'pi.d.ts', 'presets.d.ts']
+const sources = DTS_FILES.map((file) => ts.createSourceFile(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'), ts.ScriptTarget.Latest, true))
 
 // Exported types that are results or data a caller hands in as it is, not options: their
 // optional properties are facts that may be absent, with no default to document.
@@ -66,17 +65,21 @@ const NOT_OPTIONS = new Set([
 
 const isExported = (node) => node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false
 
-/** The exported interfaces and type aliases, by name. */
+/** The exported interfaces and type aliases of every entry, by name (each declared once). */
 const declarations = new Map()
-for (const statement of source.statements) {
-  if ((ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) && isExported(statement)) {
-    declarations.set(statement.name.text, statement)
+for (const source of sources) {
+  for (const statement of source.statements) {
+    if ((ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) && isExported(statement)) {
+      const name = statement.name.text
+      assert.ok(!declarations.has(name), `${name} is declared in ${declarations.get(name)?.getSourceFile().fileName} and ${source.fileName}`)
+      declarations.set(name, statement)
+    }
   }
 }
 
 /** The JSDoc comments right before `node`, as written. */
 function docOf(node) {
-  const text = source.getFullText()
+  const text = node.getSourceFile().getFullText()
   return (ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [])
     .map((range) => text.slice(range.pos, range.end))
     .filter((comment) => comment.startsWith('/**'))
@@ -102,7 +105,7 @@ function propertiesOf(declaration) {
   const visitMembers = (members, path) => {
     for (const member of members) {
       if (!ts.isPropertySignature(member)) continue
-      const name = `${path}.${member.name.getText(source)}`
+      const name = `${path}.${member.name.getText()}`
       found.push({ name, member })
       visitType(member.type, name)
     }
@@ -135,7 +138,7 @@ function documentedValue(type, key) {
   return Number(number[1])
 }
 
-describe('index.d.ts documents the default of every option', () => {
+describe('the .d.ts files document the default of every option', () => {
   test('every optional property of an options type has one @default tag, or says it is required or has no default', () => {
     const missing = []
     const doubled = []

@@ -13,14 +13,13 @@ import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 
 import {
-  guardSessionManager,
   hardTruncateToolError,
   hardTruncateToolPayload,
   measureText,
-  repairSessionFile,
   wrapExecute,
   wrapToolWithHardOutputTruncate,
 } from '../index.mjs'
+import { guardSessionManager, repairSessionFile } from '../pi.mjs'
 import { BUDGET, buildCorpus, keepsLine, measureFailures, measureSuccesses, rates } from './failures-corpus.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)

@@ -13,7 +13,9 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
 
-import { clampJson, clampJsonText, clampToolResultsInMessages, hardTruncateToolPayload, repairSessionFile } from '../index.mjs'
+import { clampJson, clampJsonText, hardTruncateToolPayload } from '../index.mjs'
+import { clampToolResultsInMessages } from '../conversation.mjs'
+import { repairSessionFile } from '../pi.mjs'
 import { measure } from './reference.mjs'
 
 const require = createRequire(import.meta.url)

@@ -9,15 +9,12 @@ import path from 'node:path'
 import fc from 'fast-check'
 
 import { ToolMessage } from '@langchain/core/messages'
+import { truncateText, hardTruncateToolPayload, clampJson, pruneSpillDir } from '../index.mjs'
 import {
   clampToolResultsInMessages,
   withContextOverflowRecovery,
   estimateTokens,
-  truncateText,
-  hardTruncateToolPayload,
-  clampJson,
-  pruneSpillDir,
-} from '../index.mjs'
+} from '../conversation.mjs'
 import { deepFreeze } from './helpers.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 200)

@@ -1,8 +1,9 @@
 // The install a user gets from the registry: packs the main package (with its real pack
 // lifecycle) and the linux-x64-gnu platform package, installs both into a fresh project with
 // no Rust toolchain on PATH, and uses them from CommonJS, ESM and TypeScript. Catches files
-// missing from "files", a broken "exports" map, types that do not resolve, a main package
-// that ships a binary or a lifecycle script, and a loader that needs a build.
+// missing from "files", a broken "exports" map (the root and every subpath), types that do not
+// resolve in any resolution mode, a main package that ships a binary or a lifecycle script, and
+// a loader that needs a build.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -31,34 +32,68 @@ function run(command, args, cwd, env = process.env) {
   return result
 }
 
+// Each entry, with a name it is known for (as `f`), a call of it and what that returns.
+const ENTRY_CHECKS = [
+  ['toolclamp', 'stringTruncateHead', "f('x'.repeat(100), 7)", 'x\n[...]'],
+  ['toolclamp/conversation', 'estimateTokens', "f('上下左右')", 4],
+  ['toolclamp/ai-sdk', 'toolResultsMiddleware', 'f({ contextWindowTokens: 1000 }).specificationVersion', 'v3'],
+  ['toolclamp/pi', 'toolResultsContextGuard', 'typeof f({ contextWindowTokens: 1000 })', 'function'],
+  ['toolclamp/presets', 'resolveToolProfile', "f('read_file').maxLines", 500],
+]
+const ENTRY_STEMS = ['index', 'conversation', 'ai-sdk', 'pi', 'presets']
+const entryAsserts = (load) =>
+  ENTRY_CHECKS.map(([specifier, name, call, expected], i) => `{
+  const f = ${load(specifier, i)}.${name}
+  assert.deepEqual(${call}, ${JSON.stringify(expected)})
+}`).join('\n')
+
 const CJS_CHECK = `
 const assert = require('node:assert/strict')
-const toolclamp = require('toolclamp')
-assert.equal(toolclamp.stringTruncateHead('x'.repeat(100), 7), 'x\\n[...]')
-assert.equal(toolclamp.estimateTokens('上下左右'), 4)
+${entryAsserts((specifier) => `require('${specifier}')`)}
 console.log('cjs ok')
 `
 
 const ESM_CHECK = `
-import { truncateText, measureText, clampToolResultsInMessages } from 'toolclamp'
+import { truncateText, measureText } from 'toolclamp'
+import { clampToolResultsInMessages } from 'toolclamp/conversation'
+${ENTRY_CHECKS.map(([specifier], i) => `import * as entry${i} from '${specifier}'`).join('\n')}
 import assert from 'node:assert/strict'
 assert.equal(truncateText('line\\n'.repeat(100), { maxLines: 5 }).text, 'line\\nline\\nline\\nline\\n[... 96 lines truncated at the end ...]')
 assert.deepEqual(measureText('héllo\\n😀'), { chars: 8, bytes: 11, lines: 2 })
 const messages = [{ role: 'tool', tool_call_id: 'a', content: 'x\\n'.repeat(100_000) }]
 assert.equal(clampToolResultsInMessages(messages, { contextWindowTokens: 10_000 }).results[0].action, 'clamped')
+${entryAsserts((specifier, i) => `entry${i}`)}
 console.log('esm ok')
 `
 
 const TS_CHECK = `
 import { truncateText, stringTruncateHead, type TruncateTextResult, type NoticeFacts } from 'toolclamp'
+import { estimateTokens, type ClampMessagesOptions } from 'toolclamp/conversation'
+import { toolResultsMiddleware, type GuardOptions } from 'toolclamp/ai-sdk'
+import { toolResultsContextGuard, type StreamRecoveryOptions } from 'toolclamp/pi'
+import { resolveToolProfile, type ResolvedToolProfile } from 'toolclamp/presets'
 
 const notice = (facts: NoticeFacts): string => \`cut \${facts.omittedLines} lines at the \${facts.where}\`
 const r: TruncateTextResult = truncateText('a\\n'.repeat(50), { maxLines: 3, strategy: 'tail', notice })
 const head: string = stringTruncateHead('abc', { maxChars: 2, maxBytes: Infinity })
 // @ts-expect-error unknown strategy (never called: it would throw)
 const typo = () => truncateText('abc', { maxChars: 1, strategy: 'middle' })
-console.log(\`ts ok \${r.outputLines} \${head.length} \${typeof typo}\`)
+const options: ClampMessagesOptions & GuardOptions = { contextWindowTokens: 1000 }
+const recovery: StreamRecoveryOptions = { maxAttempts: 2 }
+const tokens: number = estimateTokens('上下左右')
+const profile: ResolvedToolProfile = resolveToolProfile('read_file')
+const version: 'v3' = toolResultsMiddleware(options).specificationVersion
+const guard: <M>(messages: M[]) => Promise<M[]> = toolResultsContextGuard(options)
+console.log(\`ts ok \${r.outputLines} \${head.length} \${typeof typo} \${tokens} \${profile.maxLines} \${version} \${typeof guard} \${recovery.maxAttempts}\`)
 `
+// What each resolution mode a TypeScript user may have set compiles TS_CHECK with: the
+// default of a Node project (nodenext), a bundler's, and the older node10 (which ignores
+// "exports" and finds each subpath's types beside its .js file).
+const TS_MODES = [
+  ['nodenext', { module: 'nodenext' }],
+  ['bundler', { module: 'esnext', moduleResolution: 'bundler', target: 'es2022' }],
+  ['node10', { module: 'commonjs', moduleResolution: 'node', target: 'es2022' }],
+]
 
 test(
   'the main and linux-x64-gnu packages install from their tarballs without Rust and load from CJS, ESM and TypeScript',
@@ -73,7 +108,8 @@ test(
       assert.deepEqual(readFileSync(join(repoRoot, 'package.json')), before, 'package.json restored after packing')
       const [main] = JSON.parse(pack.stdout)
       const paths = main.files.map((f) => f.path)
-      for (const required of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'binding.d.ts', 'lib/native.js']) {
+      const entryFiles = ENTRY_STEMS.flatMap((stem) => [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`])
+      for (const required of ['package.json', ...entryFiles, 'binding.js', 'binding.d.ts', 'lib/native.js']) {
         assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
       }
       assert.ok(!paths.some((p) => p.endsWith('.node')), `the main package ships no binary: ${paths.join(', ')}`)
@@ -108,15 +144,20 @@ test(
       writeFileSync(join(project, 'check.mjs'), ESM_CHECK)
       assert.equal(run(process.execPath, ['check.mjs'], project, env).stdout.trim(), 'esm ok')
       writeFileSync(join(project, 'check.ts'), TS_CHECK)
-      writeFileSync(
-        join(project, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: { module: 'nodenext', strict: true, outDir: 'out', skipLibCheck: false, types: [] },
-          files: ['check.ts'],
-        }),
-      )
-      run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], project, env)
-      assert.equal(run(process.execPath, ['out/check.js'], project, env).stdout.trim(), 'ts ok 3 2 function')
+      for (const [mode, options] of TS_MODES) {
+        writeFileSync(
+          join(project, 'tsconfig.json'),
+          JSON.stringify({
+            compilerOptions: { ...options, strict: true, outDir: `out-${mode}`, skipLibCheck: false, types: [] },
+            files: ['check.ts'],
+          }),
+        )
+        run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], project, env)
+      }
+      // Run as CommonJS (the project has no "type"): the nodenext and node10 builds.
+      for (const out of ['out-nodenext', 'out-node10']) {
+        assert.equal(run(process.execPath, [`${out}/check.js`], project, env).stdout.trim(), 'ts ok 3 2 function 4 500 v3 function 2', out)
+      }
 
       // Without the platform package: one clear error, not npm's optional-dependency bug text.
       rmSync(join(project, 'node_modules', `toolclamp-${PLATFORM}`), { recursive: true })

@@ -1,6 +1,6 @@
 // The package as users' tools see it: publint (exports, files, types conditions) and
-// @arethetypeswrong/cli (types resolve for CommonJS, ESM, bundlers and node10), on the
-// tarball npm pack makes. Both must find nothing.
+// @arethetypeswrong/cli (types resolve for CommonJS, ESM, bundlers and node10, for the root and
+// every subpath), on the tarball npm pack makes. Both must find nothing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -25,6 +25,13 @@ test('are the types wrong: no problem for any resolution mode', { timeout: 120_0
   const report = JSON.parse(result.stdout)
   assert.deepEqual(report.analysis.problems, [])
   assert.deepEqual(report.problems, {})
-  const modes = Object.values(report.analysis.entrypoints['.'].resolutions).map((r) => r.resolution?.isTypeScript)
-  assert.ok(modes.length >= 4 && modes.every(Boolean), 'every resolution mode finds TypeScript types')
+  // The root and every subpath: node10 (which ignores "exports" and finds each entry's files at
+  // the top of the package), node16 from CJS and from ESM, and bundlers all find its types.
+  const entrypoints = report.analysis.entrypoints
+  assert.deepEqual(Object.keys(entrypoints).sort(), ['.', './ai-sdk', './conversation', './package.json', './pi', './presets'])
+  for (const [entrypoint, { resolutions }] of Object.entries(entrypoints)) {
+    if (entrypoint === './package.json') continue
+    const modes = Object.entries(resolutions).filter(([, r]) => r.resolution?.isTypeScript)
+    assert.deepEqual(modes.map(([mode]) => mode).sort(), ['bundler', 'node10', 'node16-cjs', 'node16-esm'], `${entrypoint}: every resolution mode finds TypeScript types`)
+  }
 })

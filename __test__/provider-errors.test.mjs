@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 
-import { classifyProviderError, isContextOverflowError } from '../index.mjs'
+import { classifyProviderError, isContextOverflowError } from '../conversation.mjs'
 
 const OPENAI = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens."
 const ANTHROPIC = 'prompt is too long: 208310 tokens > 200000 maximum'

@@ -22,14 +22,14 @@ import { Agent, run, setTracingDisabled, tool, Usage } from '@openai/agents'
 import { z } from 'zod'
 
 import {
-  clampToolResultsInMessages,
   formatExecOutput,
   hardTruncateToolPayload,
   measureText,
-  repairSessionFile,
   truncateText,
   wrapExecute,
 } from '../index.mjs'
+import { clampToolResultsInMessages } from '../conversation.mjs'
+import { repairSessionFile } from '../pi.mjs'
 import { measure } from './reference.mjs'
 
 setTracingDisabled(true)

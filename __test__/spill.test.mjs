@@ -13,10 +13,10 @@ import {
   hardTruncateToolPayload,
   wrapToolWithHardOutputTruncate,
   formatExecOutput,
-  truncateToolOutput,
   readPartial,
   pruneSpillDir,
 } from '../index.mjs'
+import { truncateToolOutput } from '../presets.mjs'
 
 const require = createRequire(import.meta.url)
 const spill = require('../lib/spill.js')

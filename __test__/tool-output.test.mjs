@@ -6,7 +6,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES } from '../index.mjs'
+import { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES } from '../presets.mjs'
 import { measure, isSafeCut } from './reference.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)

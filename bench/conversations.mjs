@@ -3,7 +3,7 @@
 // library returns the same output to compare with; each result is checked before timing.
 
 import assert from 'node:assert/strict'
-import toolclamp from '../index.js'
+import { classifyProviderError, clampToolResultsInMessages } from '../conversation.mjs'
 
 const WINDOW = 200_000
 
@@ -100,7 +100,7 @@ export async function runConversationCases({ timeCase, formatTime, benchOptions,
   for (const c of CONVERSATION_CASES) {
     const messages = c.make()
     try {
-      c.check(messages, toolclamp.clampToolResultsInMessages(messages, c.options))
+      c.check(messages, clampToolResultsInMessages(messages, c.options))
     } catch (error) {
       // Not timed: the result is wrong. The messages are too large to print.
       throw new Error(`conversation ${c.label}: ${error.message}`)
@@ -110,7 +110,7 @@ export async function runConversationCases({ timeCase, formatTime, benchOptions,
     const medians = await timeCase(
       {
         impls: {
-          toolclamp: (m) => toolclamp.clampToolResultsInMessages(m, c.options),
+          toolclamp: (m) => clampToolResultsInMessages(m, c.options),
           stringify: (m) => JSON.stringify(m),
         },
       },
@@ -125,9 +125,9 @@ export async function runConversationCases({ timeCase, formatTime, benchOptions,
   const errorRows = []
   for (const c of ERROR_CASES) {
     const error = c.make()
-    assert.equal(toolclamp.classifyProviderError(error).kind, c.kind)
+    assert.equal(classifyProviderError(error).kind, c.kind)
     process.stderr.write(`timing ${c.label}…\n`)
-    const medians = await timeCase({ impls: { toolclamp: (e) => toolclamp.classifyProviderError(e) } }, error, 1024)
+    const medians = await timeCase({ impls: { toolclamp: (e) => classifyProviderError(e) } }, error, 1024)
     const pass = medians.toolclamp <= 0.005
     errorRows.push([c.label, formatTime(medians.toolclamp), `${pass ? 'PASS' : 'MISS'} ≤5 µs`])
   }

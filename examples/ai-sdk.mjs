@@ -10,7 +10,9 @@
 import { APICallError, generateText, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
-import { estimateTokens, toolResultsMiddleware, wrapExecute } from 'toolclamp'
+import { wrapExecute } from 'toolclamp'
+import { estimateTokens } from 'toolclamp/conversation'
+import { toolResultsMiddleware } from 'toolclamp/ai-sdk'
 
 // Two tools: a test run returning 5.7 MB of stdout as an object, and a log reader returning 1.6 MB.
 const runTests = tool({

@@ -10,7 +10,8 @@
 //   node examples/langchain.mjs
 import { AIMessage, createAgent, createMiddleware, FakeToolCallingModel, tool } from 'langchain'
 import { z } from 'zod'
-import { clampToolResultsInMessages, estimateTokens, measureText, wrapExecute } from 'toolclamp'
+import { measureText, wrapExecute } from 'toolclamp'
+import { clampToolResultsInMessages, estimateTokens } from 'toolclamp/conversation'
 
 // A search tool returning 1.9 MB of matches and an artifact, wrapped; a log reader returning
 // 1.4 MB, not wrapped.

@@ -10,7 +10,8 @@
 //   node examples/openai-agents.mjs
 import { Agent, run, setTracingDisabled, tool, Usage } from '@openai/agents'
 import { z } from 'zod'
-import { clampToolResultsInMessages, estimateTokens, wrapExecute } from 'toolclamp'
+import { wrapExecute } from 'toolclamp'
+import { clampToolResultsInMessages, estimateTokens } from 'toolclamp/conversation'
 
 setTracingDisabled(true)
 

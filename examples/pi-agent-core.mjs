@@ -10,13 +10,9 @@
 //   node examples/pi-agent-core.mjs
 import { Agent } from '@mariozechner/pi-agent-core'
 import { Type, fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider, streamSimple } from '@mariozechner/pi-ai'
-import {
-  estimateTokens,
-  measureText,
-  toolResultsContextGuard,
-  wrapStreamFnWithOverflowRecovery,
-  wrapToolWithHardOutputTruncate,
-} from 'toolclamp'
+import { measureText, wrapToolWithHardOutputTruncate } from 'toolclamp'
+import { estimateTokens } from 'toolclamp/conversation'
+import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from 'toolclamp/pi'
 
 // A tool that returns a 2.4 MB build log, and one that throws with a 1 MB message.
 const log = Array.from({ length: 60_000 }, (_, i) => `step ${i + 1}: compiled src/module_${i}.ts\n`).join('') + 'error: 1 lint warning treated as an error\n'

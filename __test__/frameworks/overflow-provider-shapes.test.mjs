@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import Anthropic from '@anthropic-ai/sdk'
 
-import { withContextOverflowRecovery } from '../../index.mjs'
+import { withContextOverflowRecovery } from '../../conversation.mjs'
 import { deepFreeze } from '../helpers.mjs'
 
 const WINDOW = 16_000

@@ -2,17 +2,19 @@
 import {
   readPartial,
   ToolOutputTooLargeError,
-  truncateToolOutput,
-  resolveToolProfile,
-  DEFAULT_TOOL_PROFILES,
   truncateText,
   hardTruncateToolPayload,
   formatExecOutput,
   pruneSpillDir,
   type PartialView,
   type SpillReport,
-  type TruncateToolOutputResult,
 } from 'toolclamp'
+import {
+  truncateToolOutput,
+  resolveToolProfile,
+  DEFAULT_TOOL_PROFILES,
+  type TruncateToolOutputResult,
+} from 'toolclamp/presets'
 
 const view: PartialView = readPartial('a\nb\n', { maxLines: 1, offset: 1, onOverflow: 'partial' })
 const next: number | null = view.nextOffset

@@ -174,23 +174,23 @@ const httpStatus: number = hardTruncateToolError(new HttpError('x')).status
 export { artifactCount, modelOutput, outputItem, callToolResult, payload, badOutput, errorLimits, clampedError, httpStatus }
 
 // Provider errors
-import { classifyProviderError, isContextOverflowError } from 'toolclamp'
-import type { ProviderErrorClass } from 'toolclamp'
+import { classifyProviderError, isContextOverflowError } from 'toolclamp/conversation'
+import type { ProviderErrorClass } from 'toolclamp/conversation'
 const providerClass: ProviderErrorClass = classifyProviderError(new Error('prompt is too long'))
 const overflowKind: 'context_overflow' | 'payload_too_large' | 'rate_limit' | 'other' = providerClass.kind
 const shouldShrink: boolean = isContextOverflowError({ status: 413 })
 export { overflowKind, shouldShrink }
 
+import { truncateText as truncateTextByTokens } from 'toolclamp'
 import {
   estimateTokens,
   clampToolResultsInMessages,
   withContextOverflowRecovery,
-  toolResultsContextGuard,
-  wrapStreamFnWithOverflowRecovery,
-  toolResultsMiddleware,
-  truncateText as truncateTextByTokens,
-} from 'toolclamp'
-import type { ClampMessagesResult, OverflowAttempt, StreamRecoveryOptions } from 'toolclamp'
+} from 'toolclamp/conversation'
+import { toolResultsMiddleware } from 'toolclamp/ai-sdk'
+import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from 'toolclamp/pi'
+import type { ClampMessagesResult, OverflowAttempt } from 'toolclamp/conversation'
+import type { StreamRecoveryOptions } from 'toolclamp/pi'
 interface ChatMessage {
   role: 'user' | 'tool'
   content: string
@@ -220,8 +220,8 @@ wrapStreamFnWithOverflowRecovery((model: string) => model, streamOptions)
 clampToolResultsInMessages(chat, { resultShare: 0.2 })
 export { firstMessage, frozenResult, tokens, recovered, guard, streamFn, middleware }
 
-import { guardSessionManager, repairSessionFile } from 'toolclamp'
-import type { RepairReport } from 'toolclamp'
+import { guardSessionManager, repairSessionFile } from 'toolclamp/pi'
+import type { RepairReport } from 'toolclamp/pi'
 class FakeSessionManager {
   appendMessage(message: unknown): string {
     return String(message)

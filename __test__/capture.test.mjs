@@ -16,6 +16,7 @@ import fc from 'fast-check'
 
 import { createOutputCapture, truncateText, normalizeTerminalOutput } from '../index.mjs'
 import { measure, fits, formatCount, FALLBACK_NOTICES } from './reference.mjs'
+import { collectWarnings } from './helpers.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 2000)
 const check = (property, runs = RUNS) => fc.assert(property, { numRuns: runs })
@@ -743,10 +744,8 @@ describe('spill', () => {
   test('a notice function gets facts.spillPath; an onSpill that throws is a warning, not a lost result', async () => {
     const dir = freshDir()
     const seen = new Set()
-    const warnings = []
-    const onWarning = (w) => warnings.push(w.message)
-    process.on('warning', onWarning)
-    try {
+    let r
+    const warnings = await collectWarnings(() => {
       const c = createOutputCapture({
         maxLines: 3,
         spill: { dir, onSpill: () => { throw new Error('boom') } },
@@ -756,14 +755,11 @@ describe('spill', () => {
         },
       })
       c.write(numbered(50))
-      const r = c.end()
-      assert.deepEqual([...seen], [r.spill.path])
-      assert.ok(r.text.startsWith('@1\n'))
-      await new Promise((resolve) => setImmediate(resolve))
-      assert.ok(warnings.some((m) => m.includes('boom')), warnings.join('; '))
-    } finally {
-      process.off('warning', onWarning)
-    }
+      r = c.end()
+    })
+    assert.deepEqual([...seen], [r.spill.path])
+    assert.ok(r.text.startsWith('@1\n'))
+    assert.ok(warnings.some((w) => w.message.includes('boom')), warnings.join('; '))
   })
 })
 

@@ -80,6 +80,11 @@ const GENERATOR = `
 const line = ${JSON.stringify(LINE)}
 const perWrite = Math.floor(65536 / Buffer.byteLength(line))
 let left = Number(process.argv[1])
+// A CLI that exits before the end closes the pipe: the generator stops, quietly.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
 const block = Buffer.from(line.repeat(perWrite))
 function pump() {
   while (left > 0) {

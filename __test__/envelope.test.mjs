@@ -2,9 +2,9 @@
 // FC_RUNS sets the runs per property (default 10,000).
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
+import { collectWarnings } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { wrapToolOutputEnvelope, resolveToolOutputLimit } = require('../lib/envelope.js')
@@ -133,13 +133,13 @@ describe('resolveToolOutputLimit', () => {
 
   test('an invalid environment value warns, names the variable and value, and falls back to the default', async () => {
     const value = freshBadValue()
-    const warned = once(process, 'warning')
     let resolved
-    assert.doesNotThrow(() => {
-      resolved = resolveToolOutputLimit({ env: { [VARIABLE]: value } })
+    const [warning] = await collectWarnings(() => {
+      assert.doesNotThrow(() => {
+        resolved = resolveToolOutputLimit({ env: { [VARIABLE]: value } })
+      })
     })
     assert.deepEqual(resolved, { value: 16384, source: 'default' })
-    const [warning] = await warned
     assert.equal(
       warning.message,
       `TOOLCLAMP_MAX_TOOL_OUTPUT="${value}" is not a size like 16384, 16k or 1MiB; using the default`,

@@ -66,3 +66,23 @@ export async function waitUntilDead(pid, ms = 5000) {
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
   return !isAlive(pid)
 }
+
+/**
+ * The process warnings emitted while `fn` runs (and a turn after), collected instead of
+ * printed: a warning a test expects is asserted, not shown in the log of a green run.
+ */
+export async function collectWarnings(fn) {
+  const printers = process.listeners('warning')
+  process.removeAllListeners('warning')
+  const warnings = []
+  const onWarning = (warning) => warnings.push(warning)
+  process.on('warning', onWarning)
+  try {
+    await fn()
+    await new Promise((resolve) => setImmediate(resolve))
+  } finally {
+    process.off('warning', onWarning)
+    for (const printer of printers) process.on('warning', printer)
+  }
+  return warnings
+}

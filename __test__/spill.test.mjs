@@ -17,6 +17,7 @@ import {
   pruneSpillDir,
 } from '../index.mjs'
 import { truncateToolOutput } from '../presets.mjs'
+import { collectWarnings } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const spill = require('../lib/spill.js')
@@ -195,14 +196,12 @@ describe('spill in the other pipelines', () => {
 
   test('a throwing onSpill does not break the clamp', async () => {
     const dir = freshDir()
-    const warnings = []
-    const onWarning = (w) => warnings.push(w.message)
-    process.on('warning', onWarning)
-    const out = hardTruncateToolPayload(numbered(3000), { spill: { dir, onSpill: () => { throw new Error('boom') } } })
-    await new Promise((resolve) => setImmediate(resolve))
-    process.off('warning', onWarning)
+    let out
+    const warnings = await collectWarnings(() => {
+      out = hardTruncateToolPayload(numbered(3000), { spill: { dir, onSpill: () => { throw new Error('boom') } } })
+    })
     assert.ok(out.length < numbered(3000).length)
-    assert.ok(warnings.some((m) => m.includes('boom')))
+    assert.ok(warnings.some((w) => w.message.includes('boom')))
   })
 
   test('the tool wrapper spills final results under the tool name, never onUpdate partials', async () => {

@@ -14,6 +14,7 @@ import { Agent } from '@mariozechner/pi-agent-core'
 import { Type, fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider, streamSimple } from '@mariozechner/pi-ai'
 
 import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from '../../lib/pi-agent.js'
+import { collectWarnings } from '../helpers.mjs'
 
 const WINDOW = 20_000
 const CHARS_PER_TOKEN = 4
@@ -325,25 +326,21 @@ test('toolResultsContextGuard with wrapStreamFnWithOverflowRecovery: a request o
 })
 
 test('wrapStreamFnWithOverflowRecovery: a model with no window passes through, with one warning', async () => {
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
-  try {
-    const calls = []
-    const inner = (model, context) => {
-      calls.push(context)
-      return { marker: 'inner stream' }
-    }
-    const wrapped = wrapStreamFnWithOverflowRecovery(inner)
-    const context = { messages: [] }
-    assert.deepEqual(wrapped({ id: 'no-window' }, context), { marker: 'inner stream' })
-    assert.deepEqual(wrapped({ id: 'no-window' }, context), { marker: 'inner stream' })
-    assert.deepEqual(calls, [context, context])
-    await new Promise((resolve) => setImmediate(resolve))
-    assert.deepEqual(warnings, [
-      'toolclamp: model "no-window" has no contextWindow and no contextWindowTokens was given: overflow recovery is off for it',
-    ])
-  } finally {
-    process.off('warning', onWarning)
-  }
+  const warnings = (
+    await collectWarnings(async () => {
+      const calls = []
+      const inner = (model, context) => {
+        calls.push(context)
+        return { marker: 'inner stream' }
+      }
+      const wrapped = wrapStreamFnWithOverflowRecovery(inner)
+      const context = { messages: [] }
+      assert.deepEqual(wrapped({ id: 'no-window' }, context), { marker: 'inner stream' })
+      assert.deepEqual(wrapped({ id: 'no-window' }, context), { marker: 'inner stream' })
+      assert.deepEqual(calls, [context, context])
+    })
+  ).map((w) => w.message)
+  assert.deepEqual(warnings, [
+    'toolclamp: model "no-window" has no contextWindow and no contextWindowTokens was given: overflow recovery is off for it',
+  ])
 })

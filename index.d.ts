@@ -85,7 +85,9 @@ export interface NoticeFacts {
 }
 
 /**
- * The notice put where text was dropped, on a line of its own.
+ * The notice put where text was dropped, on a line of its own; after a head cut inside a line,
+ * a notice that starts with `[...` (the library's, and templates like them) goes at the end of
+ * that line after a space, so a later clamp can tell where the kept head ends.
  *
  * - omitted: the default, e.g. `[... 370 lines, 48,113 bytes truncated at the end ...]`;
  * - a template string with placeholders `{omitted}` (`370 lines, 48,113 bytes`), `{where}`,

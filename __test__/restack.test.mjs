@@ -23,6 +23,9 @@ import {
   hardTruncateToolPayload,
   measureText,
   repairSessionFile,
+  stringTruncateHead,
+  stringTruncateHeadTail,
+  stringTruncateTail,
   truncateText,
   wrapExecute,
 } from '../index.mjs'
@@ -156,6 +159,13 @@ const clamp = fc.oneof(
         ...(spill && { spill }),
       }).messages[0].content,
     limits: { maxBytes: Math.floor(window * 0.3) * 3 },
+  })),
+  // Chars only with the default notice: a text over 2,048 chars is planned through windows
+  // unless it holds a notice.
+  fc.record({ maxChars: fc.integer({ min: 200, max: 6000 }), which: fc.constantFrom('head', 'tail', 'headTail') }).map(({ maxChars, which }) => ({
+    name: `stringTruncate ${which} ${maxChars}`,
+    apply: (text) => ({ head: stringTruncateHead, tail: stringTruncateTail, headTail: stringTruncateHeadTail })[which](text, maxChars),
+    limits: { maxChars },
   })),
   fc.record({ maxBytes: bytes, maxLines: lines }).map((b) => ({
     name: `repairSessionFile ${JSON.stringify(b)}`,
@@ -404,4 +414,43 @@ test('a head cut inside a line, cut again: the chars of the original, not one mo
   const guarded = hardTruncateToolPayload(wrapped, { maxBytes: 120 })
   const head = guarded.slice(0, guarded.indexOf(' ['))
   assert.equal(guarded.slice(head.length), ` [... ${formatCount(Buffer.byteLength(original) - Buffer.byteLength(head))} bytes truncated at the end ...]`)
+})
+
+test('a long text whose notice is in its middle, through stringTruncate*: one notice, counting the original', () => {
+  // Over 2,048 chars, a chars-only stringTruncate* reads a few windows of the text; the notice
+  // in the middle was not among them, so the result had two counts of different texts.
+  const original = Array.from({ length: 5000 }, (_, i) => `line ${i} of the build log`).join('\n')
+  const once = truncateText(original, { maxChars: 6000, strategy: 'headTail', snap: 'line' }).text
+  assert.ok(once.length > 2048 && noticeLines(once).length === 1)
+  for (const [clamp, where] of [
+    [stringTruncateHeadTail, 'in the middle'],
+    [stringTruncateTail, 'at the start'],
+    [stringTruncateHead, 'at the end'],
+  ]) {
+    const twice = clamp(once, 1000)
+    assert.ok(twice.length <= 1000)
+    const notices = noticeLines(twice)
+    assert.equal(notices.length, 1, `${clamp.name}: one notice`)
+    const { head, tail } = keptOf(original, twice, notices[0])
+    assert.equal(notices[0].line, `[... ${formatCount(original.length - head - tail)} chars truncated ${where} ...]`, clamp.name)
+  }
+  // Without a notice the windows still plan it: the same result as the whole text's plan.
+  const plain = original.slice(0, 50_000)
+  assert.equal(stringTruncateTail(plain, 1000), truncateText(plain, { maxChars: 1000, strategy: 'tail' }).text)
+})
+
+test('over 262,144 chars a chars-only stringTruncate* plans through windows as the text is; truncateText reads it whole', () => {
+  const original = Array.from({ length: 60_000 }, (_, i) => `line ${i} of the build log`).join('\n')
+  const once = truncateText(original, { maxChars: 300_000, strategy: 'headTail', snap: 'line' }).text
+  assert.ok(once.length > 262_144)
+  // Windows: the notice counts what it cut of the text it was given (documented).
+  const windowed = stringTruncateTail(once, 1000)
+  const [notice] = noticeLines(windowed)
+  const kept = windowed.length - notice.end - 1
+  assert.equal(notice.line, `[... ${formatCount(once.length - kept)} chars truncated at the start ...]`)
+  // truncateText reads every char: the original's count.
+  const whole = truncateText(once, { maxChars: 1000, strategy: 'tail' }).text
+  const [read] = noticeLines(whole)
+  const wholeKept = whole.length - read.end - 1
+  assert.equal(read.line, `[... ${formatCount(original.length - wholeKept)} chars truncated at the start ...]`)
 })

@@ -19,6 +19,7 @@ import { z } from 'zod'
 
 import {
   clampToolResultsInMessages,
+  createOutputCapture,
   formatExecOutput,
   hardTruncateToolPayload,
   measureText,
@@ -453,4 +454,28 @@ test('over 262,144 chars a chars-only stringTruncate* plans through windows as t
   const [read] = noticeLines(whole)
   const wholeKept = whole.length - read.end - 1
   assert.equal(read.line, `[... ${formatCount(original.length - wholeKept)} chars truncated at the start ...]`)
+})
+
+test('a capture of output that carries a notice counts what it cut of that output; a clamp after it counts the original', () => {
+  // A capture is a command's own output, streamed: it is not restacked (its head may be shown
+  // before a notice arrives, and its dropped middle is never kept to read). Its notice counts
+  // what it cut of the output it was given, and the earlier notice it keeps stays verbatim:
+  // each tells the truth about its own layer, and a later clamp reads both as one gap.
+  const original = Array.from({ length: 3000 }, (_, i) => `line ${i} of the build log`).join('\n')
+  const clamped = truncateText(original, { maxBytes: 6000, strategy: 'headTail', snap: 'line' }).text
+  const [earlier] = noticeLines(clamped)
+  const capture = createOutputCapture({ maxBytes: 4000, strategy: 'head', snap: 'line' })
+  for (let i = 0; i < clamped.length; i += 700) capture.write(clamped.slice(i, i + 700))
+  const r = capture.end()
+  const notices = noticeLines(r.text)
+  assert.equal(notices.length, 2)
+  assert.equal(notices[0].line, earlier.line, 'the earlier notice, verbatim')
+  assert.equal(notices[1].line, `[... ${formatCount(r.omittedBytes)} bytes truncated at the end ...]`)
+  assert.equal(r.totalBytes, Buffer.byteLength(clamped))
+  const guarded = hardTruncateToolPayload(r.text, { maxBytes: 1500 })
+  const [one, ...more] = noticeLines(guarded)
+  assert.equal(more.length, 0)
+  const head = guarded.slice(0, one.start)
+  assert.ok(original.startsWith(head))
+  assert.equal(one.line, `[... ${formatCount(Buffer.byteLength(original) - Buffer.byteLength(head))} bytes truncated at the end ...]`)
 })

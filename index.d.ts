@@ -22,7 +22,9 @@
  * - clamps a text that already carries a toolclamp notice (a wrapper's result cut again by a
  *   guard) as the original it stands for: one notice, counting what was dropped from the
  *   original in the units the earlier notice named, and naming the spill file it named (see
- *   {@link NoticeFacts} and the README's "Clamps on clamps");
+ *   {@link NoticeFacts} and the README's "Clamps on clamps"); captures, Buffer streams,
+ *   `truncateToolOutput` and a chars-only `stringTruncate*` of a text over 262,144 chars count
+ *   the text they are given instead;
  * - returns results that never keep a much longer input alive in memory.
  */
 

@@ -34,7 +34,7 @@ function run(command, args, cwd, env = process.env) {
 const CJS_CHECK = `
 const assert = require('node:assert/strict')
 const toolclamp = require('toolclamp')
-assert.equal(toolclamp.stringTruncateHead('x'.repeat(100), 7), 'x\\n[...]')
+assert.equal(toolclamp.stringTruncateHead('x'.repeat(100), 7), 'x [...]')
 assert.equal(toolclamp.estimateTokens('上下左右'), 4)
 console.log('cjs ok')
 `

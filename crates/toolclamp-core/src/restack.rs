@@ -761,6 +761,12 @@ mod tests {
         let tail = "last\n</stderr>".len();
         assert_eq!(prior.head_end, head);
         assert_eq!(prior.total.chars, (head + 10 + between + 20 + tail) as u64);
+        // An inline second notice: its space is no text of the original.
+        let inline = "<stdout>\n[... 10 chars truncated from stdout ...]\nend\n</stdout>\n<stderr>\nwa \
+                      [... 20 chars truncated from stderr ...]\nlast";
+        let prior = find_prior(&units(inline)).unwrap();
+        let between = "end\n</stdout>\n<stderr>\nwa".len();
+        assert_eq!(prior.total.chars, (head + 10 + between + 20 + "last".len()) as u64);
         // No unit in common: plain text.
         let disjoint = "[... 3 lines truncated from stdout ...]\nx\n[... 4 chars truncated from stderr ...]";
         assert!(find_prior(&units(disjoint)).is_none());

@@ -490,6 +490,17 @@ struct AroundGap<'a, U: Unit> {
     tail_start: usize,
 }
 
+impl<U: Unit> AroundGap<'_, U> {
+    /// `[... ` starts at `i`, inside a line: a tail kept from there would start the line
+    /// after the new notice with it, and text that read as no notice would read as one.
+    fn opens_notice_midline(&self, i: usize) -> bool {
+        i > 0
+            && self.units.code(i - 1) != NL
+            && i + OPEN.len() <= self.units.len()
+            && (0..OPEN.len()).all(|k| self.units.code(i + k) == OPEN[k])
+    }
+}
+
 impl<U: Unit> Source for AroundGap<'_, U> {
     fn len(&self) -> usize {
         self.units.len()
@@ -516,7 +527,7 @@ impl<U: Unit> Source for AroundGap<'_, U> {
         self.units.last_newline(from, to)
     }
     fn is_safe_cut(&self, i: usize) -> bool {
-        i == self.head_end || i == self.tail_start || self.units.is_safe_cut(i)
+        i == self.head_end || i == self.tail_start || (self.units.is_safe_cut(i) && !self.opens_notice_midline(i))
     }
 }
 

@@ -308,3 +308,20 @@ fn an_inline_notice_after_a_line_that_looks_like_a_notice_is_the_one_read() {
     // Kept: all but the space, the 42-char notice and its line break.
     assert_eq!(prior.total.bytes, text.len() as u64 - 44 + 57);
 }
+
+#[test]
+fn a_kept_tail_never_starts_with_notice_like_text_from_inside_a_line() {
+    // Cut just before its '[', the tail's first line would read as a second notice.
+    let text =
+        utf16("head\n[... 100 chars truncated in the middle ...]\nx[... 2 chars truncated in the middle ...]\nend");
+    let prior = find_prior(&text).unwrap();
+    for max_chars in 30..text.len() as u64 {
+        let limits = limits(Some(max_chars), None, None);
+        let plan = plan_restacked(&text, &prior, &limits, Cut::Tail, &mut Notice::Default, Snap::None).unwrap();
+        let out = apply(&text, &plan);
+        assert!(fits(naive_measure(&out), &limits));
+        if counted(&notice_in(&text, &plan)) {
+            assert_eq!(find_prior(&out).map(|p| p.notices), Some(1), "{:?}", String::from_utf16_lossy(&out));
+        }
+    }
+}

@@ -29,7 +29,9 @@
  * - clamps a text that already carries a toolclamp notice (a wrapper's result cut again by a
  *   guard) as the original it stands for: one notice, counting what was dropped from the
  *   original in the units the earlier notice named, and naming the spill file it named (see
- *   {@link NoticeFacts} and the README's "Clamps on clamps");
+ *   {@link NoticeFacts} and the README's "Clamps on clamps"); captures, Buffer streams,
+ *   `truncateToolOutput` and a chars-only `stringTruncate*` of a text over 262,144 chars count
+ *   the text they are given instead;
  * - returns results that never keep a much longer input alive in memory.
  */
 
@@ -93,7 +95,9 @@ export interface NoticeFacts {
 }
 
 /**
- * The notice put where text was dropped, on a line of its own.
+ * The notice put where text was dropped, on a line of its own; after a head cut inside a line,
+ * a notice that starts with `[...` (the library's, and templates like them) goes at the end of
+ * that line after a space, so a later clamp can tell where the kept head ends.
  *
  * - omitted: the default, e.g. `[... 370 lines, 48,113 bytes truncated at the end ...]`;
  * - a template string with placeholders `{omitted}` (`370 lines, 48,113 bytes`), `{where}`,

@@ -166,7 +166,7 @@ describe('limits', () => {
     const accents = 'é'.repeat(500)
     const r = truncateText(accents, { maxChars: 600, maxBytes: 600 })
     assert.deepEqual(r.truncatedBy, ['bytes'])
-    assert.match(r.text, /\n\[\.\.\. [\d,]+ bytes truncated at the end \.\.\.\]$/)
+    assert.match(r.text, /é \[\.\.\. [\d,]+ bytes truncated at the end \.\.\.\]$/)
     assertConsistentInfo(accents, { maxChars: 600, maxBytes: 600 }, r)
   })
 })
@@ -214,10 +214,10 @@ describe('cuts by strategy', () => {
     }
   })
 
-  test('a head cut mid-line puts the notice on the next line', () => {
+  test('a head cut mid-line has the notice on that line, after a space', () => {
     const long = 'x'.repeat(1000)
     const out = stringTruncateHead(long, 100)
-    const [kept, notice] = out.split('\n')
+    const [kept, notice] = [out.slice(0, out.indexOf(' [')), out.slice(out.indexOf(' [') + 1)]
     assert.ok(kept.length > 0 && /^x+$/.test(kept))
     assert.equal(notice, `[... ${formatCount(1000 - kept.length)} chars truncated at the end ...]`)
     assert.equal(out.length, 100)
@@ -243,7 +243,7 @@ describe('examples from the design doc', () => {
     assert.ok(out.length <= 300)
     assert.ok(out.startsWith('step 0: ok\n'))
     assert.ok(out.endsWith('FAILED: 1 error'))
-    assert.match(out, /\n\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]\n/)
+    assert.match(out, /[\n ]\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]\n/)
   })
 
   test('short input is unchanged', () => {
@@ -278,7 +278,7 @@ describe('default notice', () => {
     const text = 'x'.repeat(kept + 12_345)
     assert.equal(
       stringTruncateHead(text, maxChars),
-      'x'.repeat(kept) + '\n[... 12,345 chars truncated at the end ...]',
+      'x'.repeat(kept) + ' [... 12,345 chars truncated at the end ...]',
     )
     assert.equal(stringTruncateHead('x'.repeat(1_234_567), 80), expectedHead(1_234_567, 80))
   })
@@ -288,7 +288,7 @@ describe('default notice', () => {
     const tail = stringTruncateTail(text, 100)
     assert.match(tail, /^\[\.\.\. 19,9\d\d chars truncated at the start \.\.\.\]\ny+$/)
     const middle = stringTruncateHeadTail(text, 100)
-    assert.match(middle, /^y+\n\[\.\.\. 19,9\d\d chars truncated in the middle \.\.\.\]\ny+$/)
+    assert.match(middle, /^y+ \[\.\.\. 19,9\d\d chars truncated in the middle \.\.\.\]\ny+$/)
     assert.equal(middle.length, 100)
   })
 
@@ -306,12 +306,14 @@ describe('default notice', () => {
     assert.equal(stringTruncateHead(ascii, { maxChars: 100, maxLines: 1 }), '[... 5,000 chars truncated at the end ...]')
   })
 
-  test('the notice sits on its own line', () => {
-    // A head ending in '\n' needs no separator; one ending mid-line gets one.
+  test('the notice sits on its own line, or on the line of a head cut inside it', () => {
+    // A head ending in '\n' needs no separator; after one ending mid-line the notice follows
+    // on that line, after a space (a line break there would read as the head's own).
     const byLines = stringTruncateHead(numberedLines(50), { maxLines: 3 })
     assert.equal(byLines, 'line 1\nline 2\n[... 48 lines truncated at the end ...]')
     const midLine = stringTruncateHead('abc'.repeat(100), 60)
-    assert.match(midLine, /^(abc)*a?b?\n\[\.\.\. /)
+    assert.match(midLine, /^(abc)*a?b? \[\.\.\. /)
+    // A caller's own notice still goes on a line of its own.
     // A notice ending in '\n' needs no separator before the tail.
     const out = stringTruncateHeadTail('x'.repeat(200), 40, { notice: '--cut--\n' })
     assert.match(out, /^x+\n--cut--\nx+$/)
@@ -408,9 +410,9 @@ describe('fallback notices when the room is too small', () => {
     assert.equal(stringTruncateHead(text, 0), '')
     assert.equal(stringTruncateHead(text, 3), 'abc')
     assert.equal(stringTruncateHead(text, 5), '[...]')
-    assert.equal(stringTruncateHead(text, 7), 'a\n[...]')
+    assert.equal(stringTruncateHead(text, 7), 'a [...]')
     assert.equal(stringTruncateHead(text, 19), '[... truncated ...]')
-    assert.equal(stringTruncateHead(text, 21), 'a\n[... truncated ...]')
+    assert.equal(stringTruncateHead(text, 21), 'a [... truncated ...]')
     assert.equal(stringTruncateHead(text, { maxLines: 0 }), '')
     assert.equal(stringTruncateHead(text, { maxBytes: 0 }), '')
   })
@@ -429,7 +431,7 @@ describe('fallback notices when the room is too small', () => {
     }
     assert.equal(stringTruncateHeadTail(text, 5), '[...]')
     const out = stringTruncateHead(text, 100, { notice: 'n'.repeat(500) })
-    assert.equal(out, text.slice(0, 80) + '\n[... truncated ...]')
+    assert.equal(out, text.slice(0, 80) + ' [... truncated ...]')
   })
 
   test('tiny budgets never overflow', () => {
@@ -463,7 +465,7 @@ describe('headRatio', () => {
     assert.match(toEnd.text, /^\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]\nx+$/)
     const toStart = truncateText(text, { maxChars: 500, strategy: 'headTail', headRatio: 1 })
     assert.equal(toStart.tailStart, text.length)
-    assert.match(toStart.text, /^x+\n\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]$/)
+    assert.match(toStart.text, /^x+ \[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]$/)
   })
 
   test('an uneven share by lines', () => {

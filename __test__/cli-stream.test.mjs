@@ -372,9 +372,9 @@ test('interrupted by SIGINT, SIGTERM or SIGHUP, a cut output still ends with its
   const lines = Array.from({ length: 60_000 }, (_, i) => `line ${i} ${'x'.repeat(30)}\n`).join('')
   const total = Buffer.byteLength(lines)
   const cases = [
-    { args: [], signal: 'SIGINT', code: 130, notice: /\n\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated at the end so far \(input interrupted\) \.\.\.\]\n$/ },
+    { args: [], signal: 'SIGINT', code: 130, notice: /[\n ]\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated at the end so far \(input interrupted\) \.\.\.\]\n$/ },
     { args: ['--tail', '-c', '4k'], signal: 'SIGTERM', code: 143, notice: /^\[\.\.\. [\d,]+ bytes truncated at the start so far \(input interrupted\) \.\.\.\]\n/ },
-    { args: ['--head-tail', '-n', '10'], signal: 'SIGHUP', code: 129, notice: /\n\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated in the middle so far \(input interrupted\) \.\.\.\]\n/ },
+    { args: ['--head-tail', '-n', '10'], signal: 'SIGHUP', code: 129, notice: /[\n ]\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated in the middle so far \(input interrupted\) \.\.\.\]\n/ },
     { args: ['-n', '3', '--notice', '[cut {omittedLines}]'], signal: 'SIGINT', code: 130, notice: /\n\[cut [\d,]+\] \(input interrupted; counts so far\)\n$/ },
   ]
   for (const { args, signal, code, notice } of cases) {

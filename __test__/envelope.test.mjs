@@ -220,7 +220,7 @@ describe('wrapToolOutputEnvelope', () => {
       result.text,
       'The output of tool "bash" was too long (122 bytes) and was truncated to its first and last parts (80 bytes).\n' +
         '<START_TOOL_OUTPUT>\n' +
-        `${'a'.repeat(18)}\n[... 86 bytes truncated in the middle ...]\n${'b'.repeat(17)}\n` +
+        `${'a'.repeat(18)} [... 86 bytes truncated in the middle ...]\n${'b'.repeat(17)}\n` +
         '\n<END_TOOL_OUTPUT>',
     )
     assert.deepEqual(

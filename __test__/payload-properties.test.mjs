@@ -150,7 +150,8 @@ function readings(outputs) {
   const result = []
   for (const before of [0, 1]) {
     for (const after of [0, 1]) {
-      if (before && text[start - 1] !== '\n') continue
+      // The separator before: a line break, or the space before an inline notice.
+      if (before && text[start - 1] !== '\n' && text[start - 1] !== ' ') continue
       if (after && text[end] !== '\n') continue
       const kept = [...outputs]
       kept[k] = text.slice(0, start - before) + text.slice(end + after)

@@ -199,7 +199,7 @@ describe('hardTruncateToolPayload: one budget across all text', () => {
     assert.equal(all, truncateText(joinedText(blocks), { ...DEFAULT_LIMITS, snap: 'line' }).text)
     // The first block fits on its own and is kept whole; the resource carries the cut.
     assert.equal(clamped[0], blocks[0])
-    assert.match(clamped[1].resource.text, /^b+\n\[\.\.\. [\d,]+ bytes truncated at the end \.\.\.\]$/)
+    assert.match(clamped[1].resource.text, /^b+ \[\.\.\. [\d,]+ bytes truncated at the end \.\.\.\]$/)
     assert.equal(clamped[2].text, '')
   })
 

@@ -21,6 +21,7 @@ import {
   noticeFacts,
   renderNotice,
   layout,
+  layoutFits,
   FALLBACK_NOTICES,
   referenceHead,
   referenceTail,
@@ -325,7 +326,7 @@ describe('properties', () => {
    */
   function assertNoRoomLeft(c, r, noticeAt) {
     const fitsWith = (headEnd, tailStart) =>
-      fits(layout('headTail', c.text, headEnd, tailStart, noticeAt(headEnd, tailStart)), c.limits)
+      layoutFits('headTail', c.text, headEnd, tailStart, noticeAt(headEnd, tailStart), c.limits)
     let longerHead = r.headEnd + 1
     while (!isSafeCut(c.text, longerHead)) longerHead++
     if (longerHead <= r.tailStart) assert.ok(!fitsWith(longerHead, r.tailStart), `head could end at ${longerHead}`)

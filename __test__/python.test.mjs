@@ -15,7 +15,7 @@ const check = (property) => fc.assert(property, { numRuns: RUNS })
 const OPEN_TAG = '<python_result>\n'
 const CLOSE_TAG = '\n</python_result>'
 const TAGS_CHARS = OPEN_TAG.length + CLOSE_TAG.length
-const MIDDLE_NOTICE = /\n\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]\n/
+const MIDDLE_NOTICE = /[\n ]\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]\n/
 
 /** The two sections of a built text whose headings were kept (test texts never print "Result:"). */
 function sections(text) {

@@ -66,12 +66,20 @@ export function exceededLimits(s, limit) {
 }
 
 // Result layout. The notice sits on a line of its own: a '\n' goes after a kept head that does
-// not already end with one, and after a notice that does not end with one when a tail follows.
-// No notice, no separators.
+// not already end with one, and after a notice that does not end with one when a tail follows;
+// except that a notice of the library's (`[...` first) after a head that ends inside a line
+// follows on that line after a space. No notice, no separators.
+
+/** A notice that goes on the head's open line, after a space. */
+export const isInline = (head, notice) => head !== '' && !head.endsWith('\n') && notice.startsWith('[...')
+
+function headSeparator(head, notice) {
+  if (head === '' || head.endsWith('\n') || notice === '') return ''
+  return isInline(head, notice) ? ' ' : '\n'
+}
 
 export function layoutHead(head, notice) {
-  const sep = head !== '' && !head.endsWith('\n') && notice !== '' ? '\n' : ''
-  return head + sep + notice
+  return head + headSeparator(head, notice) + notice
 }
 
 export function layoutTail(notice, tail) {
@@ -80,9 +88,25 @@ export function layoutTail(notice, tail) {
 }
 
 export function layoutHeadTail(head, notice, tail) {
-  const sep1 = head !== '' && !head.endsWith('\n') && notice !== '' ? '\n' : ''
   const sep2 = tail !== '' && notice !== '' && !notice.endsWith('\n') ? '\n' : ''
-  return head + sep1 + notice + sep2 + tail
+  return head + headSeparator(head, notice) + notice + sep2 + tail
+}
+
+/**
+ * Whether a cut fits `limit` as the library charges it: an inline notice is planned as one
+ * on a line of its own, so its result is charged the line it saves.
+ */
+export function fitsCharged(result, head, notice, limit) {
+  const l = resolveLimits(limit)
+  const m = measure(result)
+  const lines = m.lines + (isInline(head, notice) ? 1 : 0)
+  return m.chars <= l.maxChars && m.bytes <= l.maxBytes && lines <= l.maxLines
+}
+
+/** `fitsCharged` of the layout of a cut. */
+export function layoutFits(strategy, text, headEnd, tailStart, notice, limit) {
+  const head = strategy === 'tail' ? '' : text.slice(0, headEnd)
+  return fitsCharged(layout(strategy, text, headEnd, tailStart, notice), head, notice, limit)
 }
 
 export function layout(strategy, text, headEnd, tailStart, notice) {
@@ -218,7 +242,7 @@ export function referenceHead(text, limit, notice) {
     if (!fits(head, limit)) break
     const n = noticeAt(notice, headEnd, text.length)
     const result = layoutHead(head, n)
-    if (fits(result, limit)) best = { headEnd, tailStart: text.length, notice: n, text: result }
+    if (fitsCharged(result, head, n, limit)) best = { headEnd, tailStart: text.length, notice: n, text: result }
   }
   return best
 }

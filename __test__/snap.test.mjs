@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
 import { truncateText, hardTruncateToolPayload, formatExecOutput } from '../index.mjs'
-import { defaultNotice, factsForCuts, fits, layout } from './reference.mjs'
+import { defaultNotice, factsForCuts, fits, layoutFits } from './reference.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const check = (property) => fc.assert(property, { numRuns: RUNS })
@@ -49,7 +49,7 @@ describe("snap: 'line'", () => {
         }
         const facts = factsForCuts(text, limits, strategy)
         const fitsWithOwnNotice = (headEnd, tailStart) =>
-          fits(layout(strategy, text, headEnd, tailStart, defaultNotice(facts(headEnd, tailStart))), limits)
+          layoutFits(strategy, text, headEnd, tailStart, defaultNotice(facts(headEnd, tailStart)), limits)
         if (strategy === 'head' && (e === 0 || endsLine(text, e))) {
           const next = text.indexOf('\n', e)
           if (next !== -1 && next + 1 < n) assert.ok(!fitsWithOwnNotice(next + 1, n), `head ${e} could keep up to ${next + 1}`)

@@ -670,7 +670,8 @@ class Planner {
     const n = src.n
     const j = joints(notice)
     let glue = ''
-    if (cut.headEnd > 0 && !src.isNewline(cut.headEnd - 1) && j.before) glue += '\n'
+    // The library's notices ('[...') follow a head cut inside a line on that line.
+    if (cut.headEnd > 0 && !src.isNewline(cut.headEnd - 1) && j.before) glue += notice.startsWith('[...') ? ' ' : '\n'
     glue += notice
     if (cut.tailStart < n && j.after) glue += '\n'
     return { cut, glue }
@@ -865,7 +866,7 @@ function headTailByChars(text, maxChars, ratio) {
   }
   if (bestE < 0) return null
   let out = bestE > 0 ? text.slice(0, bestE) : ''
-  if (bestE > 0 && text.charCodeAt(bestE - 1) !== NL) out += '\n'
+  if (bestE > 0 && text.charCodeAt(bestE - 1) !== NL) out += bestNotice.startsWith('[...') ? ' ' : '\n'
   out += bestNotice
   return bestS < n ? out + '\n' + text.slice(bestS) : out
 }

@@ -56,7 +56,7 @@ pub use page::{
     lossy_position, page, page_with_banner, partial_banner, repage, Banner, Page, PageError, PageRequest, Repage,
 };
 pub use plan::{
-    chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN,
+    chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN, INLINE_OPEN,
     SNAP_MIN_SHARE, UNLIMITED,
 };
 pub use restack::{find_prior, plan_restacked, restacked_notice, Prior};

@@ -3,16 +3,23 @@
 //! builds the result with two slices and one concatenation.
 //!
 //! The result is `text[..head_end] + glue + text[tail_start..]`, where `glue` is the
-//! notice plus the line breaks that put it on a line of its own. The cost of each kept
-//! part includes the separator next to it, so every candidate cut can be priced exactly:
+//! notice plus the line breaks that put it on a line of its own; except that a notice of
+//! the library's (one that starts with [`INLINE_OPEN`]) after a head that ends inside a
+//! line goes at the end of that line, after a space (a line break there could not be told
+//! from the head's own, and a later clamp reading the notice must know where the head
+//! ends). The cost of each kept part includes the separator next to it, so every candidate
+//! cut can be priced exactly:
 //!
-//! * head `H`: its chars and bytes, plus one `\n` if it is non-empty, does not end with
-//!   `\n` and a notice follows; its lines as `lines(H)`.
+//! * head `H`: its chars and bytes, plus one separator (`\n`, or the inline notice's
+//!   space) if it is non-empty, does not end with `\n` and a notice follows; its lines as
+//!   `lines(H)`.
 //! * notice `N`: its chars, bytes and `lines(N)`.
 //! * tail `T`: its chars and bytes, plus one `\n` if it is non-empty and `N` is non-empty
 //!   and does not end with `\n`; its lines as `lines(T)`.
 //!
-//! With those, `measure(result) == cost(H) + measure(N) + cost(T)` in every dimension.
+//! With those, `measure(result) == cost(H) + measure(N) + cost(T)` in every dimension, but
+//! for an inline notice, whose result has one line less than charged: its cut is planned
+//! as if the notice were on a line of its own, so it keeps what it kept before.
 //!
 //! One exception: with an empty notice a head and a tail run straight into each other.
 //! Then an unterminated last line of `H` continues the first line of `T` (it costs no line
@@ -317,7 +324,7 @@ pub fn plan_head_at<S: Source + ?Sized>(
     let lines = notice.uses_lines();
     for rung in 0..=FALLBACK_NOTICES.len() {
         let text = render_rung(notice, rung, &planner.facts(&cut, rung == 0 && lines))?;
-        if fits(planner.output(&cut, &planner.glue(&cut, &text)), planner.budget) {
+        if fits(planner.charged(&cut, &text), planner.budget) {
             return Ok(Some(planner.finish(cut, text)));
         }
     }
@@ -401,15 +408,29 @@ struct Cut {
 /// How a notice joins its neighbours.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Joints {
-    /// A `\n` goes between an unterminated head and the notice.
+    /// A separator goes between an unterminated head and the notice.
     before: u64,
+    /// That separator is a space, and the notice shares the head's open line (see
+    /// [`INLINE_OPEN`]); otherwise it is a `\n`.
+    inline: bool,
     /// A `\n` goes between the notice and a non-empty tail.
     after: u64,
 }
 
+/// How the library's own notices start (`[... 370 lines truncated at the end ...]`, the
+/// spill notices, the fallbacks). After a head that ends inside a line, a notice that starts
+/// so follows on that line after a space, instead of on a line of its own: a `\n` there
+/// could not be told from the head's own line break, so a later clamp of the text could
+/// not tell where the kept head ends (see [`crate::restack`]). The cut is planned as for a
+/// notice on a line of its own (the space is charged as the line break was, the open line
+/// as a line), so the same text is kept; the result just has a line less than the cut was
+/// charged, and a head that ends just before a line break takes it, as before, rather than
+/// put the notice beside a line that is whole.
+pub const INLINE_OPEN: &str = "[...";
+
 fn joints(notice: &str) -> Joints {
     let present = !notice.is_empty() as u64;
-    Joints { before: present, after: present & !notice.ends_with('\n') as u64 }
+    Joints { before: present, inline: notice.starts_with(INLINE_OPEN), after: present & !notice.ends_with('\n') as u64 }
 }
 
 /// `a - b` per dimension, keeping "unlimited" unlimited; `None` when `b` does not fit.
@@ -551,7 +572,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                 return Ok(found);
             }
             let notice = notices.render(&self.facts(&cut, lines))?;
-            if fits(self.output(&cut, &self.glue(&cut, &notice)), self.budget) {
+            if fits(self.charged(&cut, &notice), self.budget) {
                 return Ok(Some((cut, notice)));
             }
             if self.kept(&cut) == 0 {
@@ -581,7 +602,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                     return Ok(Some((cut, notice)));
                 }
                 let next = notices.render(&self.facts(&grown, lines))?;
-                if fits(self.output(&grown, &self.glue(&grown, &next)), self.budget) {
+                if fits(self.charged(&grown, &next), self.budget) {
                     (cut, notice, grew) = (grown, next, true);
                 }
             }
@@ -780,7 +801,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         let n = self.src.len();
         match self.strategy {
             Strategy::Head => {
-                let (head_end, head) = self.cut_head(0, Span::ZERO, n, room, j.before, false);
+                let (head_end, head) = self.cut_head(0, Span::ZERO, n, room, j, false);
                 Cut { head_end, head, tail_start: n, tail: Span::ZERO }
             }
             Strategy::Tail => {
@@ -789,7 +810,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             }
             Strategy::HeadTail { head_ratio } => {
                 let share = scale(room, head_ratio.clamp(0.0, 1.0));
-                let (e, head) = self.cut_head(0, Span::ZERO, self.head_max(), share, j.before, false);
+                let (e, head) = self.cut_head(0, Span::ZERO, self.head_max(), share, j, false);
                 self.fill(e, head, room, j)
             }
         }
@@ -810,13 +831,13 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         let n = self.src.len();
         // No notice: the head runs on into the tail (see the module docs).
         let bare = j.before == 0;
-        let head_cost = self.head_cost(e, head, j.before, bare);
+        let head_cost = self.head_cost(e, head, j, bare);
         let tail_room = remaining(room, head_cost).expect("the head fits its room");
         let (s, tail) = self.cut_tail(e.max(self.tail_min()), tail_room, j.after, bare);
         // Whatever the tail could not use goes back to the head.
         let tail_cost = self.tail_cost(s, tail, j.after);
         let head_room = remaining(room, tail_cost).expect("the tail fits its room");
-        let (head_end, head) = self.cut_head(e, head, s.min(self.head_max()), head_room, j.before, bare && s < n);
+        let (head_end, head) = self.cut_head(e, head, s.min(self.head_max()), head_room, j, bare && s < n);
         Cut { head_end, head, tail_start: s, tail }
     }
 
@@ -844,11 +865,13 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         }
     }
 
-    /// With `run_on` an open last line is counted with the tail's first line.
-    fn head_cost(&self, e: usize, span: Span, sep: u64, run_on: bool) -> Measure {
+    /// With `run_on` an open last line is counted with the tail's first line. (An inline
+    /// notice is priced as a notice on a line of its own: see [`INLINE_OPEN`].)
+    fn head_cost(&self, e: usize, span: Span, j: Joints, run_on: bool) -> Measure {
         if e == 0 {
             return Measure::default();
         }
+        let sep = j.before;
         let open = !self.src.is_newline(e - 1) as u64;
         let open_line = open * !run_on as u64;
         Measure { chars: span.chars + sep * open, bytes: span.bytes + sep * open, lines: span.newlines + open_line }
@@ -897,8 +920,8 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// to a whole line when snapping. `text[..from]` must already fit, with counts `used`.
     /// With `run_on` the head is followed directly by the (non-empty) kept tail
     /// `text[limit..]`, with no notice.
-    fn cut_head(&self, from: usize, used: Span, limit: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
-        let (e, kept) = self.cut_head_exact(from, used, limit, room, sep, run_on);
+    fn cut_head(&self, from: usize, used: Span, limit: usize, room: Measure, j: Joints, run_on: bool) -> (usize, Span) {
+        let (e, kept) = self.cut_head_exact(from, used, limit, room, j, run_on);
         // A shorter head fits whatever the longer one fit: the separator too, as a snapped
         // head ends a line and needs none.
         self.snap_head(from, e, kept)
@@ -910,10 +933,11 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         used: Span,
         limit: usize,
         room: Measure,
-        sep: u64,
+        j: Joints,
         run_on: bool,
     ) -> (usize, Span) {
         let src = self.src;
+        let sep = j.before;
         // A seam pair could save 2 bytes: search with them, then keep them only if it forms.
         let seam = if run_on && room.bytes != UNLIMITED && is_low(src.code(limit)) { 2 } else { 0 };
         let left = Span {
@@ -1081,13 +1105,29 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         let j = joints(notice);
         let mut glue = String::with_capacity(notice.len() + 2);
         if cut.head_end > 0 && !src.is_newline(cut.head_end - 1) && j.before == 1 {
-            glue.push('\n');
+            glue.push(if self.inline_separator(cut, notice) { ' ' } else { '\n' });
         }
         glue.push_str(notice);
         if cut.tail_start < n && j.after == 1 {
             glue.push('\n');
         }
         glue
+    }
+
+    /// What a cut with `notice` is charged against the limits: the measure of its result,
+    /// with a line more for an inline notice, priced as one on a line of its own (see
+    /// [`INLINE_OPEN`]).
+    fn charged(&self, cut: &Cut, notice: &str) -> Measure {
+        let glue = self.glue(cut, notice);
+        let mut m = self.output(cut, &glue);
+        m.lines += self.inline_separator(cut, notice) as u64;
+        m
+    }
+
+    /// Whether the glue of `cut` with `notice` puts it on the head's open line.
+    fn inline_separator(&self, cut: &Cut, notice: &str) -> bool {
+        let j = joints(notice);
+        cut.head_end > 0 && !self.src.is_newline(cut.head_end - 1) && j.before == 1 && j.inline
     }
 
     /// The measure of `text[..head_end] + glue + text[tail_start..]`, exact in the

@@ -15,8 +15,10 @@
 //!
 //! # What is recognised
 //!
-//! A notice on a line of its own, in one of the formats the library writes (counts with
-//! thousands separators, `1 line` / `2 lines`, units in the order lines, chars, bytes):
+//! A notice on a line of its own, or at the end of a line after a space (an inline notice,
+//! after a head that ended inside that line), in one of the formats the library writes
+//! (counts with thousands separators, `1 line` / `2 lines`, units in the order lines,
+//! chars, bytes):
 //!
 //! * `[... 370 lines, 48,113 bytes truncated at the end ...]` (also `at the start`, `in the
 //!   middle`): the default notice of every clamp;
@@ -43,14 +45,16 @@
 //! # The original it stands for
 //!
 //! The text before the notice is the kept head and the text after it (past the notice's
-//! line break) the kept tail. A kept head that ended inside a line got a line break before
-//! the notice, so the line break just before a notice is either the head's own or that
-//! separator, and the text cannot say which. It is read as the head's own (as it is for
-//! heads cut on whole lines, the default wherever output goes to a model), unless the
-//! notice's line numbers say otherwise (`dropped: lines 4–9` starts the dropped lines on
-//! the line the head's last line break opens, or on the head's last line). So when an
-//! earlier head ended inside a line and a later cut drops part of it, the counts of chars
-//! and bytes are one more than the original's.
+//! line break) the kept tail. A kept head that ended a line has the notice on a line of its
+//! own; one that ended inside a line has it at the end of that line, after a space (see
+//! [`crate::plan`]): a notice on a line of its own, after a head cut inside a line, would
+//! leave the line break before it either the head's own or a separator, and no count can
+//! tell which (`abc` + 4 chars dropped reads like `abc\n` + 4 chars dropped). So an inline
+//! notice's head ends before its space, and a notice at the start of a line has the text
+//! before it, line break and all, as its head. Texts written before inline notices (where
+//! a separator `\n` went before the notice) read the same, unless the notice's line
+//! numbers say the line break was the separator (`dropped: lines 4–9` starts the dropped
+//! lines on the line the head's last line break opens, or on the head's last line).
 //!
 //! The original's total in a unit the notice names is `omitted + kept`. Units it does not
 //! name are unknown (a cut by bytes also drops lines, but the notice does not say how
@@ -83,6 +87,7 @@ use crate::plan::{plan_capped, Caps, Limits, Plan, Snap, Strategy, UNLIMITED};
 use crate::source::{Source, Units};
 
 const NL: u16 = b'\n' as u16;
+const SPACE: u16 = b' ' as u16;
 
 /// Longest line read as a notice, in units: the longest notice with a long spill path.
 const MAX_NOTICE_UNITS: usize = 16 * 1024;
@@ -124,11 +129,21 @@ struct Parsed {
     lines: Option<(u64, u64)>,
 }
 
-/// A notice found in a text: its line is `start..end`.
+/// A notice found in a text: it spans `start..end`, to the end of its line.
 struct Found {
     start: usize,
     end: usize,
+    /// It follows a head that ended inside a line, on that line after a space (the
+    /// separator at `start - 1`).
+    inline: bool,
     parsed: Parsed,
+}
+
+impl Found {
+    /// Where the text before it ends: before the separator of an inline notice.
+    fn before(&self) -> usize {
+        self.start - self.inline as usize
+    }
 }
 
 /// Reads the notices of `units` (see the module docs), or `None` when it carries none that
@@ -147,14 +162,15 @@ pub fn find_prior<U: Unit>(units: &[U]) -> Option<Prior> {
     // The text between notices goes with the gap.
     for pair in found.windows(2) {
         let between = after_line(pair[0].end, n);
-        gap = plus(gap, measure(&units[between..pair[1].start]));
+        gap = plus(gap, measure(&units[between..pair[1].before()]));
     }
-    let mut head_end = first.start;
+    let mut head_end = first.before();
     let tail_start = after_line(last.end, n);
-    if found.len() == 1 {
+    if found.len() == 1 && !first.inline {
         if let Some((from, _)) = first.parsed.lines {
-            // The dropped lines start on the line after the head's last line break, or on the
-            // head's last line when that line break was the notice's separator.
+            // The dropped lines start on the line after the head's last line break, or, in
+            // a text written before inline notices, on the head's last line when that line
+            // break was the notice's separator.
             let newlines = count_newlines(&units[..head_end]);
             if from != newlines + 1 {
                 head_end -= 1;
@@ -210,7 +226,10 @@ fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
     let mut at = 0;
     while let Some(start) = find_open(units, at) {
         at = start + 1;
-        if start > 0 && units[start - 1].code() != NL {
+        // At the start of a line, or after the space that follows a head's open line.
+        let line_start = start == 0 || units[start - 1].code() == NL;
+        let inline = start >= 2 && units[start - 1].code() == SPACE && units[start - 2].code() != NL;
+        if !line_start && !inline {
             continue;
         }
         let limit = n.min(start.saturating_add(MAX_NOTICE_UNITS));
@@ -220,14 +239,19 @@ fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
         }
         let Some(line) = decode(&units[start..end]) else { continue };
         let Some(parsed) = parse_notice(&line) else { continue };
-        at = end;
         let fits_place = match parsed.place {
             Place::First => start == 0,
             Place::Last => end == n,
             Place::Anywhere => true,
         };
         if fits_place {
-            found.push(Found { start, end, parsed });
+            // Of two notices that end one line, the later is the one written last: an inline
+            // notice after a head whose line held something like a notice (which then reads
+            // as one with a path that runs into the real one).
+            if found.last().is_some_and(|f| f.end == end) {
+                found.pop();
+            }
+            found.push(Found { start, end, inline, parsed });
         }
     }
     // Line numbers are checked for a lone notice (those of several count other texts).
@@ -235,7 +259,7 @@ fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
         if let Some((from, _)) = only.parsed.lines {
             let newlines = count_newlines(&units[..only.start]);
             let own = from == newlines + 1;
-            let separator = only.start > 0 && from == newlines;
+            let separator = !only.inline && only.start > 0 && from == newlines;
             if !own && !separator {
                 found.clear();
             }
@@ -466,6 +490,17 @@ struct AroundGap<'a, U: Unit> {
     tail_start: usize,
 }
 
+impl<U: Unit> AroundGap<'_, U> {
+    /// `[... ` starts at `i`, inside a line: a tail kept from there would start the line
+    /// after the new notice with it, and text that read as no notice would read as one.
+    fn opens_notice_midline(&self, i: usize) -> bool {
+        i > 0
+            && self.units.code(i - 1) != NL
+            && i + OPEN.len() <= self.units.len()
+            && (0..OPEN.len()).all(|k| self.units.code(i + k) == OPEN[k])
+    }
+}
+
 impl<U: Unit> Source for AroundGap<'_, U> {
     fn len(&self) -> usize {
         self.units.len()
@@ -492,7 +527,7 @@ impl<U: Unit> Source for AroundGap<'_, U> {
         self.units.last_newline(from, to)
     }
     fn is_safe_cut(&self, i: usize) -> bool {
-        i == self.head_end || i == self.tail_start || self.units.is_safe_cut(i)
+        i == self.head_end || i == self.tail_start || (self.units.is_safe_cut(i) && !self.opens_notice_midline(i))
     }
 }
 
@@ -662,7 +697,12 @@ mod tests {
 
     #[test]
     fn a_notice_stands_on_its_own_line_where_it_says() {
-        assert!(find_prior(&units("abc [... 5 bytes truncated at the end ...]")).is_none());
+        assert!(find_prior(&units("abc[... 5 bytes truncated at the end ...]")).is_none());
+        assert!(find_prior(&units(" [... 5 bytes truncated at the end ...]")).is_none());
+        assert!(find_prior(&units("abc\n [... 5 bytes truncated at the end ...]")).is_none());
+        // Inline, after a head that ended inside its line: the space is the separator.
+        let inline = find_prior(&units("ab\nabc [... 5 bytes truncated at the end ...]")).unwrap();
+        assert_eq!((inline.head_end, inline.total.bytes), (6, 11));
         assert!(find_prior(&units("abc\n[... 5 bytes truncated at the end ...]\n")).is_none());
         assert!(find_prior(&units("abc\n[... 5 bytes truncated at the start ...]\nxyz")).is_none());
         assert!(find_prior(&units("[... 5 bytes truncated at the end ...]\nxyz")).is_none());
@@ -690,6 +730,36 @@ mod tests {
         assert_eq!(own.spill_path.as_deref(), Some("/f"));
     }
 
+    /// Plans `text` under `limits` (Head, default notice), then plans the result again,
+    /// restacked: the head of the second and the notice it wrote.
+    fn twice(text: &str, first: Limits, second: Limits) -> (String, String) {
+        let units = units(text);
+        let p = crate::plan::plan(&Units::new(&units), &first, Strategy::Head, &mut Notice::Default, true)
+            .unwrap()
+            .unwrap();
+        let once = format!("{}{}", String::from_utf16(&units[..p.head_end]).unwrap(), p.glue);
+        let again: Vec<u16> = once.encode_utf16().collect();
+        let prior = find_prior(&again).expect("the first notice is read");
+        let q = plan_restacked(&again, &prior, &second, Strategy::Head, &mut Notice::Default, Snap::None).unwrap();
+        (String::from_utf16(&again[..q.head_end]).unwrap(), q.glue)
+    }
+
+    #[test]
+    fn a_head_cut_inside_a_line_is_told_from_one_that_ended_it() {
+        let limits = |chars| Limits { max_chars: chars, max_bytes: UNLIMITED, max_lines: UNLIMITED };
+        // Cut after 'abcdd': the notice follows on that line, so the second cut knows the
+        // head is 'abcdd' (not 'abcdd\n') and counts the original's chars.
+        let inside = format!("abc{}\n{}", "d".repeat(60), "g".repeat(10));
+        let (head, notice) = twice(&inside, limits(44), limits(42));
+        assert_eq!(head, "ab");
+        assert_eq!(notice, format!(" [... {} chars truncated at the end ...]", inside.len() - 2));
+        // Cut after 'abc\n': the notice starts a line, and the head's line break is its own.
+        let ended = format!("abc\n{}", "d".repeat(70));
+        let (head, notice) = twice(&ended, limits(43), limits(42));
+        assert_eq!(head, "ab");
+        assert_eq!(notice, format!(" [... {} chars truncated at the end ...]", ended.len() - 2));
+    }
+
     #[test]
     fn several_notices_make_one_gap() {
         let text = "<stdout>\n[... 10 chars truncated from stdout ...]\nend\n</stdout>\n<stderr>\n\
@@ -702,6 +772,12 @@ mod tests {
         let tail = "last\n</stderr>".len();
         assert_eq!(prior.head_end, head);
         assert_eq!(prior.total.chars, (head + 10 + between + 20 + tail) as u64);
+        // An inline second notice: its space is no text of the original.
+        let inline = "<stdout>\n[... 10 chars truncated from stdout ...]\nend\n</stdout>\n<stderr>\nwa \
+                      [... 20 chars truncated from stderr ...]\nlast";
+        let prior = find_prior(&units(inline)).unwrap();
+        let between = "end\n</stdout>\n<stderr>\nwa".len();
+        assert_eq!(prior.total.chars, (head + 10 + between + 20 + "last".len()) as u64);
         // No unit in common: plain text.
         let disjoint = "[... 3 lines truncated from stdout ...]\nx\n[... 4 chars truncated from stderr ...]";
         assert!(find_prior(&units(disjoint)).is_none());

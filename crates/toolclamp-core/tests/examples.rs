@@ -74,12 +74,12 @@ fn head_tail_keeps_both_ends() {
 }
 
 #[test]
-fn an_unterminated_head_gets_a_line_break_before_the_notice() {
+fn an_unterminated_head_gets_the_notice_on_its_line_after_a_space() {
     let text = utf16(&"x".repeat(1_234_600));
     check(&text, &chars(100), HEAD, &NoticeKind::Default, false, Maximality::OneStep);
     let p = run_plan(&text, &chars(100), HEAD, &NoticeKind::Default, false).unwrap();
-    // 53 kept + "\n" + a 46-char notice = 100 chars exactly.
-    assert_eq!(p.glue, "\n[... 1,234,547 chars truncated at the end ...]");
+    // 53 kept + " " + a 46-char notice = 100 chars exactly.
+    assert_eq!(p.glue, " [... 1,234,547 chars truncated at the end ...]");
     assert_eq!(p.head_end, 53);
     assert_eq!(p.output.chars, 100);
 }
@@ -135,10 +135,10 @@ fn tiny_char_limits_fall_back_to_shorter_notices() {
     // (max_chars, head_end, glue)
     let ladder = [
         (40, 0, "[... 100 chars truncated at the end ...]"),
-        (39, 19, "\n[... truncated ...]"),
+        (39, 19, " [... truncated ...]"),
         (20, 0, "[... truncated ...]"),
         (19, 0, "[... truncated ...]"),
-        (18, 12, "\n[...]"),
+        (18, 12, " [...]"),
         (6, 0, "[...]"),
         (5, 0, "[...]"),
         (4, 4, ""),
@@ -284,7 +284,7 @@ fn a_custom_notice_too_long_for_the_limits_falls_back() {
     let text = utf16(&"z".repeat(1000));
     let mut huge = |_: &NoticeFacts| "!".repeat(10_000);
     let p = plan(&Units::new(&text[..]), &chars(100), HEAD, &mut Notice::Custom(&mut huge), false).unwrap().unwrap();
-    assert_eq!(p.glue, "\n[... truncated ...]");
+    assert_eq!(p.glue, " [... truncated ...]");
     assert_eq!(p.head_end, 80);
 }
 

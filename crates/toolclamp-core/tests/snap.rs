@@ -27,7 +27,7 @@ fn ends_line(text: &[u16], e: usize) -> bool {
 /// The result of keeping `text[..e]` and `text[s..]` with the default notice of that cut.
 fn candidate_fits(text: &[u16], limits: &Limits, position: Position, e: usize, s: usize) -> bool {
     let facts = naive_facts(text, limits, position, e, s);
-    fits(naive_measure(&assemble(text, e, &default_notice(&facts), s)), limits)
+    fits(charged(text, e, &default_notice(&facts), s), limits)
 }
 
 fn check_snapped(text: &[u16], limits: &Limits, strategy: Cut) -> Result<(), TestCaseError> {

@@ -10,8 +10,10 @@ use toolclamp_core::{
 };
 
 /// Notices of every format the library reads, and near misses.
-const NOTICES: [&str; 8] = [
+const NOTICES: [&str; 10] = [
     "\n[... 5 bytes truncated at the end ...]",
+    " [... 5 bytes truncated at the end ...]",
+    " [... 2 chars truncated in the middle ...]\n",
     "[... 2 lines, 3 chars truncated at the start ...]\n",
     "\n[... 1 line truncated in the middle ...]\n",
     "\n[... 4 chars truncated from stdout ...]\n",
@@ -57,7 +59,7 @@ fn restack(units: &[u16], limits: &Limits, strategy: Strategy, snap: Snap) {
     assert!(plan.head_end <= prior.head_end && plan.tail_start >= prior.tail_start);
     let out = apply(units, &plan);
     assert!(fits(&out, limits), "over the limits");
-    if plan.glue.trim_matches('\n').as_bytes().get(5).is_some_and(u8::is_ascii_digit) {
+    if plan.glue.trim_matches(['\n', ' ']).as_bytes().get(5).is_some_and(u8::is_ascii_digit) {
         assert_eq!(find_prior(&out).map(|p| p.notices), Some(1), "one notice read back");
     }
 }

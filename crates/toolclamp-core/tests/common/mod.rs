@@ -88,7 +88,7 @@ pub fn reference_plan(units: &[u16], limits: &Limits, strategy: Strategy, kind: 
         };
         let longest = candidates.iter().rev().find_map(|&(e, s)| {
             let notice = notice_for(e, s);
-            fits(naive_measure(&assemble(units, e, &notice, s)), limits).then_some((e, s, notice))
+            fits(charged(units, e, &notice, s), limits).then_some((e, s, notice))
         });
         if let Some(found) = longest {
             return found;
@@ -243,7 +243,7 @@ pub fn check_one_step(
         let e = next_safe(units, p.head_end);
         if e <= p.tail_start {
             let notice = notice_for(e, p.tail_start);
-            let grown = naive_measure(&assemble(units, e, &notice, p.tail_start));
+            let grown = charged(units, e, &notice, p.tail_start);
             assert!(!fits(grown, limits), "head could grow to {e} with {notice:?} ({grown:?} fits {limits:?}): {p:?}");
         }
     }
@@ -251,7 +251,7 @@ pub fn check_one_step(
         let s = prev_safe(units, p.tail_start);
         if s >= p.head_end {
             let notice = notice_for(p.head_end, s);
-            let grown = naive_measure(&assemble(units, p.head_end, &notice, s));
+            let grown = charged(units, p.head_end, &notice, s);
             assert!(!fits(grown, limits), "tail could grow to {s} with {notice:?} ({grown:?} fits {limits:?}): {p:?}");
         }
     }

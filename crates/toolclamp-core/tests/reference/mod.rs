@@ -66,14 +66,16 @@ pub fn is_safe_cut(units: &[u16], i: usize) -> bool {
     !((is_high(a) && is_low(b)) || (a == CR && b == NL))
 }
 
-/// The separator rule: the notice goes on a line of its own.
+/// The separator rule: the notice goes on a line of its own, except that one of the
+/// library's (`[...` first) follows a head that ends inside a line on that line, after a
+/// space.
 pub fn glue(head: &[u16], notice: &str, tail: &[u16]) -> Vec<u16> {
     let mut g = Vec::new();
     if notice.is_empty() {
         return g;
     }
     if !head.is_empty() && *head.last().unwrap() != NL {
-        g.push(NL);
+        g.push(if notice.starts_with("[...") { b' ' as u16 } else { NL });
     }
     g.extend(notice.encode_utf16());
     if !tail.is_empty() && !notice.ends_with('\n') {
@@ -105,9 +107,22 @@ pub fn notice_of(text: &[u16], plan: &Plan) -> String {
     let head = &text[..plan.head_end];
     let mut g = plan.glue.as_str();
     if !g.is_empty() && !head.is_empty() && *head.last().unwrap() != NL {
-        g = g.strip_prefix('\n').expect("an unterminated head is followed by a line break");
+        let separator = if g.starts_with(" [...") { ' ' } else { '\n' };
+        g = g.strip_prefix(separator).expect("an unterminated head is followed by a separator");
     }
     g.to_string()
+}
+
+/// What a result is charged against the limits: its measure, with a line more when an
+/// inline notice shares the head's open line (it is planned as a notice on a line of its
+/// own, the layout before inline notices).
+pub fn charged(text: &[u16], head_end: usize, notice: &str, tail_start: usize) -> Measure {
+    let mut m = naive_measure(&assemble(text, head_end, notice, tail_start));
+    let head = &text[..head_end];
+    if !notice.is_empty() && notice.starts_with("[...") && !head.is_empty() && *head.last().unwrap() != NL {
+        m.lines += 1;
+    }
+    m
 }
 
 /// The longest head `text[..e]` (safe `e`) such that `head + glue` fits, for a fixed notice.
@@ -115,7 +130,7 @@ pub fn longest_head(text: &[u16], notice: &str, limits: &Limits) -> usize {
     (0..=text.len())
         .rev()
         .filter(|&e| is_safe_cut(text, e))
-        .find(|&e| fits(naive_measure(&assemble(text, e, notice, text.len())), limits))
+        .find(|&e| fits(charged(text, e, notice, text.len()), limits))
         .expect("an empty head with the chosen notice fits")
 }
 
@@ -123,7 +138,7 @@ pub fn longest_head(text: &[u16], notice: &str, limits: &Limits) -> usize {
 pub fn longest_tail(text: &[u16], notice: &str, limits: &Limits) -> usize {
     (0..=text.len())
         .filter(|&s| is_safe_cut(text, s))
-        .find(|&s| fits(naive_measure(&assemble(text, 0, notice, s)), limits))
+        .find(|&s| fits(charged(text, 0, notice, s), limits))
         .expect("an empty tail with the chosen notice fits")
 }
 

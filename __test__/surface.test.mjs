@@ -76,7 +76,7 @@ test('the design card\'s names work from the root in CommonJS and ESM', async ()
   const clamped = { content: [{ type: 'text', text: 'line\nline\n[... 98 lines truncated at the end ...]' }] }
   for (const root of [require('toolclamp'), await import('toolclamp')]) {
     assert.equal(root.stringTruncateTail(text, 30), '[... truncated ...]\nabcdefghij')
-    assert.equal(root.stringTruncateHeadTail(text, { maxChars: 40 }), 'abcdefghi\n[... truncated ...]\nabcdefghij')
+    assert.equal(root.stringTruncateHeadTail(text, { maxChars: 40 }), 'abcdefghi [... truncated ...]\nabcdefghij')
     assert.deepEqual(root.hardTruncateToolPayload(result, { maxLines: 3 }), clamped)
     const seen = []
     root.wrapOnUpdate((partial) => seen.push(partial), { maxLines: 3 })(result)

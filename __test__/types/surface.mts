@@ -16,7 +16,7 @@ const text = 'abcdefghij'.repeat(10)
 const tail: string = stringTruncateTail(text, 30)
 const ends: string = stringTruncateHeadTail(text, { maxChars: 40 })
 assert.equal(tail, '[... truncated ...]\nabcdefghij')
-assert.equal(ends, 'abcdefghi\n[... truncated ...]\nabcdefghij')
+assert.equal(ends, 'abcdefghi [... truncated ...]\nabcdefghij')
 
 type Result = { content: { type: 'text'; text: string }[] }
 const result: Result = { content: [{ type: 'text', text: 'line\n'.repeat(100) }] }

@@ -386,7 +386,7 @@ describe('onUpdate', () => {
 })
 
 describe('a GiB of output in bounded memory', () => {
-  test('1 GiB on stdout and 64 MiB on stderr: exact totals, RSS growth under 64 MiB', { timeout: 60_000 }, () => {
+  test('1 GiB on stdout and 64 MiB on stderr: exact totals, RSS growth under 128 MiB', { timeout: 60_000 }, () => {
     // In a node of its own, so the test runner's memory does not count. The generator is
     // another process: only runCommand's capture is in the measured one.
     const runner = `
@@ -437,8 +437,10 @@ describe('a GiB of output in bounded memory', () => {
     assert.ok(stdout.truncated && stdout.outputBytes <= 16384 && stdout.outputLines <= 200)
     assert.ok(textLength < 40_000)
     assert.ok(updates >= 1)
+    // Keeping the output would grow it by over 1 GiB; read chunks the collector has not
+    // reached yet take some tens of MiB, more on a busy machine.
     const growth = peak - baseline
-    assert.ok(growth < 64 * 1024 * 1024, `RSS grew by ${(growth / 1024 / 1024).toFixed(1)} MiB`)
+    assert.ok(growth < 128 * 1024 * 1024, `RSS grew by ${(growth / 1024 / 1024).toFixed(1)} MiB`)
   })
 })
 

@@ -29,7 +29,7 @@
  * - clamps a text that already carries a toolclamp notice (a wrapper's result cut again by a
  *   guard) as the original it stands for: one notice, counting what was dropped from the
  *   original in the units the earlier notice named, and naming the spill file it named (see
- *   {@link NoticeFacts} and the README's "Clamps on clamps"); captures, Buffer streams,
+ *   {@link NoticeFacts} and "Clamps on clamps" in docs/strings.md); captures, Buffer streams,
  *   `truncateToolOutput` and a chars-only `stringTruncate*` of a text over 262,144 chars count
  *   the text they are given instead;
  * - returns results that never keep a much longer input alive in memory.
@@ -151,7 +151,7 @@ export interface HeadTailOptions extends NoticeOptions {
  * print on failure (`No such file`, `Permission denied`, `command not found`, `Segmentation
  * fault`, `cannot access`, ...), a signal (`Killed`, `Terminated`), a warning (`WARNING:`,
  * `npm warn`) or an errno name (`ECONNRESET`, `ENOENT`, ...); not as part of a name
- * (`gpg-error.h`, `console.warn`). The full list is in the README.
+ * (`gpg-error.h`, `console.warn`). The full list is under "strategy: 'auto'" in docs/strings.md.
  */
 export type Strategy = 'head' | 'tail' | 'headTail' | 'auto'
 

@@ -14,15 +14,17 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { docPages, readPage } from './helpers.mjs'
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const scripts = readdirSync(join(ROOT, 'examples')).filter((f) => /\.(?:mjs|cjs|js)$/.test(f)).sort()
 
-test('examples/ holds a script per framework the README points at', () => {
+test('examples/ holds a script per framework the docs point at', () => {
   for (const name of ['pi-agent-core.mjs', 'ai-sdk.mjs', 'mcp-server.mjs', 'mcp-client.mjs', 'langchain.mjs', 'openai-agents.mjs']) {
     assert.ok(scripts.includes(name), name)
   }
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  for (const name of scripts) assert.ok(readme.includes(`examples/${name}`), `README mentions examples/${name}`)
+  const docs = docPages().map(readPage).join('\n')
+  for (const name of scripts) assert.ok(docs.includes(`examples/${name}`), `README.md or docs/ mentions examples/${name}`)
 })
 
 for (const name of scripts) {

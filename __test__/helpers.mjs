@@ -1,19 +1,30 @@
-// Helpers shared by the tests: running README examples as printed, freezing inputs, watching processes.
+// Helpers shared by the tests: running the examples of README.md and docs/ as printed, freezing inputs, watching processes.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import fs, { readFileSync } from 'node:fs'
+import fs, { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const README = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8')
 
-/** The ```js blocks under `heading`, up to the next heading of its level or above. */
-export function readmeBlocks(heading) {
-  const start = README.indexOf(`\n${heading}\n`)
-  assert.notEqual(start, -1, heading)
+/** The pages whose examples run as printed: README.md, then every docs/*.md, by name. */
+export function docPages() {
+  const docs = join(ROOT, 'docs')
+  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith('.md')).sort() : []
+  return ['README.md', ...pages.map((f) => `docs/${f}`)]
+}
+
+/** The text of a page (a path from the package root, as docPages() names it). */
+export const readPage = (page) => readFileSync(join(ROOT, page), 'utf8')
+
+/** The ```js blocks under `heading` in `page`, up to the next heading of its level or above. */
+export function readmeBlocks(heading, page = 'README.md') {
+  const markdown = readPage(page)
+  const start = markdown.indexOf(`\n${heading}\n`)
+  assert.notEqual(start, -1, `${page}: ${heading}`)
   const level = heading.match(/^#+/)[0].length
-  const next = new RegExp(`\\n#{2,${level}} `)
-  const body = README.slice(start + heading.length + 2)
+  const next = new RegExp(`\\n#{1,${level}} `)
+  const body = markdown.slice(start + heading.length + 2)
   const end = body.search(next)
   const section = end === -1 ? body : body.slice(0, end)
   return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])

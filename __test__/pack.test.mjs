@@ -113,7 +113,10 @@ test(
         assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
       }
       assert.ok(!paths.some((p) => p.endsWith('.node')), `the main package ships no binary: ${paths.join(', ')}`)
-      assert.ok(!paths.some((p) => /^(__test__|src|crates|scripts|npm|target)\//.test(p)), paths.join(', '))
+      assert.ok(!paths.some((p) => /^(__test__|src|crates|scripts|npm|target|docs|examples)\//.test(p)), paths.join(', '))
+      // The README ships (npm shows it, resolving its relative links against the repository);
+      // the docs/ pages it links to are read on GitHub, not from node_modules.
+      assert.ok(paths.includes('README.md'), `README.md is packed: ${paths.join(', ')}`)
 
       // The platform package: its manifest from npm/, the binary the build wrote.
       const platformDir = join(work, PLATFORM)

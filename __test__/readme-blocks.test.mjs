@@ -1,29 +1,33 @@
-// Every ```js, ```mjs, ```cjs and ```ts block of README.md runs as printed, from the package
+// Every ```js, ```mjs, ```cjs and ```ts block of README.md and of every docs/*.md page runs as
+// printed (each test is named page:line), from the package
 // root ('toolclamp' resolves to this package by its own name), and prints exactly what its
 // `console.log(...) // expected` comments say, in order (a parenthesised remark after the
 // expected text is not part of it). Nothing else is printed, nothing goes to stderr, and no
 // file is left in the package root. ```ts blocks are type-checked under `strict` first, and
 // their compiled JS is what runs; ```js blocks are checked for names they never declare.
-// Blocks in other languages (text, sh, json) are not run.
+// Blocks in other languages (text, sh, json) are not run. Every relative link of the pages
+// leads to a file that exists, and every #anchor to a heading of its page.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { docPages, readPage } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const PAGES = docPages()
 
 const RUN = { js: 'module', mjs: 'module', cjs: 'commonjs', ts: 'module' }
 /** Tags that would look like code to a reader but escape this test: use js or ts. */
 const REFUSED = new Set(['', 'javascript', 'jsx', 'node', 'typescript', 'tsx', 'mts', 'cts'])
 const EXPECTED = /^[ \t]*console\.log\(.*\) \/\/ (.*?)(?: \(.*\))?$/gm
 
-/** Every fenced block of the README: its language, code, first line and the heading above it. */
-function fencedBlocks(markdown) {
+/** Every fenced block of a page: its language, code, first line and the heading above it. */
+function fencedBlocks(page, markdown) {
   const blocks = []
   let open = null
   let heading = '(top)'
@@ -35,26 +39,63 @@ function fencedBlocks(markdown) {
       continue
     }
     if (open) {
-      assert.equal(fence[1].trim(), '', `README.md:${i + 1}: a fence opens inside the block of line ${open.line}`)
-      blocks.push({ lang: open.lang, line: open.line, heading: open.heading, code: open.lines.join('\n') + '\n' })
+      assert.equal(fence[1].trim(), '', `${page}:${i + 1}: a fence opens inside the block of line ${open.line}`)
+      blocks.push({ page, lang: open.lang, line: open.line, heading: open.heading, code: open.lines.join('\n') + '\n' })
       open = null
     } else {
       open = { lang: fence[1].trim().split(/\s+/)[0], line: i + 1, heading, lines: [] }
     }
   }
-  assert.equal(open, null, `README.md:${open?.line}: a block is never closed`)
+  assert.equal(open, null, `${page}:${open?.line}: a block is never closed`)
   return blocks
 }
 
-const blocks = fencedBlocks(README)
+const blocks = PAGES.flatMap((page) => fencedBlocks(page, readPage(page)))
 const runnable = blocks.filter((b) => b.lang in RUN)
-const name = (b) => `README.md:${b.line} (${b.lang}, ${b.heading.replace(/^#+ /, '')})`
+const name = (b) => `${b.page}:${b.line} (${b.lang}, ${b.heading.replace(/^#+ /, '')})`
+/** The block's file in the work directory: its page and line, e.g. block-docs-json.md-12.mts. */
+const fileOf = (b) => `block-${b.page.replace(/[^\w.]/g, '-')}-${b.line}.${{ js: 'mjs', mjs: 'mjs', cjs: 'cjs', ts: 'mts' }[b.lang]}`
 
-test('README: every fenced block is tagged, and code is tagged js, mjs, cjs or ts', () => {
-  const refused = blocks.filter((b) => REFUSED.has(b.lang)).map((b) => `${b.line}: "${b.lang}"`)
+test('README and docs: every fenced block is tagged, and code is tagged js, mjs, cjs or ts', () => {
+  const refused = blocks.filter((b) => REFUSED.has(b.lang)).map((b) => `${b.page}:${b.line}: "${b.lang}"`)
   assert.deepEqual(refused, [], 'tag code js/ts (it is then run), or text/sh if it is not meant to run')
   assert.ok(runnable.length >= 30, `${runnable.length} runnable blocks`)
   assert.ok(runnable.some((b) => b.lang === 'ts'), 'at least one ts block, so the type check is exercised')
+})
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading) => heading.replace(/^#+ /, '').toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')
+
+/** The anchors of a page's headings (outside code blocks), numbered as GitHub numbers repeats. */
+function anchorsOf(markdown) {
+  const anchors = new Set()
+  let inCode = false
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inCode = !inCode
+    if (inCode || !/^#{1,6} /.test(line)) continue
+    const base = slug(line)
+    let anchor = base
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`
+    anchors.add(anchor)
+  }
+  return anchors
+}
+
+test('README and docs: every relative link leads to a file, and every #anchor to a heading', () => {
+  const broken = []
+  for (const page of PAGES) {
+    const prose = readPage(page).replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '')
+    for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue
+      const [path, anchor] = target.split('#')
+      const file = path === '' ? page : join(dirname(page), path)
+      if (!existsSync(join(ROOT, file))) broken.push(`${page}: ${target} (no such file)`)
+      else if (anchor !== undefined && file.endsWith('.md') && !anchorsOf(readPage(file)).has(anchor)) {
+        broken.push(`${page}: ${target} (no such heading in ${file})`)
+      }
+    }
+  }
+  assert.deepEqual(broken, [])
 })
 
 // One tsc run for all blocks: ts blocks are type-checked under strict and compiled to the JS
@@ -66,8 +107,7 @@ before(() => {
   work.dir = mkdtempSync(join(ROOT, '__test__', '.readme-blocks-'))
   work.files = new Map()
   for (const b of runnable) {
-    const ext = { js: 'mjs', mjs: 'mjs', cjs: 'cjs', ts: 'mts' }[b.lang]
-    const file = `block-${b.line}.${ext}`
+    const file = fileOf(b)
     writeFileSync(join(work.dir, file), b.code)
     work.files.set(b, file)
   }
@@ -97,18 +137,18 @@ before(() => {
   })
   // path(line,col): error TSnnnn: message, and indented continuation lines.
   work.diagnostics = new Map()
-  for (const m of tsc.stdout.matchAll(/^(block-\d+\.\w+)\(\d+,\d+\): error (TS\d+): .*(?:\n[ \t]+.*)*/gm)) {
+  for (const m of tsc.stdout.matchAll(/^(block-[\w.-]+?\.[cm][tj]s)\(\d+,\d+\): error (TS\d+): .*(?:\n[ \t]+.*)*/gm)) {
     const list = work.diagnostics.get(m[1]) ?? []
     list.push({ code: m[2], text: m[0] })
     work.diagnostics.set(m[1], list)
   }
   // Anything else tsc says (a bad tsconfig, a crash) is not about a block: fail on it.
   work.unattributed = (tsc.stdout + tsc.stderr)
-    .replace(/^block-\d+\.\w+\(\d+,\d+\): error .*(?:\n[ \t]+.*)*/gm, '')
+    .replace(/^block-[\w.-]+?\.[cm][tj]s\(\d+,\d+\): error .*(?:\n[ \t]+.*)*/gm, '')
     .trim()
 })
 
-test('README: tsc ran on the blocks and complained about nothing else', () => {
+test('README and docs: tsc ran on the blocks and complained about nothing else', () => {
   assert.equal(work.unattributed, '')
 })
 

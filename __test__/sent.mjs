@@ -1,5 +1,5 @@
 // What a framework sends a model of a tool result, as toolclamp's budgets count it: the one
-// definition the payload tests measure with. Written from the contract in README.md ("Tool
+// definition the payload tests measure with. Written from the contract in docs/tool-results.md ("Tool
 // results"), not from lib/payload.js.
 //
 // - A string: itself. A number, boolean or BigInt: its JSON (they are sent, though there is

@@ -312,7 +312,7 @@ export declare function createOutputCapture(options: OutputCaptureOptions): Outp
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
   /**
-     * Normalise terminal output first ({@link normalizeTerminalOutput}); budgets then count what
+   * Normalise terminal output first ({@link normalizeTerminalOutput}); budgets then count what
    * the model reads, and a spill file holds that text. Text whose normalised form might not
    * fit in a string is clamped as it is normalised (as a capture does), so only the result is
    * built; with neither `maxChars` nor `maxBytes` set, that result is then at most as many
@@ -813,10 +813,7 @@ export declare function hardTruncateToolError(error: unknown, limits?: ToolError
  * @example
  * execute: (id, params, signal, onUpdate) => inner.execute(id, params, signal, wrapOnUpdate(onUpdate))
  */
-export declare function wrapOnUpdate<F extends (partial: any, ...rest: any[]) => unknown>(
-  onUpdate: F,
-  limits?: PayloadLimits,
-): F
+export declare function wrapOnUpdate<F extends (partial: any, ...rest: any[]) => unknown>(onUpdate: F, limits?: PayloadLimits): F
 export declare function wrapOnUpdate(onUpdate: undefined, limits?: PayloadLimits): undefined
 export declare function wrapOnUpdate<F extends (partial: any, ...rest: any[]) => unknown>(
   onUpdate: F | undefined,

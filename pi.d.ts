@@ -33,19 +33,14 @@ export interface StreamRecoveryOptions extends Omit<ClampMessagesOptions, 'conte
  * Never rejects (pi's contract): if the clamp throws, the messages go as they were, with a
  * process warning.
  */
-export declare function toolResultsContextGuard(
-  options: GuardOptions,
-): <M>(messages: M[], signal?: AbortSignal) => Promise<M[]>
+export declare function toolResultsContextGuard(options: GuardOptions): <M>(messages: M[], signal?: AbortSignal) => Promise<M[]>
 
 /**
  * pi-agent-core: wraps a `streamFn` (pi-ai's `streamSimple`) so that a response refused as too
  * long before any content is retried with the tool results cut tighter; the agent never sees the
  * refused attempt. `contextWindowTokens` defaults to the model's `contextWindow`.
  */
-export declare function wrapStreamFnWithOverflowRecovery<F extends (...args: any[]) => any>(
-  streamFn: F,
-  options?: StreamRecoveryOptions,
-): F
+export declare function wrapStreamFnWithOverflowRecovery<F extends (...args: any[]) => any>(streamFn: F, options?: StreamRecoveryOptions): F
 
 // ---------------------------------------------------------------------------------------
 // Session transcripts (pi-coding-agent's JSONL)

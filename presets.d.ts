@@ -106,11 +106,7 @@ export interface ToolOutputEnvelope {
  * const { text, truncated, originalBytes } = wrapToolOutputEnvelope('bash', stdout, { limit: 8 * 1024 })
  * messages.push({ role: 'tool', content: text })
  */
-export declare function wrapToolOutputEnvelope(
-  toolName: string,
-  output: string,
-  options?: ToolOutputEnvelopeOptions,
-): ToolOutputEnvelope
+export declare function wrapToolOutputEnvelope(toolName: string, output: string, options?: ToolOutputEnvelopeOptions): ToolOutputEnvelope
 
 // ---------------------------------------------------------------------------------------
 // Python results
@@ -200,7 +196,9 @@ export interface ToolProfile {
  * `list_directory` 10,000 / 100, `search_files` 30,000 / 300, and `default` 20,000 / 200 for
  * every other tool. Frozen.
  */
-export declare const DEFAULT_TOOL_PROFILES: Readonly<Record<'read_file' | 'run_command' | 'list_directory' | 'search_files' | 'default', Readonly<Required<ToolProfile>>>>
+export declare const DEFAULT_TOOL_PROFILES: Readonly<
+  Record<'read_file' | 'run_command' | 'list_directory' | 'search_files' | 'default', Readonly<Required<ToolProfile>>>
+>
 
 /** A resolved profile: which one applied (`'default'` for an unknown tool) and its limits. */
 export interface ResolvedToolProfile {

@@ -1,13 +1,7 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 
-import {
-  stringTruncateHead,
-  stringTruncateTail,
-  stringTruncateHeadTail,
-  truncateText,
-  measureText,
-} from '../index.mjs'
+import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } from '../index.mjs'
 import {
   measure,
   isSafeCut,
@@ -67,8 +61,21 @@ describe('measureText', () => {
 
   test('agrees with Buffer.byteLength and the line rule', () => {
     const samples = [
-      'a', 'a\n', '\n\n\n', 'é', '€', '日本語', '😀😀', '\uDC00\uD800', '\uD800\uD800\uDC00',
-      '\0\0', 'x\r', '\r\n\r\n', 'ÿ'.repeat(1000), 'é😀\n'.repeat(3000), '\u0080\u07ff\u0800\uffff',
+      'a',
+      'a\n',
+      '\n\n\n',
+      'é',
+      '€',
+      '日本語',
+      '😀😀',
+      '\uDC00\uD800',
+      '\uD800\uD800\uDC00',
+      '\0\0',
+      'x\r',
+      '\r\n\r\n',
+      'ÿ'.repeat(1000),
+      'é😀\n'.repeat(3000),
+      '\u0080\u07ff\u0800\uffff',
     ]
     for (const s of samples) assert.deepEqual(measureText(s), measure(s), JSON.stringify(s))
   })
@@ -145,10 +152,7 @@ describe('limits', () => {
 
   test('Infinity means no budget in that unit', () => {
     assert.equal(stringTruncateHead(text, { maxChars: Infinity, maxBytes: Infinity }), text)
-    assert.equal(
-      stringTruncateHead(text, { maxChars: Infinity, maxLines: 7 }),
-      stringTruncateHead(text, { maxLines: 7 }),
-    )
+    assert.equal(stringTruncateHead(text, { maxChars: Infinity, maxLines: 7 }), stringTruncateHead(text, { maxLines: 7 }))
     assert.equal(truncateText(text, { maxLines: Infinity }).truncated, false)
   })
 
@@ -175,10 +179,7 @@ describe('cuts by strategy', () => {
   const text = numberedLines(100)
 
   test('head keeps whole leading lines and notes what went', () => {
-    assert.equal(
-      stringTruncateHead(text, { maxLines: 5 }),
-      'line 1\nline 2\nline 3\nline 4\n[... 96 lines truncated at the end ...]',
-    )
+    assert.equal(stringTruncateHead(text, { maxLines: 5 }), 'line 1\nline 2\nline 3\nline 4\n[... 96 lines truncated at the end ...]')
   })
 
   test('tail keeps whole trailing lines', () => {
@@ -276,10 +277,7 @@ describe('default notice', () => {
     const maxChars = 1000
     const kept = maxChars - 1 - '[... 12,345 chars truncated at the end ...]'.length
     const text = 'x'.repeat(kept + 12_345)
-    assert.equal(
-      stringTruncateHead(text, maxChars),
-      'x'.repeat(kept) + ' [... 12,345 chars truncated at the end ...]',
-    )
+    assert.equal(stringTruncateHead(text, maxChars), 'x'.repeat(kept) + ' [... 12,345 chars truncated at the end ...]')
     assert.equal(stringTruncateHead('x'.repeat(1_234_567), 80), expectedHead(1_234_567, 80))
   })
 
@@ -339,7 +337,8 @@ describe('custom notices', () => {
 
   test('all placeholders, and {{ }} as literal braces', () => {
     const input = numberedLines(1000)
-    const template = '{{{where}}} {omitted} | {omittedChars} {omittedBytes} {omittedLines} | {totalChars} {totalBytes} {totalLines} | {headEnd} {tailStart} {{}}'
+    const template =
+      '{{{where}}} {omitted} | {omittedChars} {omittedBytes} {omittedLines} | {totalChars} {totalBytes} {totalLines} | {headEnd} {tailStart} {{}}'
     const r = truncateText(input, { maxLines: 10, maxBytes: 5000, strategy: 'headTail', notice: template })
     const f = (n) => formatCount(n)
     const notice =
@@ -362,8 +361,18 @@ describe('custom notices', () => {
       assertConsistentInfo(input, limit, r, strategy)
       const facts = JSON.parse(/#(\{.*\})#/.exec(r.text)[1])
       assert.deepEqual(Object.keys(facts).sort(), [
-        'fromLine', 'headEnd', 'omittedBytes', 'omittedChars', 'omittedLines', 'tailStart',
-        'toLine', 'totalBytes', 'totalChars', 'totalLines', 'truncatedBy', 'where',
+        'fromLine',
+        'headEnd',
+        'omittedBytes',
+        'omittedChars',
+        'omittedLines',
+        'tailStart',
+        'toLine',
+        'totalBytes',
+        'totalChars',
+        'totalLines',
+        'truncatedBy',
+        'where',
       ])
       // The lines the dropped text touches, 1-based: the line of its first and last char.
       const lineAt = (i) => input.slice(0, i).split('\n').length
@@ -397,7 +406,12 @@ describe('custom notices', () => {
 
   test('a function notice is not called when nothing is cut', () => {
     let calls = 0
-    const out = stringTruncateHead('short', 100, { notice: () => { calls++; return 'x' } })
+    const out = stringTruncateHead('short', 100, {
+      notice: () => {
+        calls++
+        return 'x'
+      },
+    })
     assert.equal(out, 'short')
     assert.equal(calls, 0)
   })

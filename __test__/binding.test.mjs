@@ -19,7 +19,21 @@ const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const EXPORTS = {
   checkTemplate: ['template'],
   plan: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap', 'restack'],
-  planList: ['out', 'texts', 'wide', 'totalLength', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap', 'restack'],
+  planList: [
+    'out',
+    'texts',
+    'wide',
+    'totalLength',
+    'strategy',
+    'maxChars',
+    'maxBytes',
+    'maxLines',
+    'headRatio',
+    'notice',
+    'exact',
+    'snap',
+    'restack',
+  ],
   charsWindows: ['out', 'length', 'strategy', 'maxChars', 'headRatio'],
   planWindows: ['out', 'window0', 'from0', 'window1', 'from1', 'window2', 'from2', 'length', 'wide', 'strategy', 'maxChars', 'headRatio'],
   measure: ['out', 'text', 'wide'],
@@ -53,7 +67,10 @@ describe('LAYOUT', () => {
   test('is frozen and names every slot once', () => {
     assert.ok(Object.isFrozen(LAYOUT) && Object.isFrozen(LAYOUT.slots) && Object.isFrozen(LAYOUT.strategies))
     const indices = Object.values(LAYOUT.slots)
-    assert.deepEqual([...indices].sort((a, b) => a - b), [...Array(LAYOUT.slotCount).keys()])
+    assert.deepEqual(
+      [...indices].sort((a, b) => a - b),
+      [...Array(LAYOUT.slotCount).keys()],
+    )
     assert.deepEqual(LAYOUT.strategies, ['head', 'tail', 'headTail', 'auto'])
     assert.deepEqual(LAYOUT.dims, ['chars', 'bytes', 'lines'])
     assert.deepEqual(LAYOUT.errorKinds, ['context_overflow', 'payload_too_large', 'rate_limit', 'other'])
@@ -77,7 +94,10 @@ describe('capture handles', () => {
     const out = newOut()
     const handle = binding.captureCreate(out, 1, Infinity, 100, Infinity, 0.5, false, 0, false)
     for (const fake of [{}, null, 1, 'capture', new Uint8Array(8), () => {}]) {
-      assert.throws(() => binding.captureWrite(out, fake, 'x', false, false), (e) => e instanceof TypeError && /capture/.test(e.message))
+      assert.throws(
+        () => binding.captureWrite(out, fake, 'x', false, false),
+        (e) => e instanceof TypeError && /capture/.test(e.message),
+      )
     }
     binding.captureWrite(out, handle, 'x'.repeat(300), false, false)
     assert.equal(new Float64Array(out)[LAYOUT.slots.totalBytes], 300)
@@ -111,18 +131,69 @@ describe('argument checks', () => {
     const out = newOut()
     const cases = [
       [() => binding.plan(out, 42, false, 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: text must be a string'],
-      [() => binding.plan(out, 'abc', 'no', 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: wide must be a boolean'],
-      [() => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: strategy must be a number'],
-      [() => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: maxChars must be a number'],
-      [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false, false, false), 'plan: notice must be undefined, a string or a function'],
-      [() => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.plan(new Float64Array(LAYOUT.slotCount), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.plan(new SharedArrayBuffer(LAYOUT.slotCount * 8), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.plan(new ArrayBuffer(24), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`],
-      [() => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planBuffer: bytes must be a Uint8Array or Buffer'],
-      [() => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined, false), 'planBuffer: bytes must be a Uint8Array or Buffer'],
-      [() => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), 'planList: texts must be an array of strings'],
-      [() => binding.planList(out, ['a', 1], false, 2, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), 'planList: texts must be an array of strings'],
+      [
+        () => binding.plan(out, 'abc', 'no', 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false),
+        'plan: wide must be a boolean',
+      ],
+      [
+        () => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false, false, false),
+        'plan: strategy must be a number',
+      ],
+      [
+        () => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false, false, false),
+        'plan: maxChars must be a number',
+      ],
+      [
+        () => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false, false, false),
+        'plan: notice must be undefined, a string or a function',
+      ],
+      [
+        () => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
+      ],
+      [
+        () =>
+          binding.plan(new Float64Array(LAYOUT.slotCount), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
+      ],
+      [
+        () =>
+          binding.plan(
+            new SharedArrayBuffer(LAYOUT.slotCount * 8),
+            'abcdef',
+            false,
+            0,
+            1,
+            Infinity,
+            Infinity,
+            0.5,
+            undefined,
+            false,
+            false,
+            false,
+          ),
+        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
+      ],
+      [
+        () => binding.plan(new ArrayBuffer(24), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
+      ],
+      [
+        () => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined, false),
+        'planBuffer: bytes must be a Uint8Array or Buffer',
+      ],
+      [
+        () => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined, false),
+        'planBuffer: bytes must be a Uint8Array or Buffer',
+      ],
+      [
+        () => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        'planList: texts must be an array of strings',
+      ],
+      [
+        () => binding.planList(out, ['a', 1], false, 2, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        'planList: texts must be an array of strings',
+      ],
       [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, 1), 'plan: restack must be a boolean'],
     ]
     for (const [fn, message] of cases) {
@@ -146,8 +217,14 @@ describe('argument checks', () => {
       [call(0, -Infinity, 0.5), 'maxChars must be a non-negative integer or Infinity, got -inf'],
       [call(2, 1, 1.5), 'headRatio must be a number from 0 to 1, got 1.5'],
       [call(2, 1, NaN), 'headRatio must be a number from 0 to 1, got NaN'],
-      [() => binding.planList(out, ['ab', 'c'], false, 4, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false), 'totalLength must be the sum of the strings\' lengths, got 4'],
-      [() => binding.planWindows(out, 'abc', 9, '', 0, '', 0, 10, false, 0, 5, 0.5), 'window0 must be a window inside the text, got 3 units at 9'],
+      [
+        () => binding.planList(out, ['ab', 'c'], false, 4, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        "totalLength must be the sum of the strings' lengths, got 4",
+      ],
+      [
+        () => binding.planWindows(out, 'abc', 9, '', 0, '', 0, 10, false, 0, 5, 0.5),
+        'window0 must be a window inside the text, got 3 units at 9',
+      ],
     ]
     for (const [fn, message] of cases) {
       assert.throws(fn, (e) => e instanceof RangeError && e.message.endsWith(message), message)
@@ -166,7 +243,23 @@ describe('argument checks', () => {
   test('a thrown notice propagates as it was thrown', () => {
     const boom = new SyntaxError('boom')
     assert.throws(
-      () => binding.plan(newOut(), 'x'.repeat(100), false, 0, 10, Infinity, Infinity, 0.5, () => { throw boom }, false, false, false),
+      () =>
+        binding.plan(
+          newOut(),
+          'x'.repeat(100),
+          false,
+          0,
+          10,
+          Infinity,
+          Infinity,
+          0.5,
+          () => {
+            throw boom
+          },
+          false,
+          false,
+          false,
+        ),
       (e) => e === boom,
     )
   })
@@ -193,32 +286,102 @@ function validArgs(name) {
   const planStrategy = fc.integer({ min: 0, max: 3 })
   switch (name) {
     case 'plan':
-      return fc.tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean(), fc.boolean(), fc.boolean())
+      return fc
+        .tuple(
+          textArb,
+          planStrategy,
+          budgetArb,
+          budgetArb,
+          budgetArb,
+          common.headRatio,
+          noticeArb,
+          fc.boolean(),
+          fc.boolean(),
+          fc.boolean(),
+        )
         .map(([text, s, c, b, l, r, n, e, snap, restack]) => [newOut(), text, isWide(text), s, c, b, l, r, n, e, snap, restack])
     case 'planList':
-      return fc.tuple(fc.array(textArb, { maxLength: 4 }), planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean(), fc.boolean(), fc.boolean())
-        .map(([texts, s, c, b, l, r, n, e, snap, restack]) => [newOut(), texts, texts.some(isWide), texts.join('').length, s, c, b, l, r, n, e, snap, restack])
+      return fc
+        .tuple(
+          fc.array(textArb, { maxLength: 4 }),
+          planStrategy,
+          budgetArb,
+          budgetArb,
+          budgetArb,
+          common.headRatio,
+          noticeArb,
+          fc.boolean(),
+          fc.boolean(),
+          fc.boolean(),
+        )
+        .map(([texts, s, c, b, l, r, n, e, snap, restack]) => [
+          newOut(),
+          texts,
+          texts.some(isWide),
+          texts.join('').length,
+          s,
+          c,
+          b,
+          l,
+          r,
+          n,
+          e,
+          snap,
+          restack,
+        ])
     case 'planBuffer':
-      return fc.tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean())
+      return fc
+        .tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean())
         .map(([text, s, c, b, l, r, n, snap]) => [newOut(), Buffer.from(text), s, c, b, l, r, n, snap])
     case 'measure':
       return textArb.map((text) => [newOut(), text, isWide(text)])
     case 'clampJson':
-      return fc.tuple(fc.jsonValue({ maxDepth: 3 }), common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, fc.boolean(), fc.constantFrom('', '  ', '→'))
+      return fc
+        .tuple(
+          fc.jsonValue({ maxDepth: 3 }),
+          common.strategy,
+          budgetArb,
+          budgetArb,
+          budgetArb,
+          common.headRatio,
+          fc.boolean(),
+          fc.constantFrom('', '  ', '→'),
+        )
         .map(([v, s, c, b, l, r, m, g]) => {
           const text = JSON.stringify(v)
           return [newOut(), text, isWide(text), s, c, b, l, r, m, g]
         })
     case 'clampJsonText':
       // Any text: JSON as JSON.stringify(v, null, 1) writes it, or not JSON at all.
-      return fc.tuple(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1)), textArb), common.strategy, budgetArb, budgetArb, budgetArb, common.headRatio, fc.boolean(), fc.constantFrom('', '  ', '→'))
+      return fc
+        .tuple(
+          fc.oneof(
+            fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1)),
+            textArb,
+          ),
+          common.strategy,
+          budgetArb,
+          budgetArb,
+          budgetArb,
+          common.headRatio,
+          fc.boolean(),
+          fc.constantFrom('', '  ', '→'),
+        )
         .map(([text, s, c, b, l, r, m, g]) => [newOut(), text, s, c, b, l, r, m, g])
     case 'planPage':
-      return fc.tuple(textArb, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 300 }), fc.integer({ min: 1, max: 5 }))
+      return fc
+        .tuple(
+          textArb,
+          fc.integer({ min: 1, max: 5 }),
+          fc.integer({ min: 0, max: 3 }),
+          fc.integer({ min: 4, max: 300 }),
+          fc.integer({ min: 1, max: 5 }),
+        )
         .map(([text, line, col, b, l]) => [newOut(), text, isWide(text), line, col, b, l])
     case 'repage':
       // A page under its banner as planPage shows it, or any text.
-      return fc.tuple(textArb, fc.boolean(), budgetArb, fc.oneof(budgetArb, fc.integer({ min: 100, max: 400 })), budgetArb, fc.boolean())
+      return fc
+        .tuple(textArb, fc.boolean(), budgetArb, fc.oneof(budgetArb, fc.integer({ min: 100, max: 400 })), budgetArb, fc.boolean())
         .map(([text, asPage, c, b, l, bytes]) => {
           let shown = text
           if (asPage) {
@@ -261,7 +424,11 @@ function answerOf(name, args, returned, buffer) {
     assert.ok(code === 3 ? used === 'head' || used === 'headTail' : used === LAYOUT.strategies[code], `strategy ${used} for ${code}`)
     const m = measure(result)
     const reported = { chars: out[S.outputChars], bytes: out[S.outputBytes], lines: out[S.outputLines] }
-    for (const [dim, limit] of [['chars', c], ['bytes', b], ['lines', l]]) {
+    for (const [dim, limit] of [
+      ['chars', c],
+      ['bytes', b],
+      ['lines', l],
+    ]) {
       if (exact || limit !== Infinity) assert.equal(reported[dim], m[dim], `output ${dim}`)
     }
     return
@@ -377,7 +544,10 @@ describe('locateJson', () => {
     assert.equal(binding.locateJson(out, text, false, '[["a",0],["a",1],[]]'), '[[29,30],null,[0,32]]')
     assert.equal(new Float64Array(out)[S.verdict], LAYOUT.verdicts.located)
     assert.equal(binding.locateJson(out, '["é", {"日": 1}]', true, '[[1,"日"]]'), '[[12,13]]')
-    assert.throws(() => binding.locateJson(out, '{', false, '[]'), (e) => e instanceof TypeError && e.message === 'text: not valid JSON at position 1')
+    assert.throws(
+      () => binding.locateJson(out, '{', false, '[]'),
+      (e) => e instanceof TypeError && e.message === 'text: not valid JSON at position 1',
+    )
     for (const paths of ['[[1.5]]', '{}', '[["a",-1]]', '[[true]]', 'x']) {
       assert.throws(
         () => binding.locateJson(out, '{}', false, paths),
@@ -418,7 +588,11 @@ describe('planBudget', () => {
     cases.push([detached, TypeError, /Float64Array over an attached ArrayBuffer/])
     for (const [k, [fields, type, message]] of cases.entries()) {
       const r = out()
-      assert.throws(() => binding.planBudget(r, fields, 10, 10, 0, 0), (e) => e instanceof type && message.test(e.message), `case ${k}`)
+      assert.throws(
+        () => binding.planBudget(r, fields, 10, 10, 0, 0),
+        (e) => e instanceof type && message.test(e.message),
+        `case ${k}`,
+      )
       assert.equal(new Float64Array(r)[S.verdict], 0)
     }
   })

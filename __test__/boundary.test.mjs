@@ -92,7 +92,10 @@ describe('re-entrant callbacks and getters', () => {
   test('an onSpill that clamps cannot change the payload it reports on', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'toolclamp-reentry-'))
     try {
-      const blocks = [{ type: 'text', text: 'a'.repeat(300) }, { type: 'text', text: 'b'.repeat(300) }]
+      const blocks = [
+        { type: 'text', text: 'a'.repeat(300) },
+        { type: 'text', text: 'b'.repeat(300) },
+      ]
       const onSpill = () => {
         tc.truncateText('z'.repeat(10), { maxChars: 100 })
         tc.measureText('q'.repeat(77))
@@ -146,7 +149,14 @@ describe('re-entrant callbacks and getters', () => {
       },
     }
     assert.ok(tc.stringTruncateHead('x'.repeat(100), limits).length <= 20)
-    assert.ok(tc.stringTruncateHeadTail('x'.repeat(100), 20, { get notice() { tc.measureText('e'); return '<>' } }).length <= 20)
+    assert.ok(
+      tc.stringTruncateHeadTail('x'.repeat(100), 20, {
+        get notice() {
+          tc.measureText('e')
+          return '<>'
+        },
+      }).length <= 20,
+    )
   })
 
   test('a Proxy for options whose traps call toolclamp changes nothing', () => {

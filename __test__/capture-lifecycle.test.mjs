@@ -68,7 +68,8 @@ describe('a notice function that calls back into its own capture', () => {
     let capture
     capture = createOutputCapture({ maxBytes: 60, notice: () => (capture.snapshot(), 'x') })
     capture.write(text)
-    for (let k = 0; k < 3; k++) assert.throws(() => capture.snapshot(), { message: 'toolclamp: snapshot() called from its own notice function' })
+    for (let k = 0; k < 3; k++)
+      assert.throws(() => capture.snapshot(), { message: 'toolclamp: snapshot() called from its own notice function' })
     assert.throws(() => capture.end(), { message: 'toolclamp: snapshot() called from its own notice function' })
     capture.dispose()
     assert.throws(() => capture.end(), { message: 'toolclamp: the capture was disposed' })
@@ -117,7 +118,9 @@ describe('dispose()', () => {
     const dir = path.join(tmp, 'dispose-spill')
     const reported = []
     const before = openFds()
-    const captures = Array.from({ length: 50 }, () => createOutputCapture({ maxBytes: 60, spill: { dir, onSpill: (r) => reported.push(r) } }))
+    const captures = Array.from({ length: 50 }, () =>
+      createOutputCapture({ maxBytes: 60, spill: { dir, onSpill: (r) => reported.push(r) } }),
+    )
     for (const capture of captures) capture.write(text)
     assert.equal(openFds(), before + 50)
     assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')).length, 50)
@@ -127,9 +130,16 @@ describe('dispose()', () => {
     assert.deepEqual(reported, [])
   })
 
-  test('property: any sequence of writes, snapshots, ends and disposes; the results are truncateText\'s, and nothing is held once it ended or was disposed', { skip: !HAS_FD_DIR }, () => {
+  test("property: any sequence of writes, snapshots, ends and disposes; the results are truncateText's, and nothing is held once it ended or was disposed", {
+    skip: !HAS_FD_DIR,
+  }, () => {
     const op = fc.oneof(
-      { weight: 4, arbitrary: fc.string({ maxLength: 80, unit: fc.constantFrom('a', 'é', '\n', '😀', 'row ') }).map((chunk) => ({ op: 'write', chunk })) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .string({ maxLength: 80, unit: fc.constantFrom('a', 'é', '\n', '😀', 'row ') })
+          .map((chunk) => ({ op: 'write', chunk })),
+      },
       { weight: 1, arbitrary: fc.constantFrom({ op: 'snapshot' }, { op: 'end' }, { op: 'dispose' }, { op: 'settledHead' }) },
     )
     const options = fc.record({
@@ -171,11 +181,19 @@ describe('dispose()', () => {
             else assert.deepEqual(facts(r), facts(expected()))
           } else capture.settledHead()
         }
-        assert.deepEqual(capture.totals, { chars: [...written].reduce((k, c) => k + c.length, 0), bytes: Buffer.byteLength(written), lines: expected().totalLines })
+        assert.deepEqual(capture.totals, {
+          chars: [...written].reduce((k, c) => k + c.length, 0),
+          bytes: Buffer.byteLength(written),
+          lines: expected().totalLines,
+        })
         if (state === 'open') capture.dispose()
         assert.equal(openFds(), before, 'no fd held')
         const left = fs.existsSync(dir) ? fs.readdirSync(dir) : []
-        assert.deepEqual(left.filter((f) => f.endsWith('.tmp')), [], 'no .tmp file left')
+        assert.deepEqual(
+          left.filter((f) => f.endsWith('.tmp')),
+          [],
+          'no .tmp file left',
+        )
         fs.rmSync(dir, { recursive: true, force: true })
       }),
       { numRuns: RUNS },
@@ -236,7 +254,9 @@ describe('captures that are dropped unfinished', () => {
 })
 
 describe('memory', () => {
-  test('captures written and ended (or disposed) in a synchronous loop free their buffers at once: RSS stays bounded', { timeout: 120_000 }, () => {
+  test('captures written and ended (or disposed) in a synchronous loop free their buffers at once: RSS stays bounded', {
+    timeout: 120_000,
+  }, () => {
     // Node-API frees a collected capture only once the loop yields; end() and dispose() do
     // not wait for that. 100,000 captures held about 250 MB here before they did.
     const report = runNode(
@@ -280,6 +300,9 @@ describe('memory', () => {
       })()
     `,
     )
-    assert.ok(report.growth < 384 * 1024 * 1024, `RSS grew by ${(report.growth / 2 ** 20).toFixed(1)} MiB (about 900 MiB without the report)`)
+    assert.ok(
+      report.growth < 384 * 1024 * 1024,
+      `RSS grew by ${(report.growth / 2 ** 20).toFixed(1)} MiB (about 900 MiB without the report)`,
+    )
   })
 })

@@ -15,11 +15,25 @@ const check = (property, runs = RUNS) => fc.assert(property, { numRuns: runs })
 
 // Pieces that exercise the decoder: valid chars of every length, stray continuation bytes,
 // bytes that never start a char, overlong and surrogate starts, sequences cut short, CR LF.
-const PIECES = [
-  'a', '\n', '\r\n', '\r', 'é', '€', '日本', '😀', 'x'.repeat(40),
-].map((s) => Buffer.from(s)).concat(
-  [[0x80], [0xbf], [0xc0], [0xc1], [0xf5], [0xff], [0xe0, 0x80], [0xed, 0xa0], [0xf0, 0x80], [0xf4, 0x90], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xc3]].map((b) => Buffer.from(b)),
-)
+const PIECES = ['a', '\n', '\r\n', '\r', 'é', '€', '日本', '😀', 'x'.repeat(40)]
+  .map((s) => Buffer.from(s))
+  .concat(
+    [
+      [0x80],
+      [0xbf],
+      [0xc0],
+      [0xc1],
+      [0xf5],
+      [0xff],
+      [0xe0, 0x80],
+      [0xed, 0xa0],
+      [0xf0, 0x80],
+      [0xf4, 0x90],
+      [0xe2, 0x82],
+      [0xf0, 0x9f, 0x98],
+      [0xc3],
+    ].map((b) => Buffer.from(b)),
+  )
 const bytesArb = fc.oneof(
   fc.array(fc.constantFrom(...PIECES), { maxLength: 120 }).map((parts) => Buffer.concat(parts)),
   fc.uint8Array({ maxLength: 600 }).map((a) => Buffer.from(a)),
@@ -50,10 +64,18 @@ test('raw: under char and line budgets, the kept bytes decode to truncateText of
     fc.property(
       bytesArb,
       fc.array(fc.nat(), { maxLength: 6 }),
-      fc.record({ maxChars: fc.option(fc.integer({ min: 30, max: 400 }), { nil: undefined }), maxLines: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }) }),
+      fc.record({
+        maxChars: fc.option(fc.integer({ min: 30, max: 400 }), { nil: undefined }),
+        maxLines: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
+      }),
       strategyArb,
       (data, cuts, limits, strategy) => {
-        const options = { maxChars: limits.maxChars ?? 200, maxLines: limits.maxLines, strategy, notice: '[cut {omittedChars} of {totalChars}]' }
+        const options = {
+          maxChars: limits.maxChars ?? 200,
+          maxLines: limits.maxLines,
+          strategy,
+          notice: '[cut {omittedChars} of {totalChars}]',
+        }
         const result = rawCapture(data, cuts, options)
         const decoded = data.toString('utf8')
         const expected = truncateText(decoded, options)
@@ -69,14 +91,21 @@ test('raw: under char and line budgets, the kept bytes decode to truncateText of
 
 test('raw: never over a char or byte budget as a reader decodes it, and bytes kept as they came', () => {
   check(
-    fc.property(bytesArb, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 300 }), strategyArb, (data, cuts, maxChars, maxBytes, strategy) => {
-      const result = rawCapture(data, cuts, { maxChars, maxBytes, strategy })
-      assert.ok(result.text.toString('utf8').length <= maxChars, `${result.text.toString('utf8').length} > ${maxChars}`)
-      assert.ok(result.text.length <= maxBytes)
-      if (!result.truncated) assert.deepEqual(result.text, data)
-      assert.equal(result.totalChars, data.toString('utf8').length)
-      assert.equal(result.totalBytes, data.length)
-    }),
+    fc.property(
+      bytesArb,
+      fc.array(fc.nat(), { maxLength: 6 }),
+      fc.integer({ min: 0, max: 300 }),
+      fc.integer({ min: 0, max: 300 }),
+      strategyArb,
+      (data, cuts, maxChars, maxBytes, strategy) => {
+        const result = rawCapture(data, cuts, { maxChars, maxBytes, strategy })
+        assert.ok(result.text.toString('utf8').length <= maxChars, `${result.text.toString('utf8').length} > ${maxChars}`)
+        assert.ok(result.text.length <= maxBytes)
+        if (!result.truncated) assert.deepEqual(result.text, data)
+        assert.equal(result.totalChars, data.toString('utf8').length)
+        assert.equal(result.totalBytes, data.length)
+      },
+    ),
   )
 })
 
@@ -89,7 +118,10 @@ test('raw: a stray continuation byte, an overlong start and a cut sequence each 
   assert.deepEqual(whole.text, data)
   // Head of 4 chars of the decoded text: 'ab', U+FFFD (0x80), U+FFFD (E0), then the notice.
   const head = rawCapture(data, [3], { maxChars: 40, strategy: 'head', notice: '[cut {omittedChars}]' })
-  assert.equal(head.text.toString('utf8'), truncateText(data.toString('utf8'), { maxChars: 40, strategy: 'head', notice: '[cut {omittedChars}]' }).text)
+  assert.equal(
+    head.text.toString('utf8'),
+    truncateText(data.toString('utf8'), { maxChars: 40, strategy: 'head', notice: '[cut {omittedChars}]' }).text,
+  )
   // random bytes through the CLI's path: never over --max-chars
   const random = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 256))
   for (const strategy of ['head', 'tail', 'headTail']) {

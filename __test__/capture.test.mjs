@@ -32,14 +32,53 @@ const FFFD = Buffer.from('\uFFFD')
 // Every boundary a chunk may split: multi-byte chars, a surrogate pair written whole and in
 // halves, lone surrogates, \r\n, escape sequences (CSI, OSC), backspaces, C0 and C1 controls.
 const TEXT_PIECES = [
-  'a', 'b', 'Z', ' ', '\n', '\r\n', '\r', 'é', 'ÿ', '\x80', '日', '😀', '\uD83D', '\uDE00', '\uD800', '\uDC00',
-  '\0', '\t', '\b', '\x07', '\x1b', '\x1b[31m', '\x1b[0m', '\x1b[K', '\x1b[2K', '\x1b]0;t\x07', '\x1b[3D', '[', 'line\n',
+  'a',
+  'b',
+  'Z',
+  ' ',
+  '\n',
+  '\r\n',
+  '\r',
+  'é',
+  'ÿ',
+  '\x80',
+  '日',
+  '😀',
+  '\uD83D',
+  '\uDE00',
+  '\uD800',
+  '\uDC00',
+  '\0',
+  '\t',
+  '\b',
+  '\x07',
+  '\x1b',
+  '\x1b[31m',
+  '\x1b[0m',
+  '\x1b[K',
+  '\x1b[2K',
+  '\x1b]0;t\x07',
+  '\x1b[3D',
+  '[',
+  'line\n',
 ]
 // Bytes that are not UTF-8: stray continuation bytes, cut sequences, overlongs, encoded
 // surrogates, code points past U+10FFFF, 5-byte forms.
 const INVALID_BYTES = [
-  [0xff], [0xfe], [0x80], [0xbf], [0xc3], [0xc0, 0xaf], [0xe6, 0x97], [0xe6], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
-  [0xf0, 0x9f, 0x98], [0xf0, 0x9f], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xbf],
+  [0xc3],
+  [0xc0, 0xaf],
+  [0xe6, 0x97],
+  [0xe6],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf0, 0x9f, 0x98],
+  [0xf0, 0x9f],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
 ].map((b) => Buffer.from(b))
 const isSurrogate = (s) => /^[\uD800-\uDFFF]$/.test(s)
 /** Byte pieces: the text pieces' UTF-8 (a lone surrogate's is U+FFFD, left out: raw tests look for it) and invalid bytes. */
@@ -112,7 +151,6 @@ function decodedText(all) {
   return text
 }
 
-
 // ---- Options
 
 function whereAndCount(facts) {
@@ -183,7 +221,8 @@ function truncateOptions(options) {
 }
 
 const totalsOf = (r) => ({ chars: r.totalChars, bytes: r.totalBytes, lines: r.totalLines })
-const show = (value) => JSON.stringify(value, (k, v) => (Buffer.isBuffer(v) || v?.type === 'Buffer' ? `<${Buffer.from(v.data ?? v).toString('hex')}>` : v))
+const show = (value) =>
+  JSON.stringify(value, (k, v) => (Buffer.isBuffer(v) || v?.type === 'Buffer' ? `<${Buffer.from(v.data ?? v).toString('hex')}>` : v))
 
 // ---- 1. Exactness
 
@@ -206,11 +245,21 @@ describe('exactness: end() is truncateText of the whole, for any split', () => {
   test('normalize reads stray bytes 0x80–0x9F as Buffer#toString does (U+FFFD), not as C1 controls', () => {
     // end() is truncateText of the bytes as buf.toString() decodes them: a stray 0x80–0x9F
     // byte (alone, or after a lead byte it cannot follow) is U+FFFD, never a C1 control.
-    for (const bytes of [[0x80, 0x61], [0xed, 0xa0, 0x80, 0x61], [0xe0, 0x80, 0x80, 0x61], [0xf4, 0x90, 0x80, 0x80, 0x61]]) {
+    for (const bytes of [
+      [0x80, 0x61],
+      [0xed, 0xa0, 0x80, 0x61],
+      [0xe0, 0x80, 0x80, 0x61],
+      [0xf4, 0x90, 0x80, 0x80, 0x61],
+    ]) {
       const input = Buffer.from(bytes)
       const c = createOutputCapture({ normalize: true })
       c.write(input)
-      const expected = truncateText(input.toString(), { normalize: true, strategy: 'tail', maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES })
+      const expected = truncateText(input.toString(), {
+        normalize: true,
+        strategy: 'tail',
+        maxBytes: DEFAULT_MAX_BYTES,
+        maxLines: DEFAULT_MAX_LINES,
+      })
       assert.equal(c.end().text, expected.text, input.toString('hex'))
     }
   })
@@ -304,35 +353,42 @@ describe('snapshot() and totals while output arrives', () => {
       snap: fc.constantFrom(undefined, 'line', 'none'),
     })
     check(
-      fc.property(codePointText, cutsArb, fc.array(fc.boolean(), { maxLength: 13 }), fc.array(fc.boolean(), { maxLength: 13 }), options, (text, cuts, asBytes, snap, opts) => {
-        const { limits, ...rest } = opts
-        const o = { ...limits, ...rest }
-        // Chunks of whole code points (Array.from keeps a pair together, a lone surrogate alone).
-        const points = Array.from(text)
-        const at = cuts.map((c) => c % (points.length + 1)).sort((a, b) => a - b)
-        const bounds = [0, ...at, points.length]
-        const capture = createOutputCapture(o)
-        let sofar = ''
-        let pending = 0
-        for (let i = 1; i < bounds.length; i++) {
-          const piece = points.slice(bounds[i - 1], bounds[i]).join('')
-          const bytes = asBytes[i % Math.max(asBytes.length, 1)] === true
-          capture.write(bytes ? Buffer.from(piece) : piece)
-          sofar += piece
-          // A string that ends with a high surrogate may get its low half next: not yet counted
-          // (an empty chunk changes nothing).
-          if (piece !== '') pending = !bytes && isHigh(piece.charCodeAt(piece.length - 1)) ? 1 : 0
-          const known = sofar.slice(0, sofar.length - pending).toWellFormed()
-          assert.deepEqual(capture.totals, measure(known), `totals after ${show(sofar)}`)
-          // (A snapshot with a half char pending: see 'snapshot() leaves out a char still cut off'.)
-          if (snap[i % Math.max(snap.length, 1)] === true && pending === 0) {
-            assert.deepEqual(capture.snapshot(), truncateText(known, truncateOptions(o)), `snapshot after ${show(sofar)}`)
+      fc.property(
+        codePointText,
+        cutsArb,
+        fc.array(fc.boolean(), { maxLength: 13 }),
+        fc.array(fc.boolean(), { maxLength: 13 }),
+        options,
+        (text, cuts, asBytes, snap, opts) => {
+          const { limits, ...rest } = opts
+          const o = { ...limits, ...rest }
+          // Chunks of whole code points (Array.from keeps a pair together, a lone surrogate alone).
+          const points = Array.from(text)
+          const at = cuts.map((c) => c % (points.length + 1)).sort((a, b) => a - b)
+          const bounds = [0, ...at, points.length]
+          const capture = createOutputCapture(o)
+          let sofar = ''
+          let pending = 0
+          for (let i = 1; i < bounds.length; i++) {
+            const piece = points.slice(bounds[i - 1], bounds[i]).join('')
+            const bytes = asBytes[i % Math.max(asBytes.length, 1)] === true
+            capture.write(bytes ? Buffer.from(piece) : piece)
+            sofar += piece
+            // A string that ends with a high surrogate may get its low half next: not yet counted
+            // (an empty chunk changes nothing).
+            if (piece !== '') pending = !bytes && isHigh(piece.charCodeAt(piece.length - 1)) ? 1 : 0
+            const known = sofar.slice(0, sofar.length - pending).toWellFormed()
+            assert.deepEqual(capture.totals, measure(known), `totals after ${show(sofar)}`)
+            // (A snapshot with a half char pending: see 'snapshot() leaves out a char still cut off'.)
+            if (snap[i % Math.max(snap.length, 1)] === true && pending === 0) {
+              assert.deepEqual(capture.snapshot(), truncateText(known, truncateOptions(o)), `snapshot after ${show(sofar)}`)
+            }
           }
-        }
-        const result = capture.end()
-        assert.deepEqual(result, truncateText(text.toWellFormed(), truncateOptions(o)))
-        assert.equal(capture.snapshot(), result, 'a snapshot after end() is the result')
-      }),
+          const result = capture.end()
+          assert.deepEqual(result, truncateText(text.toWellFormed(), truncateOptions(o)))
+          assert.equal(capture.snapshot(), result, 'a snapshot after end() is the result')
+        },
+      ),
     )
   })
 
@@ -444,10 +500,15 @@ describe('raw: bytes kept as they came', () => {
         assert.ok(r.text.subarray(r.text.length - tail.length).equals(tail), 'the tail is the input suffix, byte for byte')
         const middle = r.text.subarray(head.length, r.text.length - tail.length)
         assert.ok(validUtf8(middle), 'the notice is text')
-        const notice = middle.toString().replace(/^[\n ]/, '').replace(/\n$/, '')
+        const notice = middle
+          .toString()
+          .replace(/^[\n ]/, '')
+          .replace(/\n$/, '')
         const full =
           options.notice === undefined
-            ? new RegExp(`^\\[\\.\\.\\. .* truncated ${{ tail: 'at the start', head: 'at the end', headTail: 'in the middle' }[options.strategy]} \\.\\.\\.\\]$`)
+            ? new RegExp(
+                `^\\[\\.\\.\\. .* truncated ${{ tail: 'at the start', head: 'at the end', headTail: 'in the middle' }[options.strategy]} \\.\\.\\.\\]$`,
+              )
             : new RegExp(`^⟨cut ${formatCount(r.omittedBytes)} of ${formatCount(r.totalBytes)}⟩$`)
         assert.ok(full.test(notice) || FALLBACK_NOTICES.includes(notice), `notice ${show(notice)}`)
         // For valid UTF-8, raw is decoding: the same text as truncateText.
@@ -503,7 +564,9 @@ describe('settledHead()', () => {
     assert.equal(capture.end().text, 'line 1\nline 2\n[more]')
   })
 
-  const lineText = fc.array(fc.oneof(textPiece, fc.constant('a longer line of output\n')), { minLength: 20, maxLength: 200 }).map((a) => a.join(''))
+  const lineText = fc
+    .array(fc.oneof(textPiece, fc.constant('a longer line of output\n')), { minLength: 20, maxLength: 200 })
+    .map((a) => a.join(''))
   const settleOptions = fc.record(
     {
       maxBytes: fc.integer({ min: 0, max: 300 }),
@@ -550,7 +613,10 @@ describe('settledHead()', () => {
           // Room is kept for a notice with 16-digit totals: a few bytes less than truncateText,
           // or, where that notice cannot fit at all, a fallback notice after a longer head.
           const notice = r.text.slice(head.length).replace(/^[\n ]/, '')
-          assert.ok(r.headEnd <= expected.headEnd || FALLBACK_NOTICES.includes(notice), `kept ${r.headEnd} > ${expected.headEnd} with ${show(notice)}`)
+          assert.ok(
+            r.headEnd <= expected.headEnd || FALLBACK_NOTICES.includes(notice),
+            `kept ${r.headEnd} > ${expected.headEnd} with ${show(notice)}`,
+          )
         }
       }),
       Math.max(1, Math.floor(RUNS / 2)),
@@ -654,7 +720,13 @@ describe('spill', () => {
     assert.deepEqual([Number(from), Number(to)], [1, 291])
     assert.equal(r.text.split('\n').slice(1).join('\n'), lines.slice(291).join('\n'))
     assert.deepEqual(r, {
-      ...truncateText(raw, { maxLines: 10, maxBytes: DEFAULT_MAX_BYTES, normalize: true, strategy: 'tail', notice: SPILL_NOTICE.replace('{spillPath}', r.spill.path) }),
+      ...truncateText(raw, {
+        maxLines: 10,
+        maxBytes: DEFAULT_MAX_BYTES,
+        normalize: true,
+        strategy: 'tail',
+        notice: SPILL_NOTICE.replace('{spillPath}', r.spill.path),
+      }),
       spill: { path: r.spill.path },
     })
   })
@@ -703,7 +775,11 @@ describe('spill', () => {
     assert.equal(r.spill.path, null)
     assert.ok(r.spill.error instanceof Error)
     const { spill, ...rest } = r
-    assert.deepEqual(rest, truncateText(text, { maxLines: 10, maxBytes: DEFAULT_MAX_BYTES, strategy: 'tail' }), 'the default notice, naming no file')
+    assert.deepEqual(
+      rest,
+      truncateText(text, { maxLines: 10, maxBytes: DEFAULT_MAX_BYTES, strategy: 'tail' }),
+      'the default notice, naming no file',
+    )
     assert.equal(reports.length, 1)
     assert.equal(fs.existsSync(dir), false, 'nothing recreated')
   })
@@ -722,7 +798,10 @@ describe('spill', () => {
     }
     assert.equal(paths.size, 5)
     assert.equal(fs.readFileSync(path.join(dir, 'keep.txt'), 'utf8'), 'mine')
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+    )
     assert.equal(fs.readdirSync(dir).length, 6)
   })
 
@@ -738,7 +817,15 @@ describe('spill', () => {
     c.write(numbered(50))
     const r = c.end()
     assert.equal(r.text.split('\n')[0], `dropped 1-41, see ${r.spill.path}`)
-    assert.deepEqual(r, { ...truncateText(numbered(50), { maxLines: 10, maxBytes: DEFAULT_MAX_BYTES, strategy: 'tail', notice: notice.replace('{spillPath}', r.spill.path) }), spill: { path: r.spill.path } })
+    assert.deepEqual(r, {
+      ...truncateText(numbered(50), {
+        maxLines: 10,
+        maxBytes: DEFAULT_MAX_BYTES,
+        strategy: 'tail',
+        notice: notice.replace('{spillPath}', r.spill.path),
+      }),
+      spill: { path: r.spill.path },
+    })
   })
 
   test('a notice function gets facts.spillPath; an onSpill that throws is a warning, not a lost result', async () => {
@@ -748,7 +835,12 @@ describe('spill', () => {
     const warnings = await collectWarnings(() => {
       const c = createOutputCapture({
         maxLines: 3,
-        spill: { dir, onSpill: () => { throw new Error('boom') } },
+        spill: {
+          dir,
+          onSpill: () => {
+            throw new Error('boom')
+          },
+        },
         notice: (facts) => {
           seen.add(facts.spillPath)
           return `@${facts.fromLine}`
@@ -759,7 +851,10 @@ describe('spill', () => {
     })
     assert.deepEqual([...seen], [r.spill.path])
     assert.ok(r.text.startsWith('@1\n'))
-    assert.ok(warnings.some((w) => w.message.includes('boom')), warnings.join('; '))
+    assert.ok(
+      warnings.some((w) => w.message.includes('boom')),
+      warnings.join('; '),
+    )
   })
 })
 
@@ -813,7 +908,9 @@ process.stdout.write(JSON.stringify({ growth: peak - base, ms: Date.now() - star
 
 function runChild(unitText, options, total) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', MEMORY_CHILD, unitText, JSON.stringify(options), String(total)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['-e', MEMORY_CHILD, unitText, JSON.stringify(options), String(total)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -866,7 +963,11 @@ describe('errors', () => {
       [{ maxbytes: 5 }, TypeError, 'unknown option "maxbytes"; did you mean "maxBytes"?'],
       [{ max_lines: 5 }, TypeError, 'unknown option "max_lines"; did you mean "maxLines"?'],
       [{ Strategy: 'head' }, TypeError, 'unknown option "Strategy"; did you mean "strategy"?'],
-      [{ foo: 1 }, TypeError, 'unknown option "foo"; expected one of maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, snap, spill, normalize, raw'],
+      [
+        { foo: 1 },
+        TypeError,
+        'unknown option "foo"; expected one of maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, snap, spill, normalize, raw',
+      ],
       [{ strategy: 'auto' }, TypeError, 'strategy must be "tail", "head" or "headTail" for a capture, got "auto"'],
       [{ raw: true, normalize: true }, TypeError, 'raw and normalize cannot be combined: normalised output is text'],
       [{ raw: true, normalize: { ansi: false } }, TypeError, 'raw and normalize cannot be combined: normalised output is text'],
@@ -899,7 +1000,13 @@ describe('errors', () => {
 
   test('write: only strings and bytes, never after end', () => {
     const c = createOutputCapture({ maxBytes: 10 })
-    for (const [chunk, shown] of [[5, '5'], [null, 'null'], [undefined, 'undefined'], [new Uint16Array(2), 'an object'], [new ArrayBuffer(2), 'an object']]) {
+    for (const [chunk, shown] of [
+      [5, '5'],
+      [null, 'null'],
+      [undefined, 'undefined'],
+      [new Uint16Array(2), 'an object'],
+      [new ArrayBuffer(2), 'an object'],
+    ]) {
       throwsExactly(() => c.write(chunk), TypeError, `chunk must be a string, Buffer or Uint8Array, got ${shown}`)
     }
     c.write('abc')
@@ -982,7 +1089,7 @@ describe('hostile callers', () => {
     assert.deepEqual(d.end(), expectTail(text, { maxBytes: 60, notice }))
   })
 
-  test("a notice function that drives another capture, of this copy and of a fresh copy of the module", () => {
+  test('a notice function that drives another capture, of this copy and of a fresh copy of the module', () => {
     const fresh = freshCaptureModule()
     assert.notEqual(fresh.createOutputCapture, createOutputCapture)
     const other = createOutputCapture({ maxBytes: 30 })
@@ -1057,23 +1164,38 @@ describe('hostile callers', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolclamp-capture-getters-'))
     try {
       const spill = counted({}, { dir: [dir, '/nonexistent/elsewhere'], name: ['first', 'second'] })
-      const options = counted({}, {
-        maxBytes: [60, 5],
-        maxLines: [undefined, 1],
-        strategy: ['head', 'tail'],
-        headRatio: [undefined, 7],
-        notice: ['[{omitted}]', 42],
-        snap: ['none', 'bogus'],
-        normalize: [false, true],
-        raw: [false, 'x'],
-        spill: [spill, 'no'],
-      })
+      const options = counted(
+        {},
+        {
+          maxBytes: [60, 5],
+          maxLines: [undefined, 1],
+          strategy: ['head', 'tail'],
+          headRatio: [undefined, 7],
+          notice: ['[{omitted}]', 42],
+          snap: ['none', 'bogus'],
+          normalize: [false, true],
+          raw: [false, 'x'],
+          spill: [spill, 'no'],
+        },
+      )
       const c = createOutputCapture(options)
       c.write(text)
       c.snapshot()
       c.settledHead()
       const r = c.end()
-      assert.deepEqual(reads, { maxBytes: 1, maxLines: 1, strategy: 1, headRatio: 1, notice: 1, snap: 1, normalize: 1, raw: 1, spill: 1, dir: 1, name: 1 })
+      assert.deepEqual(reads, {
+        maxBytes: 1,
+        maxLines: 1,
+        strategy: 1,
+        headRatio: 1,
+        notice: 1,
+        snap: 1,
+        normalize: 1,
+        raw: 1,
+        spill: 1,
+        dir: 1,
+        name: 1,
+      })
       assert.equal(r.strategy, 'head')
       assert.ok(r.outputBytes <= 60 && r.outputBytes > 5)
       assert.equal(path.dirname(r.spill.path), dir)
@@ -1093,13 +1215,15 @@ describe('hostile callers', () => {
       const runScenario = ${runScenario.toString()}
       parentPort.postMessage(workerData.map((i) => runScenario(createOutputCapture, i)))
     `
-    const workers = Array.from({ length: 4 }, () =>
-      new Promise((resolve, reject) => {
-        const w = new Worker(code, { eval: true, workerData: scenarios })
-        w.once('message', resolve)
-        w.once('error', reject)
-        w.once('exit', (c) => c !== 0 && reject(new Error(`worker exited ${c}`)))
-      }),
+    const workers = Array.from(
+      { length: 4 },
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(code, { eval: true, workerData: scenarios })
+          w.once('message', resolve)
+          w.once('error', reject)
+          w.once('exit', (c) => c !== 0 && reject(new Error(`worker exited ${c}`)))
+        }),
     )
     // The main thread keeps capturing meanwhile.
     const during = scenarios.map((i) => runScenario(createOutputCapture, i))
@@ -1107,7 +1231,8 @@ describe('hostile callers', () => {
     assert.deepEqual(during, here)
     for (const answer of answers) assert.deepEqual(answer, here)
     // And the results are right, not just equal.
-    for (const i of scenarios) assert.deepEqual(here[i].result, truncateText(scenarioText(i).toWellFormed(), scenarioOptions(i)), `scenario ${i}`)
+    for (const i of scenarios)
+      assert.deepEqual(here[i].result, truncateText(scenarioText(i).toWellFormed(), scenarioOptions(i)), `scenario ${i}`)
   })
 })
 

@@ -29,7 +29,12 @@ process.on('exit', () => rmSync(scratch, { recursive: true, force: true }))
 
 function runCli(args, input, options = {}) {
   const result = spawnSync(process.execPath, [CLI, ...args], { cwd: repoRoot, input: input ?? '', maxBuffer: 64 * MiB, ...options })
-  return { status: result.status, stdoutBytes: result.stdout, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') }
+  return {
+    status: result.status,
+    stdoutBytes: result.stdout,
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8'),
+  }
 }
 
 const BYTES_PER_TOKEN = 3
@@ -141,8 +146,14 @@ test('a 1 GiB stream is clamped in at most 64 MiB, with exact totals', async () 
   const cases = [
     // The default notice needs the totals: everything is read. --json gives them.
     { args: ['--json', '--max-lines', '100'], json: true },
-    { args: ['--strategy', 'tail', '--max-bytes', '8KiB', '--notice', '[cut]'], options: { strategy: 'tail', maxBytes: 8192, notice: '[cut]' } },
-    { args: ['--strategy', 'head-tail', '-n', '40', '--notice', '[cut]'], options: { strategy: 'headTail', maxLines: 40, notice: '[cut]' } },
+    {
+      args: ['--strategy', 'tail', '--max-bytes', '8KiB', '--notice', '[cut]'],
+      options: { strategy: 'tail', maxBytes: 8192, notice: '[cut]' },
+    },
+    {
+      args: ['--strategy', 'head-tail', '-n', '40', '--notice', '[cut]'],
+      options: { strategy: 'headTail', maxLines: 40, notice: '[cut]' },
+    },
   ]
   // Elsewhere (no peak RSS to check) the totals are enough.
   for (const { args, json, options } of IS_LINUX ? cases : cases.slice(0, 1)) {
@@ -198,7 +209,12 @@ test('prints what truncateText gives for the whole input (random inputs and opti
     fc.property(textArb, optionsArb, (text, given) => {
       const args = []
       const options = { strategy: { head: 'head', tail: 'tail', 'head-tail': 'headTail' }[given.strategy] }
-      for (const [key, flag] of [['maxChars', '--max-chars'], ['maxBytes', '--max-bytes'], ['maxLines', '--max-lines'], ['maxTokens', '--max-tokens']]) {
+      for (const [key, flag] of [
+        ['maxChars', '--max-chars'],
+        ['maxBytes', '--max-bytes'],
+        ['maxLines', '--max-lines'],
+        ['maxTokens', '--max-tokens'],
+      ]) {
         if (given[key] !== undefined) {
           args.push(flag, String(given[key]))
           options[key] = given[key]
@@ -238,9 +254,16 @@ test('prints what truncateText gives for the whole input (random inputs and opti
 /** `yes | toolclamp ...args`, with `yes` in node so that it runs everywhere. */
 function yesInto(args) {
   return new Promise((resolve) => {
-    const yes = spawn(process.execPath, ['-e', "process.stdout.on('error', () => process.exit(0)); const b = Buffer.from('y\\n'.repeat(32768)); const w = () => process.stdout.write(b, w); w()"], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
+    const yes = spawn(
+      process.execPath,
+      [
+        '-e',
+        "process.stdout.on('error', () => process.exit(0)); const b = Buffer.from('y\\n'.repeat(32768)); const w = () => process.stdout.write(b, w); w()",
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    )
     const cli = spawn(process.execPath, [CLI, ...args], { stdio: [yes.stdout, 'pipe', 'pipe'] })
     yes.stdout.destroy()
     let out = ''
@@ -301,7 +324,10 @@ test('the output ends with a newline when the input does, and after a notice at 
     assert.equal(runCli(['-n', '5'], input).stdout, '1\n2\n3\n4\n[... 96 lines truncated at the end ...]\n')
   }
   // The newline is within the budgets: one byte and one char are kept back for it.
-  for (const [flag, key] of [['--max-bytes', 'maxBytes'], ['--max-chars', 'maxChars']]) {
+  for (const [flag, key] of [
+    ['--max-bytes', 'maxBytes'],
+    ['--max-chars', 'maxChars'],
+  ]) {
     for (const budget of [98, 99, 100, 101]) {
       const out = runCli([flag, String(budget), '--notice', '[cut]'], `${numbers}\n`).stdout
       assert.ok(out.length <= budget, `${flag} ${budget}`)
@@ -320,7 +346,15 @@ test('the output ends with a newline when the input does, and after a notice at 
 
 test('bytes are kept as they came: invalid UTF-8 stays, unless --text', () => {
   const invalid = Buffer.from([0xff, 0xfe, 0x80, 0xc3]) // none of these starts a valid sequence here
-  const input = Buffer.concat([Buffer.from('head '), invalid, Buffer.from('\n'), Buffer.from('middle line\n'.repeat(5000)), Buffer.from('tail '), invalid, Buffer.from('\n')])
+  const input = Buffer.concat([
+    Buffer.from('head '),
+    invalid,
+    Buffer.from('\n'),
+    Buffer.from('middle line\n'.repeat(5000)),
+    Buffer.from('tail '),
+    invalid,
+    Buffer.from('\n'),
+  ])
   const replacement = Buffer.from('\uFFFD')
 
   const head = runCli(['--max-bytes', '100'], input)
@@ -372,10 +406,30 @@ test('interrupted by SIGINT, SIGTERM or SIGHUP, a cut output still ends with its
   const lines = Array.from({ length: 60_000 }, (_, i) => `line ${i} ${'x'.repeat(30)}\n`).join('')
   const total = Buffer.byteLength(lines)
   const cases = [
-    { args: [], signal: 'SIGINT', code: 130, notice: /[\n ]\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated at the end so far \(input interrupted\) \.\.\.\]\n$/ },
-    { args: ['--tail', '-c', '4k'], signal: 'SIGTERM', code: 143, notice: /^\[\.\.\. [\d,]+ bytes truncated at the start so far \(input interrupted\) \.\.\.\]\n/ },
-    { args: ['--head-tail', '-n', '10'], signal: 'SIGHUP', code: 129, notice: /[\n ]\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated in the middle so far \(input interrupted\) \.\.\.\]\n/ },
-    { args: ['-n', '3', '--notice', '[cut {omittedLines}]'], signal: 'SIGINT', code: 130, notice: /\n\[cut [\d,]+\] \(input interrupted; counts so far\)\n$/ },
+    {
+      args: [],
+      signal: 'SIGINT',
+      code: 130,
+      notice: /[\n ]\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated at the end so far \(input interrupted\) \.\.\.\]\n$/,
+    },
+    {
+      args: ['--tail', '-c', '4k'],
+      signal: 'SIGTERM',
+      code: 143,
+      notice: /^\[\.\.\. [\d,]+ bytes truncated at the start so far \(input interrupted\) \.\.\.\]\n/,
+    },
+    {
+      args: ['--head-tail', '-n', '10'],
+      signal: 'SIGHUP',
+      code: 129,
+      notice: /[\n ]\[\.\.\. [\d,]+ lines, [\d,]+ bytes truncated in the middle so far \(input interrupted\) \.\.\.\]\n/,
+    },
+    {
+      args: ['-n', '3', '--notice', '[cut {omittedLines}]'],
+      signal: 'SIGINT',
+      code: 130,
+      notice: /\n\[cut [\d,]+\] \(input interrupted; counts so far\)\n$/,
+    },
   ]
   for (const { args, signal, code, notice } of cases) {
     const result = await interruptCli(args, lines, signal)
@@ -469,10 +523,7 @@ test('--json reports the totals of a streamed input', () => {
   assert.equal(result.status, 0)
   const info = JSON.parse(result.stdout)
   const expected = truncateText(input, { strategy: 'tail', maxLines: 3, maxBytes: 51_200 })
-  assert.deepEqual(
-    Object.fromEntries(Object.entries(info).filter(([key]) => key in expected)),
-    JSON.parse(JSON.stringify(expected)),
-  )
+  assert.deepEqual(Object.fromEntries(Object.entries(info).filter(([key]) => key in expected)), JSON.parse(JSON.stringify(expected)))
   assert.equal(info.totalLines, 10_001)
   assert.equal(info.totalBytes, Buffer.byteLength(input))
 })
@@ -541,7 +592,10 @@ test('paging refuses more than 256 MiB of input rather than holding it all', asy
   truncateSync(sparse, 300 * MiB)
   const fromFile = runCli(['--offset', '2', sparse])
   assert.equal(fromFile.status, 1)
-  assert.equal(fromFile.stderr, `toolclamp: paging holds the whole input in memory, at most 256 MiB; ${JSON.stringify(sparse)} is larger: clamp it without --offset instead\n`)
+  assert.equal(
+    fromFile.stderr,
+    `toolclamp: paging holds the whole input in memory, at most 256 MiB; ${JSON.stringify(sparse)} is larger: clamp it without --offset instead\n`,
+  )
   rmSync(sparse)
 
   // A pipe is read up to the limit.
@@ -572,7 +626,10 @@ test('run: prints what formatExecOutput shows for the command and exits with its
   const result = runCli(['run', '-n', '5', '--', process.execPath, '-e', script])
   assert.equal(result.stderr, '')
   assert.equal(result.status, 3)
-  assert.match(result.stdout, /^<stdout>\n\[\.\.\. 96 lines truncated from stdout \.\.\.\]\n(out\n){4}<\/stdout>\n<stderr>\nbad thing\n<\/stderr>\nexit code: 3, duration: [\d,]+ ms\n$/)
+  assert.match(
+    result.stdout,
+    /^<stdout>\n\[\.\.\. 96 lines truncated from stdout \.\.\.\]\n(out\n){4}<\/stdout>\n<stderr>\nbad thing\n<\/stderr>\nexit code: 3, duration: [\d,]+ ms\n$/,
+  )
 
   // Options end at the command: its own flags are its own; no `--` needed.
   const flags = runCli(['run', process.execPath, '-e', 'console.log(process.argv.slice(1).join(" "))', '--', '-n', '3'])
@@ -600,7 +657,14 @@ test('run: prints what formatExecOutput shows for the command and exits with its
 })
 
 test('run: --normalize, --strategy and --spill-dir reach runCommand', () => {
-  const progress = runCli(['run', '--normalize', '--', process.execPath, '-e', "process.stdout.write('\\x1b[32mok\\x1b[0m\\n10%\\r55%\\r100%\\n')"])
+  const progress = runCli([
+    'run',
+    '--normalize',
+    '--',
+    process.execPath,
+    '-e',
+    "process.stdout.write('\\x1b[32mok\\x1b[0m\\n10%\\r55%\\r100%\\n')",
+  ])
   assert.match(progress.stdout, /^<stdout>\nok\n100%\n<\/stdout>/)
 
   const head = runCli(['run', '--strategy', 'head', '-n', '3', '--', process.execPath, '-e', "console.log('a\\nb\\nc\\nd\\ne')"])

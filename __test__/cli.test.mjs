@@ -142,11 +142,21 @@ test('--json prints the result and what was cut', () => {
   assertOk(result)
   const info = JSON.parse(result.stdout)
   const fields = [
-    'text', 'truncated', 'truncatedBy', 'strategy',
-    'totalChars', 'totalBytes', 'totalLines',
-    'outputChars', 'outputBytes', 'outputLines',
-    'omittedChars', 'omittedBytes', 'omittedLines',
-    'headEnd', 'tailStart',
+    'text',
+    'truncated',
+    'truncatedBy',
+    'strategy',
+    'totalChars',
+    'totalBytes',
+    'totalLines',
+    'outputChars',
+    'outputBytes',
+    'outputLines',
+    'omittedChars',
+    'omittedBytes',
+    'omittedLines',
+    'headEnd',
+    'tailStart',
   ]
   for (const field of fields) assert.ok(Object.hasOwn(info, field), `has ${field}`)
   assert.equal(info.truncated, true)
@@ -201,7 +211,23 @@ test('parseSize', () => {
   assert.equal(parseSize('1MiB'), 1_048_576)
   assert.equal(parseSize('1Mi'), 1_048_576)
   assert.equal(parseSize('1GiB'), 1_073_741_824)
-  for (const bad of ['', '12q', 'k', '-1', '+5', '1.5k', '1,000', '1_000', ' 50', '50 k', '50kbb', '0x10', '1e3', 'Infinity', '99999999999999999999']) {
+  for (const bad of [
+    '',
+    '12q',
+    'k',
+    '-1',
+    '+5',
+    '1.5k',
+    '1,000',
+    '1_000',
+    ' 50',
+    '50 k',
+    '50kbb',
+    '0x10',
+    '1e3',
+    'Infinity',
+    '99999999999999999999',
+  ]) {
     assert.throws(() => parseSize(bad), undefined, JSON.stringify(bad))
   }
 })
@@ -222,7 +248,14 @@ test('parseArgs', () => {
     page: false,
   })
   assert.deepEqual(parseArgs(['--notice', '', '--spill-dir', 'spills', '--text', '--normalize', 'logs/build.log']), {
-    options: { maxBytes: 51_200, maxLines: 2000, strategy: 'head', notice: '', spill: { dir: 'spills', name: 'build.log' }, normalize: true },
+    options: {
+      maxBytes: 51_200,
+      maxLines: 2000,
+      strategy: 'head',
+      notice: '',
+      spill: { dir: 'spills', name: 'build.log' },
+      normalize: true,
+    },
     file: 'logs/build.log',
     json: false,
     text: true,
@@ -251,7 +284,19 @@ test('parseRunArgs: options up to the command, the command and its own arguments
     json: false,
   })
   assert.deepEqual(
-    parseRunArgs(['--strategy=head-tail', '--head-ratio', '0.2', '--notice', '[{stream}]', '--normalize', '--spill-dir', 'out', '--json', '/usr/bin/make', 'all']),
+    parseRunArgs([
+      '--strategy=head-tail',
+      '--head-ratio',
+      '0.2',
+      '--notice',
+      '[{stream}]',
+      '--normalize',
+      '--spill-dir',
+      'out',
+      '--json',
+      '/usr/bin/make',
+      'all',
+    ]),
     {
       command: '/usr/bin/make',
       args: ['all'],
@@ -259,7 +304,13 @@ test('parseRunArgs: options up to the command, the command and its own arguments
       json: true,
     },
   )
-  for (const [time, ms] of [['1.5', 1500], ['500ms', 500], ['30s', 30_000], ['2m', 120_000], ['1h', 3_600_000]]) {
+  for (const [time, ms] of [
+    ['1.5', 1500],
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+  ]) {
     assert.equal(parseRunArgs(['--timeout', time, 'true']).options.timeoutMs, ms)
   }
   for (const bad of ['0', '-1', 'soon', '1d', '']) {
@@ -273,7 +324,17 @@ test('a notice needs the totals unless it names only where the cut starts', () =
   for (const notice of ['', '[more]', '[cut at the {where}, line {fromLine}, char {headEnd}]', '{{omitted}}', '{{{where}}}']) {
     assert.equal(noticeNeedsTotals(notice), false, notice)
   }
-  for (const notice of ['{omitted}', '{totalLines}', '{toLine}', '{tailStart}', '{omittedBytes}', '{spillPath}', '{{{omitted}}}', '{where', '{nope}']) {
+  for (const notice of [
+    '{omitted}',
+    '{totalLines}',
+    '{toLine}',
+    '{tailStart}',
+    '{omittedBytes}',
+    '{spillPath}',
+    '{{{omitted}}}',
+    '{where',
+    '{nope}',
+  ]) {
     assert.equal(noticeNeedsTotals(notice), true, notice)
   }
 })
@@ -356,7 +417,11 @@ test('head and tail spellings: --lines=N, --bytes=N, -nN, -cN, -N, --head, --tai
   for (const args of [['--lines=5'], ['--lines', '5'], ['-n5'], ['-5']]) assert.equal(runCli(args, numbers).stdout, lines5, args.join(' '))
   const bytes20 = runCli(['--max-bytes', '20'], numbers).stdout
   for (const args of [['--bytes=20'], ['--bytes', '20'], ['-c20']]) assert.equal(runCli(args, numbers).stdout, bytes20, args.join(' '))
-  for (const [flag, strategy] of [['--head', 'head'], ['--tail', 'tail'], ['--head-tail', 'head-tail']]) {
+  for (const [flag, strategy] of [
+    ['--head', 'head'],
+    ['--tail', 'tail'],
+    ['--head-tail', 'head-tail'],
+  ]) {
     assert.equal(runCli([flag, '-n', '5'], numbers).stdout, runCli(['--strategy', strategy, '-n', '5'], numbers).stdout, flag)
   }
   assert.deepEqual(parseArgs(['-12', '--tail', '-c1k']).options, { maxLines: 12, maxBytes: 1024, strategy: 'tail' })
@@ -367,7 +432,10 @@ test('head and tail spellings: --lines=N, --bytes=N, -nN, -cN, -N, --head, --tai
     [['--strategy', 'tail', '--head'], 'toolclamp: --head contradicts the strategy given before it (tail)\n'],
     [['--tail=yes'], 'toolclamp: --tail does not take a value\n'],
     [['-n', '+7'], 'toolclamp: -n expects a size like 2000, 50k or 1MiB, got "+7" (--offset 7 prints the input from line 7 on)\n'],
-    [['-n', '-3'], 'toolclamp: -n expects a size like 2000, 50k or 1MiB, got "-3" (toolclamp keeps at most a count, it cannot drop a count)\n'],
+    [
+      ['-n', '-3'],
+      'toolclamp: -n expects a size like 2000, 50k or 1MiB, got "-3" (toolclamp keeps at most a count, it cannot drop a count)\n',
+    ],
     [['-cx'], 'toolclamp: -c expects a size like 2000, 50k or 1MiB, got "x"\n'],
     [['--heda'], 'toolclamp: unknown option "--heda"; did you mean --head?\n'],
   ]

@@ -17,7 +17,6 @@ import {
   readPartial,
   stringTruncateHead,
   stringTruncateHeadTail,
-  stringTruncateTail,
   truncateText,
 } from '../index.mjs'
 import { clampToolResultsInMessages, withContextOverflowRecovery } from '../conversation.mjs'
@@ -25,7 +24,9 @@ import { buildPythonResultText, DEFAULT_TOOL_PROFILES, truncateToolOutput } from
 
 // The root's types and each subpath's: every entry declares its own options types.
 const DTS_FILES = ['index.d.ts', 'conversation.d.ts', 'ai-sdk.d.ts', 'pi.d.ts', 'presets.d.ts']
-const sources = DTS_FILES.map((file) => ts.createSourceFile(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'), ts.ScriptTarget.Latest, true))
+const sources = DTS_FILES.map((file) =>
+  ts.createSourceFile(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'), ts.ScriptTarget.Latest, true),
+)
 
 // Exported types that are results or data a caller hands in as it is, not options: their
 // optional properties are facts that may be absent, with no default to document.
@@ -71,7 +72,10 @@ for (const source of sources) {
   for (const statement of source.statements) {
     if ((ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) && isExported(statement)) {
       const name = statement.name.text
-      assert.ok(!declarations.has(name), `${name} is declared in ${declarations.get(name)?.getSourceFile().fileName} and ${source.fileName}`)
+      assert.ok(
+        !declarations.has(name),
+        `${name} is declared in ${declarations.get(name)?.getSourceFile().fileName} and ${source.fileName}`,
+      )
       declarations.set(name, statement)
     }
   }
@@ -207,15 +211,24 @@ describe('documented defaults are the ones applied', () => {
   })
 
   test('tool errors: maxBytes and maxLines (ToolErrorLimits)', () => {
-    assert.equal(measureText(hardTruncateToolError(new Error('y'.repeat(20_000))).message).bytes, documentedValue('ToolErrorLimits', 'maxBytes'))
+    assert.equal(
+      measureText(hardTruncateToolError(new Error('y'.repeat(20_000))).message).bytes,
+      documentedValue('ToolErrorLimits', 'maxBytes'),
+    )
     assert.equal(measureText(hardTruncateToolError(new Error(lines(500))).message).lines, documentedValue('ToolErrorLimits', 'maxLines'))
     // A budget given keeps the other error default.
-    assert.equal(measureText(hardTruncateToolError(new Error('y'.repeat(20_000)), { maxLines: 5 }).message).bytes, documentedValue('ToolErrorLimits', 'maxBytes'))
+    assert.equal(
+      measureText(hardTruncateToolError(new Error('y'.repeat(20_000)), { maxLines: 5 }).message).bytes,
+      documentedValue('ToolErrorLimits', 'maxBytes'),
+    )
   })
 
   test('clampJson: maxBytes and maxLines (ClampJsonOptions)', () => {
     assert.equal(clampJson({ a: 'q'.repeat(100_000) }).outputBytes, documentedValue('ClampJsonOptions', 'maxBytes'))
-    const { value } = clampJson(Array.from({ length: 5000 }, (_, i) => i), { space: 2 })
+    const { value } = clampJson(
+      Array.from({ length: 5000 }, (_, i) => i),
+      { space: 2 },
+    )
     assert.equal(measureText(JSON.stringify(value, null, 2)).lines, documentedValue('ClampJsonOptions', 'maxLines'))
   })
 
@@ -237,7 +250,10 @@ describe('documented defaults are the ones applied', () => {
 
   test('Python results: 8,000 chars of output, 16,000 in all (PythonResultOptions)', () => {
     const heading = 'Print output: (none)\n\nResult:\n'.length
-    assert.equal(buildPythonResultText({ printOutput: [], output: 'y'.repeat(20_000) }).length - heading, documentedValue('PythonResultOptions', 'maxOutputChars'))
+    assert.equal(
+      buildPythonResultText({ printOutput: [], output: 'y'.repeat(20_000) }).length - heading,
+      documentedValue('PythonResultOptions', 'maxOutputChars'),
+    )
     const both = buildPythonResultText({ printOutput: ['p'.repeat(20_000)], output: 'y'.repeat(20_000) })
     assert.equal(both.length, documentedValue('PythonResultOptions', 'maxTotalChars'))
   })
@@ -248,7 +264,10 @@ describe('documented defaults are the ones applied', () => {
     const one = clampToolResultsInMessages([result('a', 'x'.repeat(100_000))], { contextWindowTokens: window })
     assert.equal(one.tokensAfter, Math.floor(window * documentedValue('ClampMessagesOptions', 'resultShare')))
     // Three results under 0.3 each, 0.84 of the window together.
-    const three = clampToolResultsInMessages(['a', 'b', 'c'].map((id) => result(id, id.repeat(8400))), { contextWindowTokens: window })
+    const three = clampToolResultsInMessages(
+      ['a', 'b', 'c'].map((id) => result(id, id.repeat(8400))),
+      { contextWindowTokens: window },
+    )
     assert.equal(three.tokensAfter, Math.floor(window * documentedValue('ClampMessagesOptions', 'aggregateShare')))
     // The newest is protected.
     assert.equal(three.results.at(-1).action, 'kept')
@@ -281,28 +300,142 @@ describe('documented defaults are the ones applied', () => {
   // input tells the two apart.
   const same = [
     // [what, type, key, call with options, another value]
-    ['truncateText strategy', 'TruncateTextOptions', 'strategy', (o) => truncateText(lines(300) + 'error: boom\n', { maxLines: 20, ...o }).text, 'auto'],
+    [
+      'truncateText strategy',
+      'TruncateTextOptions',
+      'strategy',
+      (o) => truncateText(lines(300) + 'error: boom\n', { maxLines: 20, ...o }).text,
+      'auto',
+    ],
     ['truncateText snap', 'TruncateTextOptions', 'snap', (o) => truncateText(lines(100, 9), { maxChars: 96, ...o }).text, 'line'],
-    ['truncateText headRatio', 'TruncateTextOptions', 'headRatio', (o) => truncateText('y'.repeat(10_000), { maxChars: 1000, strategy: 'headTail', ...o }).text, 0.3],
-    ['truncateText notice', 'TruncateTextOptions', 'notice', (o) => truncateText(lines(100, 9), { maxChars: 96, ...o }).text, '[{omitted}]'],
+    [
+      'truncateText headRatio',
+      'TruncateTextOptions',
+      'headRatio',
+      (o) => truncateText('y'.repeat(10_000), { maxChars: 1000, strategy: 'headTail', ...o }).text,
+      0.3,
+    ],
+    [
+      'truncateText notice',
+      'TruncateTextOptions',
+      'notice',
+      (o) => truncateText(lines(100, 9), { maxChars: 96, ...o }).text,
+      '[{omitted}]',
+    ],
     ['stringTruncateHead notice', 'NoticeOptions', 'notice', (o) => stringTruncateHead(lines(100, 9), 96, o), '[{omitted}]'],
     ['stringTruncateHead snap', 'NoticeOptions', 'snap', (o) => stringTruncateHead(lines(100, 9), 96, o), 'line'],
     ['stringTruncateHeadTail notice', 'HeadTailOptions', 'notice', (o) => stringTruncateHeadTail(lines(100, 9), 96, o), '[{omitted}]'],
     ['stringTruncateHeadTail headRatio', 'HeadTailOptions', 'headRatio', (o) => stringTruncateHeadTail('y'.repeat(10_000), 1000, o), 0.3],
-    ['hardTruncateToolPayload snap', 'PayloadLimits', 'snap', (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }), 'none'],
-    ['hardTruncateToolPayload strategy', 'PayloadLimits', 'strategy', (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }), 'tail'],
-    ['hardTruncateToolPayload notice', 'PayloadLimits', 'notice', (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }), '[{omitted}]'],
-    ['hardTruncateToolError strategy', 'ToolErrorLimits', 'strategy', (o) => hardTruncateToolError(new Error(lines(300)), o).message, 'head'],
-    ['hardTruncateToolError headRatio', 'ToolErrorLimits', 'headRatio', (o) => hardTruncateToolError(new Error(lines(300)), o).message, 0.5],
-    ['hardTruncateToolPayload responseFormat', 'PayloadLimits', 'responseFormat', (o) => hardTruncateToolPayload([lines(100, 9), 'artifact'], { maxChars: 96, ...o }), 'content_and_artifact'],
-    ['clampJson strategy', 'ClampJsonOptions', 'strategy', (o) => clampJson(Array.from({ length: 100 }, (_, i) => i), { maxBytes: 60, ...o }).value, 'tail'],
-    ['clampJson markers', 'ClampJsonOptions', 'markers', (o) => clampJson(Array.from({ length: 100 }, (_, i) => i), { maxBytes: 60, ...o }).value, 'none'],
-    ['clampJson space', 'ClampJsonOptions', 'space', (o) => clampJson(Array.from({ length: 100 }, (_, i) => i), { maxBytes: 60, ...o }).value, 2],
-    ['formatExecOutput snap', 'FormatExecOutputOptions', 'snap', (o) => formatExecOutput({ stdout: lines(100, 9) }, { stdout: 96, ...o }).text, 'none'],
-    ['formatExecOutput notice', 'FormatExecOutputOptions', 'notice', (o) => formatExecOutput({ stdout: lines(100, 9) }, { stdout: 96, ...o }).text, '[{omitted}]'],
-    ['buildPythonResultText snap', 'PythonResultOptions', 'snap', (o) => buildPythonResultText({ printOutput: [lines(100)] }, { maxPrintChars: 150, ...o }), 'none'],
-    ['truncateToolOutput headRatio', 'TruncateToolOutputOptions', 'headRatio', (o) => truncateToolOutput('run_command', lines(1000), o).text, 0.5],
-    ['truncateToolOutput notice', 'TruncateToolOutputOptions', 'notice', (o) => truncateToolOutput('run_command', lines(1000), o).text, '[{omitted}]'],
+    [
+      'hardTruncateToolPayload snap',
+      'PayloadLimits',
+      'snap',
+      (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }),
+      'none',
+    ],
+    [
+      'hardTruncateToolPayload strategy',
+      'PayloadLimits',
+      'strategy',
+      (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }),
+      'tail',
+    ],
+    [
+      'hardTruncateToolPayload notice',
+      'PayloadLimits',
+      'notice',
+      (o) => hardTruncateToolPayload(lines(100, 9), { maxChars: 96, ...o }),
+      '[{omitted}]',
+    ],
+    [
+      'hardTruncateToolError strategy',
+      'ToolErrorLimits',
+      'strategy',
+      (o) => hardTruncateToolError(new Error(lines(300)), o).message,
+      'head',
+    ],
+    [
+      'hardTruncateToolError headRatio',
+      'ToolErrorLimits',
+      'headRatio',
+      (o) => hardTruncateToolError(new Error(lines(300)), o).message,
+      0.5,
+    ],
+    [
+      'hardTruncateToolPayload responseFormat',
+      'PayloadLimits',
+      'responseFormat',
+      (o) => hardTruncateToolPayload([lines(100, 9), 'artifact'], { maxChars: 96, ...o }),
+      'content_and_artifact',
+    ],
+    [
+      'clampJson strategy',
+      'ClampJsonOptions',
+      'strategy',
+      (o) =>
+        clampJson(
+          Array.from({ length: 100 }, (_, i) => i),
+          { maxBytes: 60, ...o },
+        ).value,
+      'tail',
+    ],
+    [
+      'clampJson markers',
+      'ClampJsonOptions',
+      'markers',
+      (o) =>
+        clampJson(
+          Array.from({ length: 100 }, (_, i) => i),
+          { maxBytes: 60, ...o },
+        ).value,
+      'none',
+    ],
+    [
+      'clampJson space',
+      'ClampJsonOptions',
+      'space',
+      (o) =>
+        clampJson(
+          Array.from({ length: 100 }, (_, i) => i),
+          { maxBytes: 60, ...o },
+        ).value,
+      2,
+    ],
+    [
+      'formatExecOutput snap',
+      'FormatExecOutputOptions',
+      'snap',
+      (o) => formatExecOutput({ stdout: lines(100, 9) }, { stdout: 96, ...o }).text,
+      'none',
+    ],
+    [
+      'formatExecOutput notice',
+      'FormatExecOutputOptions',
+      'notice',
+      (o) => formatExecOutput({ stdout: lines(100, 9) }, { stdout: 96, ...o }).text,
+      '[{omitted}]',
+    ],
+    [
+      'buildPythonResultText snap',
+      'PythonResultOptions',
+      'snap',
+      (o) => buildPythonResultText({ printOutput: [lines(100)] }, { maxPrintChars: 150, ...o }),
+      'none',
+    ],
+    [
+      'truncateToolOutput headRatio',
+      'TruncateToolOutputOptions',
+      'headRatio',
+      (o) => truncateToolOutput('run_command', lines(1000), o).text,
+      0.5,
+    ],
+    [
+      'truncateToolOutput notice',
+      'TruncateToolOutputOptions',
+      'notice',
+      (o) => truncateToolOutput('run_command', lines(1000), o).text,
+      '[{omitted}]',
+    ],
     ['clampToolResultsInMessages strategy', 'ClampMessagesOptions', 'strategy', (o) => clampMessagesText(o), 'head'],
     ['clampToolResultsInMessages snap', 'ClampMessagesOptions', 'snap', (o) => clampMessagesText(o), 'none'],
   ]

@@ -115,7 +115,11 @@ describe('resolveToolOutputLimit', () => {
       [{ config: { maxToolOutput: '1k' } }, TypeError, 'config.maxToolOutput must be a number of bytes, got "1k"'],
       [{ config: { max_tool_output: 1 } }, TypeError, 'unknown option "max_tool_output" in config; did you mean "maxToolOutput"?'],
       [{ config: { maxtooloutput: 1 } }, TypeError, 'unknown option "maxtooloutput" in config; did you mean "maxToolOutput"?'],
-      [{ env: 'TOOLCLAMP_MAX_TOOL_OUTPUT=1k' }, TypeError, 'env must be an object of environment variables, got "TOOLCLAMP_MAX_TOOL_OUTPUT=1k"'],
+      [
+        { env: 'TOOLCLAMP_MAX_TOOL_OUTPUT=1k' },
+        TypeError,
+        'env must be an object of environment variables, got "TOOLCLAMP_MAX_TOOL_OUTPUT=1k"',
+      ],
       [{ env: null }, TypeError, 'env must be an object of environment variables, got null'],
       [{ limit: 5 }, TypeError, 'unknown option "limit"; expected one of arg, config, env'],
       [{ Arg: 5 }, TypeError, 'unknown option "Arg"; did you mean "arg"?'],
@@ -140,10 +144,7 @@ describe('resolveToolOutputLimit', () => {
       })
     })
     assert.deepEqual(resolved, { value: 16384, source: 'default' })
-    assert.equal(
-      warning.message,
-      `TOOLCLAMP_MAX_TOOL_OUTPUT="${value}" is not a size like 16384, 16k or 1MiB; using the default`,
-    )
+    assert.equal(warning.message, `TOOLCLAMP_MAX_TOOL_OUTPUT="${value}" is not a size like 16384, 16k or 1MiB; using the default`)
     assert.equal(warning.code, 'TOOLCLAMP_INVALID_MAX_TOOL_OUTPUT')
   })
 
@@ -223,10 +224,7 @@ describe('wrapToolOutputEnvelope', () => {
         `${'a'.repeat(18)} [... 86 bytes truncated in the middle ...]\n${'b'.repeat(17)}\n` +
         '\n<END_TOOL_OUTPUT>',
     )
-    assert.deepEqual(
-      { ...result, text: undefined },
-      { text: undefined, truncated: true, originalBytes: 122, limit: 80, source: 'arg' },
-    )
+    assert.deepEqual({ ...result, text: undefined }, { text: undefined, truncated: true, originalBytes: 122, limit: 80, source: 'arg' })
   })
 
   test('the payload is truncateText with the byte limit and the headTail strategy', () => {
@@ -291,7 +289,10 @@ describe('wrapToolOutputEnvelope', () => {
 
   test('numbers in the sentence have thousands separators', () => {
     const result = wrapToolOutputEnvelope('cat', 'q'.repeat(1_234_567), { limit: 12_345 })
-    assert.match(result.text, /^The output of tool "cat" was too long \(1,234,567 bytes\) and was truncated to its first and last parts \(12,345 bytes\)\.\n/)
+    assert.match(
+      result.text,
+      /^The output of tool "cat" was too long \(1,234,567 bytes\) and was truncated to its first and last parts \(12,345 bytes\)\.\n/,
+    )
   })
 
   test('an invalid environment value never stops the envelope', (t) => {
@@ -314,7 +315,11 @@ describe('wrapToolOutputEnvelope', () => {
       [() => wrapToolOutputEnvelope('t', 'x', { arg: 5 }), TypeError, 'unknown option "arg"; expected one of limit, config, env'],
       [() => wrapToolOutputEnvelope('t', 'x', { limit: -1 }), RangeError, 'limit must be a non-negative integer or Infinity, got -1'],
       [() => wrapToolOutputEnvelope('t', 'x', { limit: '16k' }), TypeError, 'limit must be a number of bytes, got "16k"'],
-      [() => wrapToolOutputEnvelope('t', 'x', { config: { max_tool_output: 5 } }), TypeError, 'unknown option "max_tool_output" in config; did you mean "maxToolOutput"?'],
+      [
+        () => wrapToolOutputEnvelope('t', 'x', { config: { max_tool_output: 5 } }),
+        TypeError,
+        'unknown option "max_tool_output" in config; did you mean "maxToolOutput"?',
+      ],
     ]
     for (const [call, type, message] of cases) assert.throws(call, { name: type.name, message })
   })

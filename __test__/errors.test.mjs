@@ -1,13 +1,7 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 
-import {
-  stringTruncateHead,
-  stringTruncateTail,
-  stringTruncateHeadTail,
-  truncateText,
-  measureText,
-} from '../index.mjs'
+import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } from '../index.mjs'
 
 // Every check runs on short text too: a typo in an option must fail on every call, not only
 // on the rare call whose text happens to be cut.
@@ -66,8 +60,7 @@ describe('text', () => {
 })
 
 describe('limit', () => {
-  const typeMessage = (shown) =>
-    `limit must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${shown}`
+  const typeMessage = (shown) => `limit must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${shown}`
 
   test('missing or of the wrong type', () => {
     const cases = [
@@ -86,14 +79,14 @@ describe('limit', () => {
   })
 
   test('a number that is not a non-negative integer', () => {
-    for (const [value, shown] of [[-1, '-1'], [1.5, '1.5'], [NaN, 'NaN'], [-Infinity, '-Infinity']]) {
+    for (const [value, shown] of [
+      [-1, '-1'],
+      [1.5, '1.5'],
+      [NaN, 'NaN'],
+      [-Infinity, '-Infinity'],
+    ]) {
       for (const [label, fn] of Object.entries(stringFunctions)) {
-        throwsExactly(
-          () => fn(SHORT, value),
-          'RangeError',
-          `limit must be a non-negative integer or Infinity, got ${shown}`,
-          label,
-        )
+        throwsExactly(() => fn(SHORT, value), 'RangeError', `limit must be a non-negative integer or Infinity, got ${shown}`, label)
       }
     }
   })
@@ -180,7 +173,12 @@ describe('unknown option keys', () => {
     // Two edits from a four-letter key (snap), or more than two from any: no guess.
     const keys = 'maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize'
     throwsExactly(() => truncateText(SHORT, { maxChars: 10, nop: 1 }), 'TypeError', `unknown option "nop"; expected one of ${keys}`, 'nop')
-    throwsExactly(() => truncateText(SHORT, { maxChars: 10, maxXxxes: 1 }), 'TypeError', `unknown option "maxXxxes"; expected one of ${keys}`, 'maxXxxes')
+    throwsExactly(
+      () => truncateText(SHORT, { maxChars: 10, maxXxxes: 1 }),
+      'TypeError',
+      `unknown option "maxXxxes"; expected one of ${keys}`,
+      'maxXxxes',
+    )
   })
 
   test('otherwise the keys valid for that call are listed', () => {
@@ -204,7 +202,12 @@ describe('unknown option keys', () => {
 
 describe('options', () => {
   test('not an object', () => {
-    for (const [value, shown] of [[5, '5'], ['notice', '"notice"'], [[], 'an array'], [true, 'true']]) {
+    for (const [value, shown] of [
+      [5, '5'],
+      ['notice', '"notice"'],
+      [[], 'an array'],
+      [true, 'true'],
+    ]) {
       for (const [label, fn] of Object.entries(stringFunctions)) {
         throwsExactly(() => fn(SHORT, 10, value), 'TypeError', `options must be an object, got ${shown}`, label)
       }
@@ -219,7 +222,12 @@ describe('options', () => {
   })
 
   test('headRatio out of range or not a number', () => {
-    const ranges = [[1.5, '1.5'], [-0.1, '-0.1'], [NaN, 'NaN'], [Infinity, 'Infinity']]
+    const ranges = [
+      [1.5, '1.5'],
+      [-0.1, '-0.1'],
+      [NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+    ]
     for (const [value, shown] of ranges) {
       const message = `headRatio must be a number from 0 to 1, got ${shown}`
       throwsExactly(() => stringTruncateHeadTail(SHORT, 10, { headRatio: value }), 'RangeError', message)
@@ -227,7 +235,11 @@ describe('options', () => {
         throwsExactly(() => truncateText(SHORT, { maxChars: 10, strategy, headRatio: value }), 'RangeError', message, strategy)
       }
     }
-    for (const [value, shown] of [['x', '"x"'], [null, 'null'], [{}, 'an object']]) {
+    for (const [value, shown] of [
+      ['x', '"x"'],
+      [null, 'null'],
+      [{}, 'an object'],
+    ]) {
       const message = `headRatio must be a number from 0 to 1, got ${shown}`
       throwsExactly(() => stringTruncateHeadTail(SHORT, 10, { headRatio: value }), 'TypeError', message)
       throwsExactly(() => truncateText(SHORT, { maxChars: 10, headRatio: value }), 'TypeError', message)
@@ -235,7 +247,13 @@ describe('options', () => {
   })
 
   test('strategy', () => {
-    for (const [value, shown] of [['middle', '"middle"'], ['HEAD', '"HEAD"'], ['head-tail', '"head-tail"'], [5, '5'], [null, 'null']]) {
+    for (const [value, shown] of [
+      ['middle', '"middle"'],
+      ['HEAD', '"HEAD"'],
+      ['head-tail', '"head-tail"'],
+      [5, '5'],
+      [null, 'null'],
+    ]) {
       throwsExactly(
         () => truncateText(SHORT, { maxChars: 10, strategy: value }),
         'TypeError',
@@ -245,7 +263,13 @@ describe('options', () => {
   })
 
   test('notice of the wrong type', () => {
-    for (const [value, shown] of [[5, '5'], [null, 'null'], [{}, 'an object'], [['a'], 'an array'], [false, 'false']]) {
+    for (const [value, shown] of [
+      [5, '5'],
+      [null, 'null'],
+      [{}, 'an object'],
+      [['a'], 'an array'],
+      [false, 'false'],
+    ]) {
       for (const [label, fn] of everyEntryPoint(SHORT, 10, { notice: value })) {
         throwsExactly(fn, 'TypeError', `notice must be a string or a function, got ${shown}`, label)
       }
@@ -277,7 +301,12 @@ describe('notice templates', () => {
 
 describe('notice functions', () => {
   test('must return a string', () => {
-    for (const [value, shown] of [[5, '5'], [null, 'null'], [undefined, 'undefined'], [{}, 'an object']]) {
+    for (const [value, shown] of [
+      [5, '5'],
+      [null, 'null'],
+      [undefined, 'undefined'],
+      [{}, 'an object'],
+    ]) {
       for (const [label, fn] of everyEntryPoint(LONG, 100, { notice: () => value })) {
         throwsExactly(fn, 'TypeError', `notice function must return a string, got ${shown}`, label)
       }
@@ -287,13 +316,23 @@ describe('notice functions', () => {
   test('an error thrown inside propagates unchanged', () => {
     class NoticeFailure extends Error {}
     const failure = new NoticeFailure('boom')
-    for (const [label, fn] of everyEntryPoint(LONG, 100, { notice: () => { throw failure } })) {
+    for (const [label, fn] of everyEntryPoint(LONG, 100, {
+      notice: () => {
+        throw failure
+      },
+    })) {
       assert.throws(fn, (error) => error === failure, label)
     }
   })
 
   test('the library keeps working after a notice function threw', () => {
-    assert.throws(() => stringTruncateHead(LONG, 100, { notice: () => { throw new Error('x') } }))
+    assert.throws(() =>
+      stringTruncateHead(LONG, 100, {
+        notice: () => {
+          throw new Error('x')
+        },
+      }),
+    )
     assert.equal(stringTruncateHead(LONG, 100, { notice: 'cut' }), 'y'.repeat(96) + '\ncut')
   })
 })

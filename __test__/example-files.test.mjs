@@ -17,7 +17,9 @@ import { fileURLToPath } from 'node:url'
 import { docPages, readPage } from './helpers.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const scripts = readdirSync(join(ROOT, 'examples')).filter((f) => /\.(?:mjs|cjs|js)$/.test(f)).sort()
+const scripts = readdirSync(join(ROOT, 'examples'))
+  .filter((f) => /\.(?:mjs|cjs|js)$/.test(f))
+  .sort()
 
 test('examples/ holds a script per framework the docs point at', () => {
   for (const name of ['pi-agent-core.mjs', 'ai-sdk.mjs', 'mcp-server.mjs', 'mcp-client.mjs', 'langchain.mjs', 'openai-agents.mjs']) {
@@ -42,7 +44,11 @@ for (const name of scripts) {
       maxBuffer: 64 * 1024 * 1024,
     })
     assert.equal(status, 0, `exit ${status ?? signal}:\n${stderr}`)
-    assert.deepEqual(readdirSync(ROOT).filter((f) => !rootBefore.includes(f)), [], 'leaves no file in the package root')
+    assert.deepEqual(
+      readdirSync(ROOT).filter((f) => !rootBefore.includes(f)),
+      [],
+      'leaves no file in the package root',
+    )
     const printed = stdout.split('\n')
     if (printed.at(-1) === '') printed.pop()
     if (inline.length > 0) {

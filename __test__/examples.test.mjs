@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url'
 
 import { measureText } from '../index.mjs'
 
-const run = (name) =>
-  spawnSync(process.execPath, [fileURLToPath(new URL(`../examples/${name}`, import.meta.url))], { encoding: 'utf8' })
+const run = (name) => spawnSync(process.execPath, [fileURLToPath(new URL(`../examples/${name}`, import.meta.url))], { encoding: 'utf8' })
 
 test('clamp-a-log (ESM and CommonJS): the clamped log within 4 KiB and 60 lines', () => {
   for (const name of ['clamp-a-log.mjs', 'clamp-a-log.cjs']) {

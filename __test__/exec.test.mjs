@@ -46,10 +46,7 @@ function assertBufferMatchesString(bytes, options, stream = 'stdout') {
 describe('layout', () => {
   test('both streams, tags on their own lines, status last', () => {
     const r = formatExecOutput({ stdout: 'built\n', stderr: 'warning: unused', exitCode: 0, durationMs: 1234.4 })
-    assert.equal(
-      r.text,
-      '<stdout>\nbuilt\n</stdout>\n<stderr>\nwarning: unused\n</stderr>\nexit code: 0, duration: 1,234 ms',
-    )
+    assert.equal(r.text, '<stdout>\nbuilt\n</stdout>\n<stderr>\nwarning: unused\n</stderr>\nexit code: 0, duration: 1,234 ms')
   })
 
   test('an empty or missing stream is shown as empty', () => {
@@ -66,10 +63,16 @@ describe('layout', () => {
   })
 
   test('exit code, signal and duration, each only when given', () => {
-    const text = (result) => formatExecOutput({ stdout: '', stderr: '', ...result }).text.split('\n').at(-1)
+    const text = (result) =>
+      formatExecOutput({ stdout: '', stderr: '', ...result })
+        .text.split('\n')
+        .at(-1)
     assert.equal(text({ exitCode: 2 }), 'exit code: 2')
     assert.equal(text({ exitCode: null, signal: 'SIGKILL' }), 'signal: SIGKILL')
-    assert.equal(text({ exitCode: 143, signal: 'SIGTERM', durationMs: 61_000_000 }), 'exit code: 143, signal: SIGTERM, duration: 61,000,000 ms')
+    assert.equal(
+      text({ exitCode: 143, signal: 'SIGTERM', durationMs: 61_000_000 }),
+      'exit code: 143, signal: SIGTERM, duration: 61,000,000 ms',
+    )
     assert.equal(text({ durationMs: 0.4 }), 'duration: 0 ms')
     assert.equal(text({ exitCode: -1 }), 'exit code: -1')
   })
@@ -122,7 +125,10 @@ describe('clamping each stream', () => {
   })
 
   test('templates: {stream}, escapes, and the usual placeholders', () => {
-    const r = formatExecOutput({ stdout: huge, stderr: Buffer.from(huge) }, { stdout: 200, stderr: 200, notice: '{{stream}} {stream}: {omitted} ({where})' })
+    const r = formatExecOutput(
+      { stdout: huge, stderr: Buffer.from(huge) },
+      { stdout: 200, stderr: 200, notice: '{{stream}} {stream}: {omitted} ({where})' },
+    )
     assert.match(r.stdout.text, /^\{stream\} stdout: [\d,]+ chars \(start\)\n/)
     assert.match(r.stderr.text, /^\{stream\} stderr: [\d,]+ chars \(start\)\n/)
   })
@@ -226,7 +232,7 @@ describe('Buffers and Uint8Arrays', () => {
     'truncated then valid': [0xe6, 0xc3, 0xa9],
     'truncated 4-byte then 3-byte': [0xf0, 0x9f, 0xe6, 0x97, 0xa5],
     'lone continuation': [0x80],
-    'continuations': [0x80, 0xbf, 0x80, 0xbf],
+    continuations: [0x80, 0xbf, 0x80, 0xbf],
     'truncated before newline': [0xe6, 0x97, 0x0a],
     'CR then invalid then LF': [0x0d, 0xff, 0x0a],
   }
@@ -346,14 +352,38 @@ describe('invalid arguments', () => {
     ['misspelt exit_code', { exit_code: 1 }, undefined, TypeError, /^unknown key "exit_code" in result; did you mean "exitCode"\?$/],
     ['misspelt stdOut', { stdOut: 'x' }, undefined, TypeError, /did you mean "stdout"\?$/],
     ['options string', ok, 'tail', TypeError, /^options must be an object, got "tail"$/],
-    ['unknown option', ok, { maxChars: 5 }, TypeError, /^unknown option "maxChars"; expected one of stdout, stderr, strategy, headRatio, notice, spill, snap, normalize$/],
+    [
+      'unknown option',
+      ok,
+      { maxChars: 5 },
+      TypeError,
+      /^unknown option "maxChars"; expected one of stdout, stderr, strategy, headRatio, notice, spill, snap, normalize$/,
+    ],
     ['misspelt option', ok, { stdOut: 5 }, TypeError, /^unknown option "stdOut"; did you mean "stdout"\?$/],
     ['stdout negative', ok, { stdout: -1 }, RangeError, /^stdout must be a non-negative integer or Infinity, got -1$/],
-    ['stdout string', ok, { stdout: '8000' }, TypeError, /^stdout must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got "8000"$/],
+    [
+      'stdout string',
+      ok,
+      { stdout: '8000' },
+      TypeError,
+      /^stdout must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got "8000"$/,
+    ],
     ['stdout empty object', ok, { stdout: {} }, TypeError, /^stdout must set at least one of maxChars, maxBytes, maxLines, maxTokens$/],
-    ['stderr misspelt key', ok, { stderr: { maxchars: 5 } }, TypeError, /^unknown option "stderr.maxchars"; did you mean "stderr.maxChars"\?$/],
+    [
+      'stderr misspelt key',
+      ok,
+      { stderr: { maxchars: 5 } },
+      TypeError,
+      /^unknown option "stderr.maxchars"; did you mean "stderr.maxChars"\?$/,
+    ],
     ['stderr unknown key', ok, { stderr: { strategy: 'head' } }, TypeError, /^unknown option "stderr.strategy"; expected one of/],
-    ['stderr fraction', ok, { stderr: { maxBytes: 1.5 } }, RangeError, /^stderr\.maxBytes must be a non-negative integer or Infinity, got 1.5$/],
+    [
+      'stderr fraction',
+      ok,
+      { stderr: { maxBytes: 1.5 } },
+      RangeError,
+      /^stderr\.maxBytes must be a non-negative integer or Infinity, got 1.5$/,
+    ],
     ['stderr NaN', ok, { stderr: { maxLines: NaN } }, RangeError, /^stderr\.maxLines must be/],
     ['strategy', ok, { strategy: 'middle' }, TypeError, /^strategy must be "head", "tail", "headTail" or "auto", got "middle"$/],
     ['strategy toString', ok, { strategy: 'toString' }, TypeError, /^strategy must be/],
@@ -364,7 +394,10 @@ describe('invalid arguments', () => {
   for (const [name, result, options, type, message] of cases) {
     test(name, () => {
       // Validation never depends on whether a stream needs cutting.
-      assert.throws(() => formatExecOutput(result, options), (e) => e instanceof type && message.test(e.message))
+      assert.throws(
+        () => formatExecOutput(result, options),
+        (e) => e instanceof type && message.test(e.message),
+      )
     })
   }
 
@@ -383,7 +416,10 @@ describe('formatExecOutput: results as Node and execa give them', () => {
 
   test('spawnSync of a missing command: one line says so instead of two empty tags alone', () => {
     const { text } = formatExecOutput(spawnSync('toolclamp-no-such-command', ['x']))
-    assert.equal(text, '<stdout>(empty)</stdout>\n<stderr>(empty)</stderr>\nerror: command not found (spawnSync toolclamp-no-such-command ENOENT)')
+    assert.equal(
+      text,
+      '<stdout>(empty)</stdout>\n<stderr>(empty)</stderr>\nerror: command not found (spawnSync toolclamp-no-such-command ENOENT)',
+    )
   })
 
   test('spawnSync over maxBuffer: the kept output, and a line saying it was cut', () => {
@@ -416,20 +452,33 @@ describe('formatExecOutput: results as Node and execa give them', () => {
 
   test('execa-shaped results: exitCode first, timedOut, isCanceled, isTerminated, isMaxBuffer', () => {
     const base = { stdout: 'o', stderr: '', command: 'npm test', failed: true, durationMs: 12 }
-    assert.equal(formatExecOutput({ ...base, exitCode: 2, status: 9 }).text, '<stdout>\no\n</stdout>\n<stderr>(empty)</stderr>\nexit code: 2, duration: 12 ms')
-    assert.match(formatExecOutput({ ...base, timedOut: true, signal: 'SIGTERM' }).text, /\nerror: timed out, killed with SIGTERM\nsignal: SIGTERM, duration: 12 ms$/)
+    assert.equal(
+      formatExecOutput({ ...base, exitCode: 2, status: 9 }).text,
+      '<stdout>\no\n</stdout>\n<stderr>(empty)</stderr>\nexit code: 2, duration: 12 ms',
+    )
+    assert.match(
+      formatExecOutput({ ...base, timedOut: true, signal: 'SIGTERM' }).text,
+      /\nerror: timed out, killed with SIGTERM\nsignal: SIGTERM, duration: 12 ms$/,
+    )
     assert.match(formatExecOutput({ ...base, isCanceled: true }).text, /\nerror: canceled\nduration: 12 ms$/)
     assert.match(formatExecOutput({ ...base, isTerminated: true, signal: 'SIGKILL' }).text, /\nerror: killed with SIGKILL\n/)
     assert.match(formatExecOutput({ ...base, isMaxBuffer: true, exitCode: 1 }).text, /\nerror: output exceeded maxBuffer/)
     // Near misses of the keys read still fail loudly.
-    assert.throws(() => formatExecOutput({ ...base, exit_code: 1 }), { message: 'unknown key "exit_code" in result; did you mean "exitCode"?' })
+    assert.throws(() => formatExecOutput({ ...base, exit_code: 1 }), {
+      message: 'unknown key "exit_code" in result; did you mean "exitCode"?',
+    })
   })
 
   test('an error whose message is huge or unreadable gives one bounded line', () => {
     const error = Object.assign(new Error(`spawn ${'x'.repeat(5000)} ENOENT\nmore`), { code: 'ENOENT' })
     const line = formatExecOutput({ error }).text.split('\n').at(-1)
     assert.ok(line.length <= 400, `${line.length}`)
-    const hostile = { code: 'EIO', get message() { throw new Error('no') } }
+    const hostile = {
+      code: 'EIO',
+      get message() {
+        throw new Error('no')
+      },
+    }
     Object.setPrototypeOf(hostile, Error.prototype)
     assert.match(formatExecOutput({ error: hostile }).text, /\nerror: \[message unreadable\]$/)
   })

@@ -43,7 +43,8 @@ const FILES = {
   'crate/Cargo.toml': '[package]\nname = "broken"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
   'crate/src/main.rs': 'fn main() {\n    let total: i32 = vec![1, 2].iter().sum::<i64>();\n}\n',
   'Main.java': 'public class Main {\n  public static void main(String[] a) {\n    int x = 1\n  }\n}\n',
-  'Boom.java': 'public class Boom {\n  public static void main(String[] a) {\n    throw new IllegalStateException("queue is closed");\n  }\n}\n',
+  'Boom.java':
+    'public class Boom {\n  public static void main(String[] a) {\n    throw new IllegalStateException("queue is closed");\n  }\n}\n',
   'Makefile.fail': 'all:\n\tcc -c missing_source.c -o missing_source.o\n',
   'syntax.py': 'def f(:\n    pass\n',
   'divide.py': 'def ratio(a, b):\n    return a / b\n\nfor b in [3, 2, 1, 0]:\n    print(ratio(6, b))\n',
@@ -147,22 +148,28 @@ const FAILURES = [
   ['shell', 'sh command not found', ['sh'], 'sh -c nosuchcmd', /not found/],
   ['shell', 'bash command not found', ['bash'], 'bash -c nosuchcmd', /command not found/],
   ['shell', 'bash syntax error', ['bash'], "bash -c 'if then fi'", /syntax error/],
-  ['shell', 'bash unbound variable', ['bash'], "bash -c 'set -u; echo \"$NO_SUCH_VAR\"'", /unbound variable/],
+  ['shell', 'bash unbound variable', ['bash'], 'bash -c \'set -u; echo "$NO_SUCH_VAR"\'', /unbound variable/],
   ['shell', 'permission denied', ['sh'], 'chmod 644 noexec.sh && ./noexec.sh', /Permission denied/],
   ['shell', 'cd missing dir', ['sh'], 'cd /nonexistent', /can't cd|No such file/],
   ['signal', 'segmentation fault (C)', ['gcc'], 'gcc segv.c -o segv && ./segv', /Segmentation fault/],
   ['signal', 'segmentation fault (bash)', ['gcc', 'bash'], "gcc segv.c -o segv2 && bash -c './segv2; exit $?'", /Segmentation fault/],
   ['signal', 'segmentation fault (python)', ['python3'], 'python3 -c "import ctypes; ctypes.string_at(0)"', /Segmentation fault/],
-  ['signal', 'killed', ['sh'], 'sh -c \'kill -9 $$\'', /Killed/],
+  ['signal', 'killed', ['sh'], "sh -c 'kill -9 $$'", /Killed/],
   ['signal', 'killed (python)', ['python3'], 'python3 -c "import os; os.kill(os.getpid(), 9)"', /Killed/],
-  ['signal', 'terminated', ['sh'], 'sh -c \'kill -TERM $$\'', /Terminated/],
+  ['signal', 'terminated', ['sh'], "sh -c 'kill -TERM $$'", /Terminated/],
   ['signal', 'aborted', ['gcc'], 'gcc abort.c -o abort && ./abort', /Aborted|Abort trap/],
   ['signal', 'uncaught C++ exception', ['g++'], 'g++ throw.cpp -o throw && ./throw', /what\(\)|Aborted/],
-  ['node', 'node uncaught error', ['node'], 'node -e "function load() { throw new Error(\'config missing\') } load()"', /^Error: config missing/],
+  [
+    'node',
+    'node uncaught error',
+    ['node'],
+    'node -e "function load() { throw new Error(\'config missing\') } load()"',
+    /^Error: config missing/,
+  ],
   ['node', 'node TypeError', ['node'], 'node -e "const user = undefined; console.log(user.name)"', /^TypeError/],
   ['node', 'node missing module', ['node'], 'node -e "require(\'no-such-module-zz9\')"', /Cannot find module/],
-  ['node', 'node ENOENT', ['node'], 'node -e "require(\'fs\').readFileSync(\'missing.json\')"', /^Error: ENOENT/],
-  ['node', 'node ECONNREFUSED', ['node'], 'node -e "require(\'net\').connect(9, \'127.0.0.1\')"', /^Error: connect ECONNREFUSED/],
+  ['node', 'node ENOENT', ['node'], "node -e \"require('fs').readFileSync('missing.json')\"", /^Error: ENOENT/],
+  ['node', 'node ECONNREFUSED', ['node'], "node -e \"require('net').connect(9, '127.0.0.1')\"", /^Error: connect ECONNREFUSED/],
   ['node', 'node unhandled rejection', ['node'], 'node -e "Promise.reject(new RangeError(\'port out of range\'))"', /RangeError/],
   ['node', 'node stack overflow', ['node'], 'node -e "const f = () => f(); f()"', /Maximum call stack/],
   ['python', 'python ZeroDivisionError', ['python3'], 'python3 divide.py', /^ZeroDivisionError/],
@@ -198,9 +205,24 @@ const SUCCESSES = [
   ['test pass', 'python unittest -v', ['python3'], 'python3 test_unit_pass.py -v'],
   ['json', 'package-lock.json', ['cat'], `cat ${sh(join(ROOT, 'package-lock.json'))}`],
   ['json', 'jq . package-lock.json', ['jq'], `jq . ${sh(join(ROOT, 'package-lock.json'))}`],
-  ['json', 'sqlite3 -json', ['sqlite3'], "sqlite3 -json :memory: 'with recursive n(i) as (select 1 union all select i + 1 from n where i < 800) select i as id, printf(\"row %d\", i) as name, i * 3 as score from n'"],
-  ['json', 'python json.dumps', ['python3'], 'python3 -c "import json, sys; print(json.dumps({\'modules\': sorted(sys.modules), \'path\': sys.path}, indent=2))"'],
-  ['json', 'node process.config', ['node'], 'node -p "JSON.stringify({ versions: process.versions, features: process.features, release: process.release, env: Object.keys(process.env).length }, null, 2).repeat(40)"'],
+  [
+    'json',
+    'sqlite3 -json',
+    ['sqlite3'],
+    'sqlite3 -json :memory: \'with recursive n(i) as (select 1 union all select i + 1 from n where i < 800) select i as id, printf("row %d", i) as name, i * 3 as score from n\'',
+  ],
+  [
+    'json',
+    'python json.dumps',
+    ['python3'],
+    "python3 -c \"import json, sys; print(json.dumps({'modules': sorted(sys.modules), 'path': sys.path}, indent=2))\"",
+  ],
+  [
+    'json',
+    'node process.config',
+    ['node'],
+    'node -p "JSON.stringify({ versions: process.versions, features: process.features, release: process.release, env: Object.keys(process.env).length }, null, 2).repeat(40)"',
+  ],
   ['file', 'cat /usr/include/stdio.h', ['cat'], 'cat /usr/include/stdio.h'],
   ['file', 'cat /usr/include/stdlib.h', ['cat'], 'cat /usr/include/stdlib.h'],
   ['file', 'cat /usr/include/unistd.h', ['cat'], 'cat /usr/include/unistd.h'],
@@ -266,7 +288,10 @@ function run(command, cwd, env) {
 const available = new Map()
 async function has(program, env) {
   if (!available.has(program)) {
-    available.set(program, run(`command -v ${sh(program)} >/dev/null`, tmpdir(), env).then((r) => r.status === 0))
+    available.set(
+      program,
+      run(`command -v ${sh(program)} >/dev/null`, tmpdir(), env).then((r) => r.status === 0),
+    )
   }
   return available.get(program)
 }
@@ -420,9 +445,12 @@ async function main() {
   console.log(`failing commands: ${corpus.failures.length}, listings before them: ${corpus.prefixes.length}, samples: ${failures.length}`)
   console.log('failure line kept under 4 KiB (default / as isError / plain head), by kind:')
   for (const kind of Object.keys(kept)) {
-    console.log(`  ${kind.padEnd(16)} ${percent(kept[kind]).padEnd(18)} ${percent(keptAsError[kind]).padEnd(18)} ${percent(keptByHead[kind])}`)
+    console.log(
+      `  ${kind.padEnd(16)} ${percent(kept[kind]).padEnd(18)} ${percent(keptAsError[kind]).padEnd(18)} ${percent(keptByHead[kind])}`,
+    )
   }
-  for (const row of failures.filter((r) => !r.kept)) console.log(`  MISSED: ${row.name} after ${row.prefix}: ${JSON.stringify(row.failureLine)}`)
+  for (const row of failures.filter((r) => !r.kept))
+    console.log(`  MISSED: ${row.name} after ${row.prefix}: ${JSON.stringify(row.failureLine)}`)
   console.log(`successful outputs over 4 KiB: ${successes.length}; misread as failures (default clamp differs from head), by kind:`)
   const misread = rates(successes, 'misread')
   for (const kind of Object.keys(misread)) console.log(`  ${kind.padEnd(16)} ${percent(misread[kind])}`)

@@ -12,13 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 
-import {
-  hardTruncateToolError,
-  hardTruncateToolPayload,
-  measureText,
-  wrapExecute,
-  wrapToolWithHardOutputTruncate,
-} from '../index.mjs'
+import { hardTruncateToolError, hardTruncateToolPayload, measureText, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { guardSessionManager, repairSessionFile } from '../pi.mjs'
 import { BUDGET, buildCorpus, keepsLine, measureFailures, measureSuccesses, rates } from './failures-corpus.mjs'
 
@@ -110,7 +104,10 @@ describe('failures at the end survive the default settings', () => {
         throw new TypeError(message)
       },
     })
-    assert.throws(() => tool.execute('call-1', {}), (error) => error.name === 'TypeError' && error.message.endsWith('\nroot cause: quota reached'))
+    assert.throws(
+      () => tool.execute('call-1', {}),
+      (error) => error.name === 'TypeError' && error.message.endsWith('\nroot cause: quota reached'),
+    )
     // With a strategy given to the wrapper, errors are cut by it too.
     const head = wrapExecute(
       async () => {
@@ -133,7 +130,14 @@ describe('failures at the end survive the default settings', () => {
   test('the session guard and repair keep the end of a failed result', (t) => {
     const failed = `${listing(5000)}upload stopped: quota reached\n`
     const killed = `${listing(5000)}Killed\n`
-    const result = (id, text, isError) => ({ role: 'toolResult', toolCallId: id, toolName: 'bash', content: [{ type: 'text', text }], isError, timestamp: 1 })
+    const result = (id, text, isError) => ({
+      role: 'toolResult',
+      toolCallId: id,
+      toolName: 'bash',
+      content: [{ type: 'text', text }],
+      isError,
+      timestamp: 1,
+    })
     const persisted = []
     const manager = guardSessionManager({ appendMessage: (message) => persisted.push(message) }, { maxBytes: 4096 })
     manager.appendMessage(result('a', failed, true))
@@ -151,7 +155,12 @@ describe('failures at the end survive the default settings', () => {
     fs.writeFileSync(file, [header, entry('a', result('a', failed, true)), entry('b', result('b', killed, false))].join('\n') + '\n')
     const report = repairSessionFile(file, { maxBytes: 4096, backup: false })
     assert.equal(report.results.length, 2)
-    const repaired = fs.readFileSync(file, 'utf8').trim().split('\n').slice(1).map((line) => blockText(JSON.parse(line).message))
+    const repaired = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => blockText(JSON.parse(line).message))
     assert.ok(repaired[0].endsWith('upload stopped: quota reached\n'))
     assert.ok(repaired[1].endsWith('\nKilled\n'))
   })
@@ -215,7 +224,10 @@ describe('a corpus of real output made on this machine', { skip: !POSIX }, () =>
     successes = measureSuccesses(corpus).filter((s) => s.over)
   })
 
-  const show = (by) => Object.entries(by).map(([kind, [count, total]]) => `${kind} ${count}/${total}`).join(', ')
+  const show = (by) =>
+    Object.entries(by)
+      .map(([kind, [count, total]]) => `${kind} ${count}/${total}`)
+      .join(', ')
 
   test('it is large enough to measure, and its listings alone read as successes', (t) => {
     const kinds = new Set(corpus.failures.map((f) => f.kind))
@@ -229,21 +241,38 @@ describe('a corpus of real output made on this machine', { skip: !POSIX }, () =>
     assert.equal(corpus.prefixes.length, 3, 'the three listings')
     assert.ok(successes.length >= 8, `${successes.length} successes`)
     // The failure, not the listing before it, is what is read at the end.
-    for (const prefix of corpus.prefixes) assert.equal(hardTruncateToolPayload(prefix.text, BUDGET), hardTruncateToolPayload(prefix.text, { ...BUDGET, strategy: 'head' }), prefix.name)
+    for (const prefix of corpus.prefixes)
+      assert.equal(
+        hardTruncateToolPayload(prefix.text, BUDGET),
+        hardTruncateToolPayload(prefix.text, { ...BUDGET, strategy: 'head' }),
+        prefix.name,
+      )
     // A head cut loses every failure: the corpus tests what it means to.
-    assert.deepEqual(failures.filter((f) => f.keptByHead).map((f) => f.name), [])
+    assert.deepEqual(
+      failures.filter((f) => f.keptByHead).map((f) => f.name),
+      [],
+    )
   })
 
   test('every failure line is kept under a 4 KiB budget by default, and as an isError result', (t) => {
     t.diagnostic(`kept by default: ${show(rates(failures, 'kept'))}`)
-    const missed = failures.filter((f) => !f.kept || !f.keptAsError).map((f) => `${f.name} after ${f.prefix}: ${JSON.stringify(f.failureLine)}`)
+    const missed = failures
+      .filter((f) => !f.kept || !f.keptAsError)
+      .map((f) => `${f.name} after ${f.prefix}: ${JSON.stringify(f.failureLine)}`)
     assert.deepEqual(missed, [])
   })
 
   test('the output of successful commands is rarely read as a failure', (t) => {
     const misread = rates(successes, 'misread')
     t.diagnostic(`read as failures (the default clamp differs from a head cut): ${show(misread)}`)
-    t.diagnostic(`misread: ${successes.filter((s) => s.misread).map((s) => s.name).join(', ') || 'none'}`)
+    t.diagnostic(
+      `misread: ${
+        successes
+          .filter((s) => s.misread)
+          .map((s) => s.name)
+          .join(', ') || 'none'
+      }`,
+    )
     // Listings, build logs and JSON: at most one in ten. A passing test run ends with its
     // summary ("fail 0"), kept on purpose; a file whose end talks about errors (source code,
     // a commit log) reads as one: both are reported, not bounded.

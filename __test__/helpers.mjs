@@ -10,7 +10,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** The pages whose examples run as printed: README.md, then every docs/*.md, by name. */
 export function docPages() {
   const docs = join(ROOT, 'docs')
-  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith('.md')).sort() : []
+  const pages = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+    : []
   return ['README.md', ...pages.map((f) => `docs/${f}`)]
 }
 

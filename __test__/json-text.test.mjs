@@ -160,7 +160,18 @@ function within(text, { maxChars = Infinity, maxBytes = 51_200, maxLines = 2_000
 
 const ws = fc.constantFrom('', '', '', '', ' ', '\n  ', '\t', '\r\n')
 const numberArb = fc.oneof(
-  fc.constantFrom('12345678901234567890', '-98765432109876543210', '1e400', '-1e400', '1e-400', '-0', '-0.0', '0.10', '1E+2', '9007199254740993'),
+  fc.constantFrom(
+    '12345678901234567890',
+    '-98765432109876543210',
+    '1e400',
+    '-1e400',
+    '1e-400',
+    '-0',
+    '-0.0',
+    '0.10',
+    '1E+2',
+    '9007199254740993',
+  ),
   fc.integer({ min: -1000, max: 100_000 }).map(String),
 )
 // No '[' in the content: the cut relation finds notices by it.
@@ -206,7 +217,14 @@ function checkText(text, options) {
   assert.equal(result.json, true)
   assert.equal(result.totalBytes, Buffer.byteLength(text))
   if (within(text, options)) {
-    assert.deepEqual(result, { text, json: true, truncated: false, totalBytes: result.totalBytes, outputBytes: result.totalBytes, elided: [] })
+    assert.deepEqual(result, {
+      text,
+      json: true,
+      truncated: false,
+      totalBytes: result.totalBytes,
+      outputBytes: result.totalBytes,
+      elided: [],
+    })
     return result
   }
   const out = result.text
@@ -240,7 +258,10 @@ describe('JSON text is never read into JS numbers', () => {
 
   test('clampJsonText keeps big integers, 1e400, -0, escapes and duplicate keys as written', () => {
     const result = clampJsonText(text, { maxBytes: 200 })
-    assert.ok(result.text.startsWith('{"id":12345678901234567890,"big":1e400,"zero":-0,"a":1,"a":2,"s":"\\u00e9\\/","log":"xxx'), result.text)
+    assert.ok(
+      result.text.startsWith('{"id":12345678901234567890,"big":1e400,"zero":-0,"a":1,"a":2,"s":"\\u00e9\\/","log":"xxx'),
+      result.text,
+    )
     assert.match(result.text, /\[\.\.\. [\d,]+ bytes truncated\]"\}$/)
     assert.equal(result.truncated, true)
     assert.ok(Buffer.byteLength(result.text) <= 200)
@@ -263,8 +284,10 @@ describe('JSON text is never read into JS numbers', () => {
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
     const file = path.join(dir, 'session.jsonl')
     const big = 'output line\n'.repeat(20_000)
-    const head = '{"type":"message","id":"a1b2","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":'
-    const tail = '},{"type":"image","data":"iVBORw0=","mimeType":"image/png"}],"isError":false,"timestamp":1735689600000,"usage":{"input":12345678901234567890,"cost":1e400,"zero":-0,"ratio":0.10},"x":1,"x":2,"extra":{"k":"\\u00e9"}}}'
+    const head =
+      '{"type":"message","id":"a1b2","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":'
+    const tail =
+      '},{"type":"image","data":"iVBORw0=","mimeType":"image/png"}],"isError":false,"timestamp":1735689600000,"usage":{"input":12345678901234567890,"cost":1e400,"zero":-0,"ratio":0.10},"x":1,"x":2,"extra":{"k":"\\u00e9"}}}'
     const header = '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/tmp"}'
     fs.writeFileSync(file, `${header}\n${head}${JSON.stringify(big)}${tail}\n`)
     const report = repairSessionFile(file, { maxBytes: 4_000, backup: false })

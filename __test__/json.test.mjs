@@ -195,7 +195,12 @@ describe('clampJson', () => {
   test('cycles, BigInt, toJSON, throwing getters, revoked proxies, functions and symbols', () => {
     const v = { when: new Date(0), big: 10n, f() {}, s: Symbol('s'), u: undefined, list: [1, () => 1, undefined] }
     v.self = v
-    Object.defineProperty(v, 'bad', { enumerable: true, get: () => { throw new Error('nope') } })
+    Object.defineProperty(v, 'bad', {
+      enumerable: true,
+      get: () => {
+        throw new Error('nope')
+      },
+    })
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
     v.revoked = proxy
@@ -230,7 +235,10 @@ describe('clampJson', () => {
   })
 
   test('limits and options fail loudly', () => {
-    assert.throws(() => clampJson({}, { maxbytes: 10 }), { name: 'TypeError', message: 'unknown option "maxbytes"; did you mean "maxBytes"?' })
+    assert.throws(() => clampJson({}, { maxbytes: 10 }), {
+      name: 'TypeError',
+      message: 'unknown option "maxbytes"; did you mean "maxBytes"?',
+    })
     assert.throws(() => clampJson({}, { markers: 'inline ' }), {
       name: 'TypeError',
       message: 'markers must be "inline" or "none", got "inline "',
@@ -239,7 +247,10 @@ describe('clampJson', () => {
       name: 'TypeError',
       message: 'strategy must be "head", "tail" or "headTail", got "middle"',
     })
-    assert.throws(() => clampJson({}, { space: 11 }), { name: 'RangeError', message: 'space must be an integer from 0 to 10 or a string, got 11' })
+    assert.throws(() => clampJson({}, { space: 11 }), {
+      name: 'RangeError',
+      message: 'space must be an integer from 0 to 10 or a string, got 11',
+    })
     assert.throws(() => clampJson({}, { maxBytes: -1 }), { name: 'RangeError' })
     assert.throws(() => clampJson({}, null), { name: 'TypeError', message: 'options must be an object, got null' })
     // No JSON value is smaller than 2 bytes but a one-digit number: nothing fits, and no error.

@@ -24,27 +24,42 @@ const ENTRIES = [
 function declared(stem) {
   const declarations = readFileSync(new URL(`../${stem}.d.ts`, import.meta.url), 'utf8')
   return new Map(
-    [...declarations.matchAll(/^export declare (function|class|const) (\w+)/gm)].map((m) => [m[2], m[1] === 'const' ? 'object' : 'function']),
+    [...declarations.matchAll(/^export declare (function|class|const) (\w+)/gm)].map((m) => [
+      m[2],
+      m[1] === 'const' ? 'object' : 'function',
+    ]),
   )
 }
 
 test('index.d.ts declares the functions the package is known for', () => {
   const root = [...declared('index').keys()]
-  for (const name of ['stringTruncateHead', 'stringTruncateTail', 'stringTruncateHeadTail', 'truncateText', 'hardTruncateToolPayload', 'wrapOnUpdate', 'wrapExecute']) {
+  for (const name of [
+    'stringTruncateHead',
+    'stringTruncateTail',
+    'stringTruncateHeadTail',
+    'truncateText',
+    'hardTruncateToolPayload',
+    'wrapOnUpdate',
+    'wrapExecute',
+  ]) {
     assert.ok(root.includes(name), name)
   }
 })
 
 test('"exports" maps exactly these entries, each to its four files', () => {
   const subpaths = Object.keys(manifest.exports).filter((key) => key !== './package.json')
-  assert.deepEqual(subpaths, ENTRIES.map(([specifier]) => specifier.replace(/^toolclamp/, '.')))
+  assert.deepEqual(
+    subpaths,
+    ENTRIES.map(([specifier]) => specifier.replace(/^toolclamp/, '.')),
+  )
   for (const [specifier, stem] of ENTRIES) {
     const key = specifier.replace(/^toolclamp/, '.')
     assert.deepEqual(manifest.exports[key], {
       import: { types: `./${stem}.d.mts`, default: `./${stem}.mjs` },
       require: { types: `./${stem}.d.ts`, default: `./${stem}.js` },
     })
-    for (const file of [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`]) assert.ok(manifest.files.includes(file), `${file} in "files"`)
+    for (const file of [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`])
+      assert.ok(manifest.files.includes(file), `${file} in "files"`)
   }
 })
 
@@ -63,7 +78,12 @@ for (const [specifier, stem] of ENTRIES) {
     const cjs = require(`../${stem}.js`)
     const esm = await import(`../${stem}.mjs`)
     for (const name of names) assert.equal(esm[name], cjs[name], name)
-    assert.deepEqual(Object.keys(esm).filter((k) => k !== 'default').sort(), names)
+    assert.deepEqual(
+      Object.keys(esm)
+        .filter((k) => k !== 'default')
+        .sort(),
+      names,
+    )
     assert.equal(esm.default, cjs)
   })
 
@@ -79,7 +99,7 @@ for (const [specifier, stem] of ENTRIES) {
   })
 }
 
-test('every entry\'s types type-check real usage in strict mode', { timeout: 120_000 }, () => {
+test("every entry's types type-check real usage in strict mode", { timeout: 120_000 }, () => {
   const tsc = require.resolve('typescript/bin/tsc')
   const result = spawnSync(process.execPath, [tsc, '-p', '__test__/types/tsconfig.json'], {
     cwd: repoRoot,

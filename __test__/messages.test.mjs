@@ -10,11 +10,7 @@ import fc from 'fast-check'
 
 import { ToolMessage } from '@langchain/core/messages'
 import { truncateText, hardTruncateToolPayload, clampJson, pruneSpillDir } from '../index.mjs'
-import {
-  clampToolResultsInMessages,
-  withContextOverflowRecovery,
-  estimateTokens,
-} from '../conversation.mjs'
+import { clampToolResultsInMessages, withContextOverflowRecovery, estimateTokens } from '../conversation.mjs'
 import { deepFreeze } from './helpers.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 200)
@@ -36,7 +32,11 @@ const piResult = (id, text, extra = []) => ({
 const piCall = (id) => ({ role: 'assistant', content: [{ type: 'toolCall', id, name: 'bash', arguments: { command: 'ls' } }] })
 
 /** The text of a pi tool result's text blocks. */
-const piText = (message) => message.content.filter((b) => b.type === 'text').map((b) => b.text).join('')
+const piText = (message) =>
+  message.content
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('')
 
 describe('clampToolResultsInMessages', () => {
   test('each result within its share, all within the aggregate, the oldest cut first', () => {
@@ -49,10 +49,15 @@ describe('clampToolResultsInMessages', () => {
       piCall('c'),
       piResult('c', log(150)), // 4,000 tokens
     ])
-    const { messages: out, changed, results, tokensBefore, tokensAfter, savedTokens, fits } = clampToolResultsInMessages(
-      messages,
-      { contextWindowTokens: 200_000 },
-    )
+    const {
+      messages: out,
+      changed,
+      results,
+      tokensBefore,
+      tokensAfter,
+      savedTokens,
+      fits,
+    } = clampToolResultsInMessages(messages, { contextWindowTokens: 200_000 })
     assert.equal(changed, true)
     assert.equal(fits, true)
     // 60,000 a result, 100,000 in all: b keeps its cap, a gives what is over.
@@ -61,15 +66,27 @@ describe('clampToolResultsInMessages', () => {
     assert.ok(after[1] <= 60_000 && after[1] > 59_000, `${after}`)
     assert.equal(out[6], messages[6])
     assert.ok(after.reduce((a, b) => a + b) <= 100_000)
-    assert.deepEqual(results.map((r) => r.action), ['clamped', 'clamped', 'kept'])
-    assert.deepEqual(results.map((r) => r.tokensAfter), after)
+    assert.deepEqual(
+      results.map((r) => r.action),
+      ['clamped', 'clamped', 'kept'],
+    )
+    assert.deepEqual(
+      results.map((r) => r.tokensAfter),
+      after,
+    )
     assert.equal(tokensBefore, 164_000)
-    assert.equal(tokensAfter, after.reduce((a, b) => a + b))
+    assert.equal(
+      tokensAfter,
+      after.reduce((a, b) => a + b),
+    )
     assert.equal(savedTokens, tokensBefore - tokensAfter)
     // Pairs intact and in order; everything but the results is the same object.
     assert.equal(out.length, messages.length)
     for (const i of [0, 1, 3, 5]) assert.equal(out[i], messages[i])
-    assert.deepEqual(out.map((m) => m.toolCallId), messages.map((m) => m.toolCallId))
+    assert.deepEqual(
+      out.map((m) => m.toolCallId),
+      messages.map((m) => m.toolCallId),
+    )
     // Cut on whole lines, with a notice.
     assert.match(piText(out[2]), /^(x{79}\n)+\[\.\.\. [\d,]+ bytes truncated at the end \.\.\.\]$/)
   })
@@ -93,7 +110,10 @@ describe('clampToolResultsInMessages', () => {
     const image = { type: 'image', data: 'iVBORw0KGgo='.repeat(10), mimeType: 'image/png' }
     const messages = deepFreeze([piResult('a', log(1000), [image]), piResult('b', log(1000)), piResult('c', log(100))])
     const r = clampToolResultsInMessages(messages, { contextWindowTokens: 100_000, aggregateShare: 0.3, protectRecent: 1 })
-    assert.deepEqual(r.results.map((x) => x.action), ['elided', 'clamped', 'kept'])
+    assert.deepEqual(
+      r.results.map((x) => x.action),
+      ['elided', 'clamped', 'kept'],
+    )
     const first = r.messages[0].content
     assert.equal(first.length, 2)
     assert.equal(first[1], image)
@@ -120,7 +140,10 @@ describe('clampToolResultsInMessages', () => {
         spill: { dir },
       }
       const r = clampToolResultsInMessages(messages, options)
-      assert.deepEqual(r.results.map((x) => x.action), ['elided', 'clamped'])
+      assert.deepEqual(
+        r.results.map((x) => x.action),
+        ['elided', 'clamped'],
+      )
       const [ra, rb] = r.results
       assert.equal(readFileSync(ra.spillPath, 'utf8'), a)
       assert.equal(readFileSync(rb.spillPath, 'utf8'), b)
@@ -157,7 +180,13 @@ describe('clampToolResultsInMessages', () => {
             type: 'tool-result',
             toolCallId: 'ai3',
             toolName: 'shot',
-            output: { type: 'content', value: [{ type: 'text', text: big }, { type: 'image-data', data: 'AAAA', mediaType: 'image/png' }] },
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: big },
+                { type: 'image-data', data: 'AAAA', mediaType: 'image/png' },
+              ],
+            },
           },
         ],
       },
@@ -233,15 +262,27 @@ describe('clampToolResultsInMessages', () => {
       [{ contextWindowTokens: 100, strategy: 'middle' }, TypeError, 'strategy must be "head", "tail", "headTail" or "auto", got "middle"'],
     ]
     for (const [options, type, message] of cases) {
-      assert.throws(() => clampToolResultsInMessages([], options), (e) => e instanceof type && (typeof message === 'string' ? e.message === message : message.test(e.message)), JSON.stringify(options))
+      assert.throws(
+        () => clampToolResultsInMessages([], options),
+        (e) => e instanceof type && (typeof message === 'string' ? e.message === message : message.test(e.message)),
+        JSON.stringify(options),
+      )
     }
-    assert.throws(() => clampToolResultsInMessages('hi', { contextWindowTokens: 100 }), { name: 'TypeError', message: 'messages must be an array, got "hi"' })
+    assert.throws(() => clampToolResultsInMessages('hi', { contextWindowTokens: 100 }), {
+      name: 'TypeError',
+      message: 'messages must be an array, got "hi"',
+    })
   })
 
   test('hostile messages: a throwing getter, a revoked proxy, a cycle', () => {
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
-    const throwing = { role: 'toolResult', get content() { throw new Error('boom') } }
+    const throwing = {
+      role: 'toolResult',
+      get content() {
+        throw new Error('boom')
+      },
+    }
     const cyclic = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 't', output: { type: 'json', value: {} } }] }
     cyclic.content[0].output.value.self = cyclic.content[0].output.value
     cyclic.content[0].output.value.log = log(2000)
@@ -249,7 +290,10 @@ describe('clampToolResultsInMessages', () => {
     const r = clampToolResultsInMessages(messages, { contextWindowTokens: 20_000 })
     assert.equal(r.messages[0], proxy)
     assert.equal(r.messages[1], throwing)
-    assert.ok(r.results.every((x) => x.tokensAfter <= 6_000), JSON.stringify(r.results))
+    assert.ok(
+      r.results.every((x) => x.tokensAfter <= 6_000),
+      JSON.stringify(r.results),
+    )
     assert.equal(r.messages[4], null)
   })
 
@@ -285,8 +329,14 @@ describe('clampToolResultsInMessages', () => {
           const cost = (m) => tokensOf(piText(m)) + 1600 * m.content.filter((b) => b.type === 'image').length
           const costs = r.messages.map(cost)
           if (r.exact) {
-            assert.deepEqual(r.results.map((x) => x.tokensAfter), costs)
-            assert.equal(r.tokensAfter, costs.reduce((a, b) => a + b, 0))
+            assert.deepEqual(
+              r.results.map((x) => x.tokensAfter),
+              costs,
+            )
+            assert.equal(
+              r.tokensAfter,
+              costs.reduce((a, b) => a + b, 0),
+            )
           } else {
             // Proven by lengths: nothing measured, the counts bound the estimate.
             assert.equal(r.messages, messages)
@@ -298,12 +348,18 @@ describe('clampToolResultsInMessages', () => {
             assert.ok(r.tokensAfter <= aggregate)
             assert.ok(costs.every((c) => c <= perResult))
           } else {
-            assert.ok(costs.some((c, i) => c > perResult && r.results[i].action !== 'clamped') || r.results.every((x, i) => x.action !== 'clamped' || costs[i] <= least(i) + 100))
+            assert.ok(
+              costs.some((c, i) => c > perResult && r.results[i].action !== 'clamped') ||
+                r.results.every((x, i) => x.action !== 'clamped' || costs[i] <= least(i) + 100),
+            )
           }
           // Same objects where kept; images kept everywhere.
           r.results.forEach((x, i) => {
             if (x.action === 'kept') assert.equal(r.messages[i], messages[i])
-            assert.deepEqual(r.messages[i].content.filter((b) => b.type === 'image'), messages[i].content.filter((b) => b.type === 'image'))
+            assert.deepEqual(
+              r.messages[i].content.filter((b) => b.type === 'image'),
+              messages[i].content.filter((b) => b.type === 'image'),
+            )
             assert.equal(r.messages[i].toolCallId, `t${i}`)
           })
           // The oldest first: a result elided by the aggregate pass has no kept-whole older
@@ -329,7 +385,11 @@ describe('withContextOverflowRecovery', () => {
     const messages = deepFreeze([piCall('a'), piResult('a', log(4000)), piCall('b'), piResult('b', log(4000))])
     const seen = []
     const limit = 60_000
-    const { result, messages: sent, attempts } = await withContextOverflowRecovery(
+    const {
+      result,
+      messages: sent,
+      attempts,
+    } = await withContextOverflowRecovery(
       async (m) => {
         seen.push(m)
         const tokens = m.reduce((sum, x) => sum + (x.role === 'toolResult' ? tokensOf(piText(x)) : 10), 0)
@@ -351,7 +411,9 @@ describe('withContextOverflowRecovery', () => {
 
   test('a rate limit or another error is thrown as it came, after one call', async () => {
     for (const error of [
-      Object.assign(new Error('Rate limit reached for gpt-4o: Limit 30000, Used 29000, Requested 5000 tokens per min (TPM)'), { status: 429 }),
+      Object.assign(new Error('Rate limit reached for gpt-4o: Limit 30000, Used 29000, Requested 5000 tokens per min (TPM)'), {
+        status: 429,
+      }),
       new Error('socket hang up'),
     ]) {
       let calls = 0
@@ -376,10 +438,16 @@ describe('withContextOverflowRecovery', () => {
       calls++
       throw error
     }
-    await assert.rejects(withContextOverflowRecovery(send, { messages: [piResult('a', log(4000))], contextWindowTokens: 200_000, maxAttempts: 2 }), (e) => e === error)
+    await assert.rejects(
+      withContextOverflowRecovery(send, { messages: [piResult('a', log(4000))], contextWindowTokens: 200_000, maxAttempts: 2 }),
+      (e) => e === error,
+    )
     assert.equal(calls, 2)
     calls = 0
-    await assert.rejects(withContextOverflowRecovery(send, { messages: [{ role: 'user', content: 'hi' }], contextWindowTokens: 200_000 }), (e) => e === error)
+    await assert.rejects(
+      withContextOverflowRecovery(send, { messages: [{ role: 'user', content: 'hi' }], contextWindowTokens: 200_000 }),
+      (e) => e === error,
+    )
     assert.equal(calls, 1, 'no tool result to cut: no retry')
     await assert.rejects(withContextOverflowRecovery(send, { messages: [], contextWindowTokens: 100, maxAttempts: 0 }), {
       name: 'RangeError',
@@ -394,7 +462,13 @@ describe('estimateTokens and maxTokens', () => {
     assert.equal(estimateTokens('abcd'), 2)
     assert.equal(estimateTokens('上下左右'), 4)
     assert.equal(estimateTokens(Buffer.from('abcdefg')), 3)
-    assert.equal(estimateTokens([{ type: 'text', text: 'abc' }, { type: 'image', data: 'A'.repeat(10_000), mimeType: 'image/png' }]), 1601)
+    assert.equal(
+      estimateTokens([
+        { type: 'text', text: 'abc' },
+        { type: 'image', data: 'A'.repeat(10_000), mimeType: 'image/png' },
+      ]),
+      1601,
+    )
     assert.equal(estimateTokens({ type: 'text', value: 'abcdef' }), 2)
     assert.equal(estimateTokens({ a: [1, 2] }), 4) // {"a":[1,2]}
   })

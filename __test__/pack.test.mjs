@@ -28,7 +28,11 @@ function pathWithoutRust() {
 
 function run(command, args, cwd, env = process.env) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env })
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
+  assert.equal(
+    result.status,
+    0,
+    `${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+  )
   return result
 }
 
@@ -42,10 +46,12 @@ const ENTRY_CHECKS = [
 ]
 const ENTRY_STEMS = ['index', 'conversation', 'ai-sdk', 'pi', 'presets']
 const entryAsserts = (load) =>
-  ENTRY_CHECKS.map(([specifier, name, call, expected], i) => `{
+  ENTRY_CHECKS.map(
+    ([specifier, name, call, expected], i) => `{
   const f = ${load(specifier, i)}.${name}
   assert.deepEqual(${call}, ${JSON.stringify(expected)})
-}`).join('\n')
+}`,
+  ).join('\n')
 
 const CJS_CHECK = `
 const assert = require('node:assert/strict')
@@ -95,85 +101,92 @@ const TS_MODES = [
   ['node10', { module: 'commonjs', moduleResolution: 'node', target: 'es2022' }],
 ]
 
-test(
-  'the main and linux-x64-gnu packages install from their tarballs without Rust and load from CJS, ESM and TypeScript',
-  { timeout: 240_000, skip: isLinuxX64Glibc ? false : 'the platform package packed here is linux-x64-gnu' },
-  () => {
-    const work = mkdtempSync(join(tmpdir(), 'toolclamp-pack-'))
-    try {
-      // The main package, packed as `npm publish` would: prepack strips the lifecycle
-      // scripts, prepare builds nothing, postpack puts package.json back as it was.
-      const before = readFileSync(join(repoRoot, 'package.json'))
-      const pack = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot)
-      assert.deepEqual(readFileSync(join(repoRoot, 'package.json')), before, 'package.json restored after packing')
-      const [main] = JSON.parse(pack.stdout)
-      const paths = main.files.map((f) => f.path)
-      const entryFiles = ENTRY_STEMS.flatMap((stem) => [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`])
-      for (const required of ['package.json', ...entryFiles, 'binding.js', 'binding.d.ts', 'lib/native.js']) {
-        assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
-      }
-      assert.ok(!paths.some((p) => p.endsWith('.node')), `the main package ships no binary: ${paths.join(', ')}`)
-      assert.ok(!paths.some((p) => /^(__test__|src|crates|scripts|npm|target|docs|examples)\//.test(p)), paths.join(', '))
-      // The README ships (npm shows it, resolving its relative links against the repository);
-      // the docs/ pages it links to are read on GitHub, not from node_modules.
-      assert.ok(paths.includes('README.md'), `README.md is packed: ${paths.join(', ')}`)
-
-      // The platform package: its manifest from npm/, the binary the build wrote.
-      const platformDir = join(work, PLATFORM)
-      mkdirSync(platformDir)
-      for (const file of ['package.json', 'README.md']) copyFileSync(join(repoRoot, 'npm', PLATFORM, file), join(platformDir, file))
-      copyFileSync(join(repoRoot, `toolclamp.${PLATFORM}.node`), join(platformDir, `toolclamp.${PLATFORM}.node`))
-      const [platform] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], platformDir).stdout)
-      assert.deepEqual(platform.files.map((f) => f.path).sort(), ['README.md', 'package.json', `toolclamp.${PLATFORM}.node`])
-
-      const project = join(work, 'project')
-      mkdirSync(project)
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check', private: true }))
-      const env = { ...process.env, PATH: pathWithoutRust() }
-      assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'no cargo on the install PATH')
-      const install = run('npm', ['install', '--no-audit', '--no-fund', join(work, main.filename), join(work, platform.filename)], project, env)
-      assert.doesNotMatch(install.stderr, /EBADENGINE|ERR!|npm error/)
-
-      // What was installed: a manifest with no lifecycle script, the platform package at the same version.
-      const installed = JSON.parse(readFileSync(join(project, 'node_modules/toolclamp/package.json'), 'utf8'))
-      for (const script of ['prepare', 'prepack', 'postpack', 'install', 'postinstall', 'preinstall']) {
-        assert.equal(installed.scripts?.[script], undefined, `no ${script} script`)
-      }
-      assert.equal(installed.optionalDependencies[`toolclamp-${PLATFORM}`], manifest.version)
-      assert.equal(installed.version, manifest.version)
-
-      writeFileSync(join(project, 'check.cjs'), CJS_CHECK)
-      assert.equal(run(process.execPath, ['check.cjs'], project, env).stdout.trim(), 'cjs ok')
-      writeFileSync(join(project, 'check.mjs'), ESM_CHECK)
-      assert.equal(run(process.execPath, ['check.mjs'], project, env).stdout.trim(), 'esm ok')
-      writeFileSync(join(project, 'check.ts'), TS_CHECK)
-      for (const [mode, options] of TS_MODES) {
-        writeFileSync(
-          join(project, 'tsconfig.json'),
-          JSON.stringify({
-            compilerOptions: { ...options, strict: true, outDir: `out-${mode}`, skipLibCheck: false, types: [] },
-            files: ['check.ts'],
-          }),
-        )
-        run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], project, env)
-      }
-      // Run as CommonJS (the project has no "type"): the nodenext and node10 builds.
-      for (const out of ['out-nodenext', 'out-node10']) {
-        assert.equal(run(process.execPath, [`${out}/check.js`], project, env).stdout.trim(), 'ts ok 3 2 function 4 500 v3 function 2', out)
-      }
-
-      // Without the platform package: one clear error, not npm's optional-dependency bug text.
-      rmSync(join(project, 'node_modules', `toolclamp-${PLATFORM}`), { recursive: true })
-      const missing = spawnSync(process.execPath, ['check.cjs'], { cwd: project, encoding: 'utf8', env })
-      assert.notEqual(missing.status, 0)
-      assert.match(missing.stderr, /toolclamp: no native addon for linux-x64 \(glibc\)\. It looked for the package toolclamp-linux-x64-gnu/)
-      assert.match(missing.stderr, /build from source in a clone with Rust installed/)
-      assert.doesNotMatch(missing.stderr.split('\n').find((line) => line.includes('toolclamp: no native addon')), /npm has a bug/)
-    } finally {
-      rmSync(work, { recursive: true, force: true })
+test('the main and linux-x64-gnu packages install from their tarballs without Rust and load from CJS, ESM and TypeScript', {
+  timeout: 240_000,
+  skip: isLinuxX64Glibc ? false : 'the platform package packed here is linux-x64-gnu',
+}, () => {
+  const work = mkdtempSync(join(tmpdir(), 'toolclamp-pack-'))
+  try {
+    // The main package, packed as `npm publish` would: prepack strips the lifecycle
+    // scripts, prepare builds nothing, postpack puts package.json back as it was.
+    const before = readFileSync(join(repoRoot, 'package.json'))
+    const pack = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot)
+    assert.deepEqual(readFileSync(join(repoRoot, 'package.json')), before, 'package.json restored after packing')
+    const [main] = JSON.parse(pack.stdout)
+    const paths = main.files.map((f) => f.path)
+    const entryFiles = ENTRY_STEMS.flatMap((stem) => [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`])
+    for (const required of ['package.json', ...entryFiles, 'binding.js', 'binding.d.ts', 'lib/native.js']) {
+      assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
     }
-  },
-)
+    assert.ok(!paths.some((p) => p.endsWith('.node')), `the main package ships no binary: ${paths.join(', ')}`)
+    assert.ok(!paths.some((p) => /^(__test__|src|crates|scripts|npm|target|docs|examples)\//.test(p)), paths.join(', '))
+    // The README ships (npm shows it, resolving its relative links against the repository);
+    // the docs/ pages it links to are read on GitHub, not from node_modules.
+    assert.ok(paths.includes('README.md'), `README.md is packed: ${paths.join(', ')}`)
+
+    // The platform package: its manifest from npm/, the binary the build wrote.
+    const platformDir = join(work, PLATFORM)
+    mkdirSync(platformDir)
+    for (const file of ['package.json', 'README.md']) copyFileSync(join(repoRoot, 'npm', PLATFORM, file), join(platformDir, file))
+    copyFileSync(join(repoRoot, `toolclamp.${PLATFORM}.node`), join(platformDir, `toolclamp.${PLATFORM}.node`))
+    const [platform] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], platformDir).stdout)
+    assert.deepEqual(platform.files.map((f) => f.path).sort(), ['README.md', 'package.json', `toolclamp.${PLATFORM}.node`])
+
+    const project = join(work, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check', private: true }))
+    const env = { ...process.env, PATH: pathWithoutRust() }
+    assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'no cargo on the install PATH')
+    const install = run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', join(work, main.filename), join(work, platform.filename)],
+      project,
+      env,
+    )
+    assert.doesNotMatch(install.stderr, /EBADENGINE|ERR!|npm error/)
+
+    // What was installed: a manifest with no lifecycle script, the platform package at the same version.
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules/toolclamp/package.json'), 'utf8'))
+    for (const script of ['prepare', 'prepack', 'postpack', 'install', 'postinstall', 'preinstall']) {
+      assert.equal(installed.scripts?.[script], undefined, `no ${script} script`)
+    }
+    assert.equal(installed.optionalDependencies[`toolclamp-${PLATFORM}`], manifest.version)
+    assert.equal(installed.version, manifest.version)
+
+    writeFileSync(join(project, 'check.cjs'), CJS_CHECK)
+    assert.equal(run(process.execPath, ['check.cjs'], project, env).stdout.trim(), 'cjs ok')
+    writeFileSync(join(project, 'check.mjs'), ESM_CHECK)
+    assert.equal(run(process.execPath, ['check.mjs'], project, env).stdout.trim(), 'esm ok')
+    writeFileSync(join(project, 'check.ts'), TS_CHECK)
+    for (const [mode, options] of TS_MODES) {
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { ...options, strict: true, outDir: `out-${mode}`, skipLibCheck: false, types: [] },
+          files: ['check.ts'],
+        }),
+      )
+      run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], project, env)
+    }
+    // Run as CommonJS (the project has no "type"): the nodenext and node10 builds.
+    for (const out of ['out-nodenext', 'out-node10']) {
+      assert.equal(run(process.execPath, [`${out}/check.js`], project, env).stdout.trim(), 'ts ok 3 2 function 4 500 v3 function 2', out)
+    }
+
+    // Without the platform package: one clear error, not npm's optional-dependency bug text.
+    rmSync(join(project, 'node_modules', `toolclamp-${PLATFORM}`), { recursive: true })
+    const missing = spawnSync(process.execPath, ['check.cjs'], { cwd: project, encoding: 'utf8', env })
+    assert.notEqual(missing.status, 0)
+    assert.match(missing.stderr, /toolclamp: no native addon for linux-x64 \(glibc\)\. It looked for the package toolclamp-linux-x64-gnu/)
+    assert.match(missing.stderr, /build from source in a clone with Rust installed/)
+    assert.doesNotMatch(
+      missing.stderr.split('\n').find((line) => line.includes('toolclamp: no native addon')),
+      /npm has a bug/,
+    )
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+})
 
 const hasObjdump = spawnSync('objdump', ['--version']).status === 0
 const glibcSkip = !isLinuxX64Glibc ? 'a Linux x64 glibc build' : !hasObjdump ? 'objdump (binutils) is not installed' : false
@@ -200,7 +213,9 @@ test('every platform package: napi-rs manifest, same version, listed by the main
   assert.deepEqual([...manifest.napi.targets].sort(), Object.keys(names).sort())
   assert.deepEqual(
     Object.keys(manifest.optionalDependencies).sort(),
-    Object.values(names).map(([name]) => `toolclamp-${name}`).sort(),
+    Object.values(names)
+      .map(([name]) => `toolclamp-${name}`)
+      .sort(),
   )
   for (const [name, os, cpu, libc] of Object.values(names)) {
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'npm', name, 'package.json'), 'utf8'))

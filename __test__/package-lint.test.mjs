@@ -32,6 +32,10 @@ test('are the types wrong: no problem for any resolution mode', { timeout: 120_0
   for (const [entrypoint, { resolutions }] of Object.entries(entrypoints)) {
     if (entrypoint === './package.json') continue
     const modes = Object.entries(resolutions).filter(([, r]) => r.resolution?.isTypeScript)
-    assert.deepEqual(modes.map(([mode]) => mode).sort(), ['bundler', 'node10', 'node16-cjs', 'node16-esm'], `${entrypoint}: every resolution mode finds TypeScript types`)
+    assert.deepEqual(
+      modes.map(([mode]) => mode).sort(),
+      ['bundler', 'node10', 'node16-cjs', 'node16-esm'],
+      `${entrypoint}: every resolution mode finds TypeScript types`,
+    )
   }
 })

@@ -160,7 +160,12 @@ describe('readPartial', () => {
     assert.deepEqual(Buffer.concat(pages.map((p) => bytes.subarray(p.startByte, p.endByte))), bytes)
     // Invalid UTF-8 reads as Buffer#toString reads it.
     const bad = Buffer.from([0x61, 0xff, 0x0a, 0x62, 0xc3])
-    assert.equal(allPages(bad, { maxLines: 2 }).map((p) => p.page).join(''), bad.toString('utf8'))
+    assert.equal(
+      allPages(bad, { maxLines: 2 })
+        .map((p) => p.page)
+        .join(''),
+      bad.toString('utf8'),
+    )
   })
 
   test("onOverflow: 'error' fails closed", () => {
@@ -186,8 +191,18 @@ describe('readPartial', () => {
   test('empty text and texts without a final newline', () => {
     assert.equal(readPartial('').text, '')
     assert.equal(readPartial('').totalLines, 0)
-    assert.equal(allPages('a\nb', { maxLines: 2 }).map((p) => p.page).join(''), 'a\nb')
-    assert.equal(allPages('a\r\nb\r\n', { maxBytes: 100, maxLines: 5 }).map((p) => p.page).join(''), 'a\r\nb\r\n')
+    assert.equal(
+      allPages('a\nb', { maxLines: 2 })
+        .map((p) => p.page)
+        .join(''),
+      'a\nb',
+    )
+    assert.equal(
+      allPages('a\r\nb\r\n', { maxBytes: 100, maxLines: 5 })
+        .map((p) => p.page)
+        .join(''),
+      'a\r\nb\r\n',
+    )
   })
 
   test('invalid options throw, naming the option and value', () => {
@@ -195,7 +210,11 @@ describe('readPartial', () => {
     const cases = [
       [() => readPartial(5), TypeError, 'text must be a string, Buffer or Uint8Array, got 5'],
       [() => readPartial(text, []), TypeError, 'options must be an object, got an array'],
-      [() => readPartial(text, { limit: 5 }), TypeError, 'unknown option "limit"; expected one of maxBytes, maxLines, maxTokens, tokenizer, offset, column, onOverflow'],
+      [
+        () => readPartial(text, { limit: 5 }),
+        TypeError,
+        'unknown option "limit"; expected one of maxBytes, maxLines, maxTokens, tokenizer, offset, column, onOverflow',
+      ],
       [() => readPartial(text, { maxbytes: 5 }), TypeError, 'unknown option "maxbytes"; did you mean "maxBytes"?'],
       [() => readPartial(text, { maxBytes: 3 }), RangeError, 'maxBytes must be an integer of at least 4 or Infinity, got 3'],
       [() => readPartial(text, { maxLines: 0 }), RangeError, 'maxLines must be an integer of at least 1 or Infinity, got 0'],
@@ -217,7 +236,10 @@ describe('properties', () => {
   const PIECES = ['a', 'bc', '\n', '\n', '\r\n', '\r', 'é', '日', '😀', '\uD800', '\uDC00', '\0']
   const piece = fc.constantFrom(...PIECES)
   const textArb = fc
-    .array(fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(120)).map(([p, n]) => p.repeat(n)) }), { maxLength: 100 })
+    .array(
+      fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(120)).map(([p, n]) => p.repeat(n)) }),
+      { maxLength: 100 },
+    )
     .map((parts) => parts.join(''))
   const budgets = fc.record({
     maxBytes: fc.oneof(fc.integer({ min: 130, max: 400 }), fc.constant(Infinity)),
@@ -275,8 +297,14 @@ test('maxTokens bounds the estimated tokens of each page and its banner (3 bytes
       assert.deepEqual(view, readPartial(text, { maxBytes: maxTokens * 3, offset }))
     }),
   )
-  assert.throws(() => readPartial(text, { maxTokens: 1 }), { name: 'RangeError', message: 'maxTokens must be an integer of at least 2 or Infinity, got 1' })
-  assert.throws(() => readPartial(text, { maxTokens: 5, tokenizer: 'o200k' }), { name: 'TypeError', message: 'tokenizer must be "estimate", got "o200k"' })
+  assert.throws(() => readPartial(text, { maxTokens: 1 }), {
+    name: 'RangeError',
+    message: 'maxTokens must be an integer of at least 2 or Infinity, got 1',
+  })
+  assert.throws(() => readPartial(text, { maxTokens: 5, tokenizer: 'o200k' }), {
+    name: 'TypeError',
+    message: 'tokenizer must be "estimate", got "o200k"',
+  })
 })
 
 // ---- A page under a tool wrapper with a smaller budget
@@ -325,7 +353,10 @@ describe('a page cut further by a tool wrapper', () => {
     assert.equal(lines.at(-2), 'row 499: ' + 'x'.repeat(50))
     assert.equal(measure(smaller).lines, 500)
     // The same through a content block and any strategy or notice: a page is never cut in the middle.
-    const block = hardTruncateToolPayload({ content: [{ type: 'text', text: readPartial(file).text }] }, { maxBytes: 10_000, strategy: 'tail', notice: '<cut>' })
+    const block = hardTruncateToolPayload(
+      { content: [{ type: 'text', text: readPartial(file).text }] },
+      { maxBytes: 10_000, strategy: 'tail', notice: '<cut>' },
+    )
     assert.match(block.content[0].text, /^\[PARTIAL view: lines 1–\d+ of 5,000 shown .*Continue with offset=\d+\.\]\nrow 1: /)
     assert.ok(Buffer.byteLength(block.content[0].text) <= 10_000)
     // Reading on through the wrapper visits every line once, in order.
@@ -359,17 +390,25 @@ describe('a page cut further by a tool wrapper', () => {
     const PIECES = ['a', 'bc', ' ', '\n', '\n', '\r\n', 'é', '日', '😀']
     const piece = fc.constantFrom(...PIECES)
     const fileArb = fc
-      .array(fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(200)).map(([p, n]) => p.repeat(n)) }), {
-        minLength: 1,
-        maxLength: 200,
-      })
+      .array(
+        fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(200)).map(([p, n]) => p.repeat(n)) }),
+        {
+          minLength: 1,
+          maxLength: 200,
+        },
+      )
       .map((parts) => parts.join(''))
-    const budget = (min, max) => fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constant(undefined) })
+    const budget = (min, max) =>
+      fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constant(undefined) })
     const readArb = fc.record({ maxBytes: budget(400, 3000), maxLines: budget(2, 60) }, { requiredKeys: [] })
     // Room for a banner line and one more (an MCP result's isError takes a line too).
     const wrapArb = fc.record({ maxChars: budget(250, 2000), maxBytes: budget(250, 2000), maxLines: budget(3, 40) }, { requiredKeys: [] })
     const shapeArb = fc.constantFrom('string', 'block', 'mcp')
-    const shaped = { string: (t) => t, block: (t) => [{ type: 'text', text: t }], mcp: (t) => ({ content: [{ type: 'text', text: t }], isError: false }) }
+    const shaped = {
+      string: (t) => t,
+      block: (t) => [{ type: 'text', text: t }],
+      mcp: (t) => ({ content: [{ type: 'text', text: t }], isError: false }),
+    }
     const textOf = { string: (r) => r, block: (r) => r[0].text, mcp: (r) => r.content[0].text }
     fc.assert(
       fc.property(fileArb, readArb, wrapArb, fc.nat(), fc.boolean(), shapeArb, (file, read, wrap, start, asBuffer, shape) => {
@@ -387,7 +426,10 @@ describe('a page cut further by a tool wrapper', () => {
         const mcp = shape === 'mcp' ? 1 : 0 // `{"isError":false}`, one line and 17 bytes of the budget
         for (const text of texts) {
           const m = measure(text)
-          assert.ok(m.chars + 17 * mcp <= budget.maxChars && m.bytes + 17 * mcp <= budget.maxBytes && m.lines + mcp <= budget.maxLines, `${JSON.stringify(m)} over ${JSON.stringify(budget)}`)
+          assert.ok(
+            m.chars + 17 * mcp <= budget.maxChars && m.bytes + 17 * mcp <= budget.maxBytes && m.lines + mcp <= budget.maxLines,
+            `${JSON.stringify(m)} over ${JSON.stringify(budget)}`,
+          )
           assert.ok(m.bytes <= readBudget.maxBytes && m.lines <= readBudget.maxLines)
         }
       }),

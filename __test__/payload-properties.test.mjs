@@ -22,7 +22,9 @@ const DEFAULT_BUDGETS = { maxBytes: 51200, maxLines: 2000 }
 const PIECES = ['a', 'b', 'Z', ' ', '\n', '\r\n', 'é', '日', '😀', '\uD800', '\uDC00']
 const piece = fc.constantFrom(...PIECES)
 const run = fc.tuple(piece, fc.integer({ min: 2, max: 40 })).map(([p, n]) => p.repeat(n))
-const textArb = fc.array(fc.oneof({ weight: 12, arbitrary: piece }, { weight: 1, arbitrary: run }), { maxLength: 30 }).map((parts) => parts.join(''))
+const textArb = fc
+  .array(fc.oneof({ weight: 12, arbitrary: piece }, { weight: 1, arbitrary: run }), { maxLength: 30 })
+  .map((parts) => parts.join(''))
 
 const textBlock = fc.oneof(
   textArb.map((text) => ({ type: 'text', text })),
@@ -99,7 +101,11 @@ function textOf(block) {
   return undefined
 }
 
-const joinedText = (blocks) => blocks.map(textOf).filter((t) => t !== undefined).join('')
+const joinedText = (blocks) =>
+  blocks
+    .map(textOf)
+    .filter((t) => t !== undefined)
+    .join('')
 
 /** The budgets that apply: each one not given keeps its default. */
 function budgetsOf(limits) {
@@ -338,11 +344,26 @@ describe('what a framework sends is within the budget, whatever the value and it
     valueArb.map((v) => [{ type: 'function_call_output', call_id: 'c', output: v }]),
     fc.tuple(valueArb, valueArb).map(([v, artifact]) => [[v, artifact], { responseFormat: 'content_and_artifact' }]),
     messageContent.map((c) => [toolMessage(c)]),
-    fc.tuple(messageContent, messageContent).map(([a, b]) => [{ lc_direct_tool_output: true, update: { messages: [toolMessage(a), toolMessage(b)] } }]),
+    fc
+      .tuple(messageContent, messageContent)
+      .map(([a, b]) => [{ lc_direct_tool_output: true, update: { messages: [toolMessage(a), toolMessage(b)] } }]),
     messageContent.map((c) => [{ lc_direct_tool_output: true, update: { messages: toolMessage(c) } }]),
-    fc.tuple(messageContent, valueArb).map(([c, v]) => [{ lc_direct_tool_output: true, update: [['messages', [toolMessage(c)]], ['state', v]] }]),
+    fc.tuple(messageContent, valueArb).map(([c, v]) => [
+      {
+        lc_direct_tool_output: true,
+        update: [
+          ['messages', [toolMessage(c)]],
+          ['state', v],
+        ],
+      },
+    ]),
   )
-  const size = (min, max) => fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(Infinity) }, { weight: 6, arbitrary: fc.integer({ min, max }) })
+  const size = (min, max) =>
+    fc.oneof(
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constant(Infinity) },
+      { weight: 6, arbitrary: fc.integer({ min, max }) },
+    )
   const limitsArb = fc.record(
     { maxChars: size(64, 4000), maxBytes: size(64, 4000), maxLines: size(3, 80), strategy: fc.constantFrom('head', 'tail', 'headTail') },
     { requiredKeys: [] },
@@ -359,7 +380,8 @@ describe('what a framework sends is within the budget, whatever the value and it
         assertSentWithin(clamped, given)
         assertSentWithin(wrapExecute(() => value, given)(), given)
         const detailsFit = Buffer.byteLength(JSON.stringify(value?.details) ?? '') <= DETAILS_MAX_BYTES
-        if (detailsFit && fitsBudget(sentSize(value, given), payloadBudget(given))) assert.equal(clamped, value, 'fits, yet not the same value')
+        if (detailsFit && fitsBudget(sentSize(value, given), payloadBudget(given)))
+          assert.equal(clamped, value, 'fits, yet not the same value')
         // The MCP convention: a text block holding structuredContent's JSON holds the clamped value's.
         if (Array.isArray(value?.content) && value.content.length === 2 && value.structuredContent !== undefined) {
           const mirror = clamped.content[1].text

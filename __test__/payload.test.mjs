@@ -24,8 +24,7 @@ const ERROR_CUT = { ...ERROR_LIMITS, strategy: 'headTail', headRatio: 0.3, snap:
 // ---- Helpers
 
 /** `count` lines `${prefix} 1\n`, `${prefix} 2\n`, ... */
-const numberedLines = (count, prefix = 'line') =>
-  Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join('')
+const numberedLines = (count, prefix = 'line') => Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join('')
 
 const text = (t) => ({ type: 'text', text: t })
 const resource = (t, uri = 'file:///notes.txt') => ({ type: 'resource', resource: { uri, mimeType: 'text/plain', text: t } })
@@ -38,8 +37,11 @@ function textOf(block) {
 }
 
 /** All text of a list of blocks, in order, as the budget sees it. */
-const joinedText = (blocks) => blocks.map(textOf).filter((t) => t !== undefined).join('')
-
+const joinedText = (blocks) =>
+  blocks
+    .map(textOf)
+    .filter((t) => t !== undefined)
+    .join('')
 
 /** A property that fails the test if anything reads it. */
 function untouchable(object, key) {
@@ -166,7 +168,9 @@ describe('hardTruncateToolPayload: defaults and shapes', () => {
 
   test('a { content } object parsed from JSON keeps an own "__proto__" key as a key, and its prototype', () => {
     // JSON.parse makes "__proto__" an ordinary own key; copying it must not set the prototype.
-    const input = JSON.parse(`{"__proto__": {"injected": true}, "content": [{"type": "text", "text": ${JSON.stringify(numberedLines(50))}}]}`)
+    const input = JSON.parse(
+      `{"__proto__": {"injected": true}, "content": [{"type": "text", "text": ${JSON.stringify(numberedLines(50))}}]}`,
+    )
     assert.ok(Object.hasOwn(input, '__proto__'))
     const clamped = hardTruncateToolPayload(input, { maxLines: 10 })
     assert.equal(Object.getPrototypeOf(clamped), Object.prototype)
@@ -675,7 +679,10 @@ describe('wrapOnUpdate', () => {
   })
 
   test('invalid limits throw at wrap time, even with no onUpdate', () => {
-    assert.throws(() => wrapOnUpdate(undefined, { maxbytes: 5 }), { name: 'TypeError', message: 'unknown option "maxbytes"; did you mean "maxBytes"?' })
+    assert.throws(() => wrapOnUpdate(undefined, { maxbytes: 5 }), {
+      name: 'TypeError',
+      message: 'unknown option "maxbytes"; did you mean "maxBytes"?',
+    })
     assert.throws(() => wrapOnUpdate(() => {}, { strategy: 'middle' }), TypeError)
     assert.throws(() => wrapOnUpdate(() => {}, 5), TypeError)
   })
@@ -772,7 +779,10 @@ describe('wrapExecute', () => {
       })(),
       (error) => error.cause === original && fits(error.message, ERROR_LIMITS),
     )
-    await assert.rejects(wrapExecute(() => Promise.reject('r'.repeat(100000)))(), (error) => error instanceof Error && fits(error.message, ERROR_LIMITS))
+    await assert.rejects(
+      wrapExecute(() => Promise.reject('r'.repeat(100000)))(),
+      (error) => error instanceof Error && fits(error.message, ERROR_LIMITS),
+    )
   })
 
   test('a throw inside an async iterable is re-thrown clamped', async () => {
@@ -809,7 +819,10 @@ describe('wrapExecute', () => {
   })
 
   test('invalid limits throw at wrap time', () => {
-    assert.throws(() => wrapExecute(() => {}, { maxbytes: 5 }), { name: 'TypeError', message: 'unknown option "maxbytes"; did you mean "maxBytes"?' })
+    assert.throws(() => wrapExecute(() => {}, { maxbytes: 5 }), {
+      name: 'TypeError',
+      message: 'unknown option "maxbytes"; did you mean "maxBytes"?',
+    })
     assert.throws(() => wrapExecute(() => {}, { strategy: 'middle' }), TypeError)
     assert.throws(() => wrapExecute(() => {}, 5), { name: 'TypeError', message: 'limits must be an object, got 5' })
   })
@@ -959,7 +972,10 @@ describe('wrapToolWithHardOutputTruncate', () => {
       }),
       { maxLines: 7 },
     )
-    assert.throws(() => fewLines.execute('1', {}), (error) => measure(error.message).lines <= 7)
+    assert.throws(
+      () => fewLines.execute('1', {}),
+      (error) => measure(error.message).lines <= 7,
+    )
   })
 
   test('invalid limits throw at wrap time, including ones a limits function returns', () => {

@@ -4,13 +4,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import {
-  stringTruncateHead,
-  stringTruncateTail,
-  stringTruncateHeadTail,
-  truncateText,
-  measureText,
-} from '../index.mjs'
+import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } from '../index.mjs'
 import {
   measure,
   isSafeCut,
@@ -54,19 +48,13 @@ const budget = (max) =>
     { weight: 6, arbitrary: fc.integer({ min: 0, max }) },
   )
 const hasBudget = (limits) => Object.values(limits).some((v) => v !== undefined)
-const limitsArb = fc
-  .record({ maxChars: budget(200), maxBytes: budget(300), maxLines: budget(30) }, { requiredKeys: [] })
-  .filter(hasBudget)
+const limitsArb = fc.record({ maxChars: budget(200), maxBytes: budget(300), maxLines: budget(30) }, { requiredKeys: [] }).filter(hasBudget)
 /** What string functions take: a number (maxChars) or a limits object. */
 const limitArgArb = fc.oneof({ weight: 4, arbitrary: limitsArb }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 200 }) })
 const toLimits = (limit) => (typeof limit === 'number' ? { maxChars: limit } : limit)
 
 const strategyArb = fc.constantFrom('head', 'tail', 'headTail')
-const headRatioArb = fc.oneof(
-  fc.constant(undefined),
-  fc.constantFrom(0, 0.5, 1),
-  fc.double({ min: 0, max: 1, noNaN: true }),
-)
+const headRatioArb = fc.oneof(fc.constant(undefined), fc.constantFrom(0, 0.5, 1), fc.double({ min: 0, max: 1, noNaN: true }))
 
 // Named so that counterexamples say which notice was used.
 function whereAndCount(facts) {
@@ -96,16 +84,12 @@ const steadyNoticeArb = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(whereAndCount, fixedText) },
 )
 /** Adds a notice that names the offsets, which grow or shrink with what is kept. */
-const noticeArb = fc.oneof(
-  { weight: 8, arbitrary: steadyNoticeArb },
-  { weight: 1, arbitrary: fc.constant('<{headEnd}|{tailStart}>') },
-)
+const noticeArb = fc.oneof({ weight: 8, arbitrary: steadyNoticeArb }, { weight: 1, arbitrary: fc.constant('<{headEnd}|{tailStart}>') })
 
 const caseArb = (notice = noticeArb) =>
   fc.record({ text: textArb, limits: limitsArb, strategy: strategyArb, headRatio: headRatioArb, notice })
 
-const clamp = (c) =>
-  truncateText(c.text, { ...c.limits, strategy: c.strategy, headRatio: c.headRatio, notice: c.notice })
+const clamp = (c) => truncateText(c.text, { ...c.limits, strategy: c.strategy, headRatio: c.headRatio, notice: c.notice })
 
 // ---- Helpers over a result
 
@@ -265,7 +249,8 @@ describe('properties', () => {
   })
 
   test('options objects are never mutated', () => {
-    const snapshot = (value) => JSON.stringify(value, (_, v) => (typeof v === 'function' ? `fn:${v.name}` : v === Infinity ? 'Infinity' : v))
+    const snapshot = (value) =>
+      JSON.stringify(value, (_, v) => (typeof v === 'function' ? `fn:${v.name}` : v === Infinity ? 'Infinity' : v))
     check(
       fc.property(caseArb(), (c) => {
         const options = deepFreeze({ ...c.limits, strategy: c.strategy, headRatio: c.headRatio, notice: c.notice })
@@ -287,18 +272,21 @@ describe('properties', () => {
 
   test('head and tail keep as much as the notice they use allows', () => {
     check(
-      fc.property(caseArb(steadyNoticeArb).filter((c) => c.strategy !== 'headTail'), (c) => {
-        const r = clamp(c)
-        if (!r.truncated) return
-        const { notice } = noticeUsed(c, r)
-        assert.notEqual(notice, undefined, 'the glue is a known notice')
-        const best = (c.strategy === 'head' ? referenceHead : referenceTail)(c.text, c.limits, notice)
-        assert.deepEqual(
-          { headEnd: r.headEnd, tailStart: r.tailStart },
-          { headEnd: best.headEnd, tailStart: best.tailStart },
-          `notice ${JSON.stringify(notice)}`,
-        )
-      }),
+      fc.property(
+        caseArb(steadyNoticeArb).filter((c) => c.strategy !== 'headTail'),
+        (c) => {
+          const r = clamp(c)
+          if (!r.truncated) return
+          const { notice } = noticeUsed(c, r)
+          assert.notEqual(notice, undefined, 'the glue is a known notice')
+          const best = (c.strategy === 'head' ? referenceHead : referenceTail)(c.text, c.limits, notice)
+          assert.deepEqual(
+            { headEnd: r.headEnd, tailStart: r.tailStart },
+            { headEnd: best.headEnd, tailStart: best.tailStart },
+            `notice ${JSON.stringify(notice)}`,
+          )
+        },
+      ),
     )
   })
 
@@ -308,15 +296,18 @@ describe('properties', () => {
   // the cuts that fit with their own notice. Every notice here behaves like a template.
   test('head and tail keep exactly what the reference keeps', () => {
     check(
-      fc.property(caseArb().filter((c) => c.strategy !== 'headTail'), (c) => {
-        const r = clamp(c)
-        const expected = referenceClamp(c.text, c.limits, c.strategy, c.notice)
-        assert.deepEqual(
-          { text: r.text, headEnd: r.headEnd, tailStart: r.tailStart },
-          { text: expected.text, headEnd: expected.headEnd, tailStart: expected.tailStart },
-          `reference notice ${JSON.stringify(expected.notice)}`,
-        )
-      }),
+      fc.property(
+        caseArb().filter((c) => c.strategy !== 'headTail'),
+        (c) => {
+          const r = clamp(c)
+          const expected = referenceClamp(c.text, c.limits, c.strategy, c.notice)
+          assert.deepEqual(
+            { text: r.text, headEnd: r.headEnd, tailStart: r.tailStart },
+            { text: expected.text, headEnd: expected.headEnd, tailStart: expected.tailStart },
+            `reference notice ${JSON.stringify(expected.notice)}`,
+          )
+        },
+      ),
     )
   })
 
@@ -325,8 +316,7 @@ describe('properties', () => {
    * for its cut (`(headEnd, tailStart) => notice`).
    */
   function assertNoRoomLeft(c, r, noticeAt) {
-    const fitsWith = (headEnd, tailStart) =>
-      layoutFits('headTail', c.text, headEnd, tailStart, noticeAt(headEnd, tailStart), c.limits)
+    const fitsWith = (headEnd, tailStart) => layoutFits('headTail', c.text, headEnd, tailStart, noticeAt(headEnd, tailStart), c.limits)
     let longerHead = r.headEnd + 1
     while (!isSafeCut(c.text, longerHead)) longerHead++
     if (longerHead <= r.tailStart) assert.ok(!fitsWith(longerHead, r.tailStart), `head could end at ${longerHead}`)
@@ -339,16 +329,19 @@ describe('properties', () => {
   // carry when the caller's notice (template or function) is used, else with the notice used.
   test('headTail: neither kept part can grow by one safe step with the notice it would carry', () => {
     check(
-      fc.property(caseArb().filter((c) => c.strategy === 'headTail'), (c) => {
-        const r = clamp(c)
-        if (!r.truncated) return
-        const { notice, rendered } = noticeUsed(c, r)
-        assert.notEqual(notice, undefined, 'the glue is a known notice')
-        const follows = c.notice !== undefined && notice === rendered
-        const noticeAt = (headEnd, tailStart) =>
-          follows ? renderNotice(c.notice, noticeFacts(c.text, c.limits, 'headTail', headEnd, tailStart)) : notice
-        assertNoRoomLeft(c, r, noticeAt)
-      }),
+      fc.property(
+        caseArb().filter((c) => c.strategy === 'headTail'),
+        (c) => {
+          const r = clamp(c)
+          if (!r.truncated) return
+          const { notice, rendered } = noticeUsed(c, r)
+          assert.notEqual(notice, undefined, 'the glue is a known notice')
+          const follows = c.notice !== undefined && notice === rendered
+          const noticeAt = (headEnd, tailStart) =>
+            follows ? renderNotice(c.notice, noticeFacts(c.text, c.limits, 'headTail', headEnd, tailStart)) : notice
+          assertNoRoomLeft(c, r, noticeAt)
+        },
+      ),
     )
   })
 
@@ -365,26 +358,32 @@ describe('properties', () => {
   // with the same notice would also fit with its own, so the library left room unused.
   test('headTail: neither kept part can grow by one more safe step with the notice used', () => {
     check(
-      fc.property(caseArb(steadyNoticeArb).filter((c) => c.strategy === 'headTail' && c.notice !== ''), (c) => {
-        const r = clamp(c)
-        if (!r.truncated) return
-        const { notice } = noticeUsed(c, r)
-        assert.notEqual(notice, undefined, 'the glue is a known notice')
-        // The no-notice case has its own test below.
-        if (notice !== '') assertNoRoomLeft(c, r, () => notice)
-      }),
+      fc.property(
+        caseArb(steadyNoticeArb).filter((c) => c.strategy === 'headTail' && c.notice !== ''),
+        (c) => {
+          const r = clamp(c)
+          if (!r.truncated) return
+          const { notice } = noticeUsed(c, r)
+          assert.notEqual(notice, undefined, 'the glue is a known notice')
+          // The no-notice case has its own test below.
+          if (notice !== '') assertNoRoomLeft(c, r, () => notice)
+        },
+      ),
     )
   })
 
   // With no notice the head and tail meet on one line, which then counts once.
   test('headTail without a notice: neither kept part can grow by one more safe step', () => {
     check(
-      fc.property(caseArb(fc.constant('')).filter((c) => c.strategy === 'headTail'), (c) => {
-        const r = clamp(c)
-        if (!r.truncated) return
-        assert.equal(r.text, keptHead(c, r) + keptTail(c, r))
-        assertNoRoomLeft(c, r, () => '')
-      }),
+      fc.property(
+        caseArb(fc.constant('')).filter((c) => c.strategy === 'headTail'),
+        (c) => {
+          const r = clamp(c)
+          if (!r.truncated) return
+          assert.equal(r.text, keptHead(c, r) + keptTail(c, r))
+          assertNoRoomLeft(c, r, () => '')
+        },
+      ),
     )
   })
 })

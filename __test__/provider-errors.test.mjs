@@ -13,13 +13,28 @@ const ANTHROPIC = 'prompt is too long: 208310 tokens > 200000 maximum'
 
 describe('classifyProviderError', () => {
   test('a string, an Error and its cause chain', () => {
-    assert.deepEqual(classifyProviderError(ANTHROPIC), { kind: 'context_overflow', provider: 'anthropic', limitTokens: 200000, requestedTokens: 208310 })
+    assert.deepEqual(classifyProviderError(ANTHROPIC), {
+      kind: 'context_overflow',
+      provider: 'anthropic',
+      limitTokens: 200000,
+      requestedTokens: 208310,
+    })
     const wrapped = new Error('agent step failed', { cause: new Error('request failed', { cause: new Error(OPENAI) }) })
-    assert.deepEqual(classifyProviderError(wrapped), { kind: 'context_overflow', provider: 'openai', limitTokens: 128000, requestedTokens: 130532 })
+    assert.deepEqual(classifyProviderError(wrapped), {
+      kind: 'context_overflow',
+      provider: 'openai',
+      limitTokens: 128000,
+      requestedTokens: 130532,
+    })
   })
 
   test('a pi-ai assistant message that ended in an error', () => {
-    const message = { role: 'assistant', content: [], stopReason: 'error', errorMessage: `400 ${JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: ANTHROPIC } })}` }
+    const message = {
+      role: 'assistant',
+      content: [],
+      stopReason: 'error',
+      errorMessage: `400 ${JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: ANTHROPIC } })}`,
+    }
     assert.equal(classifyProviderError(message).provider, 'anthropic')
     assert.equal(isContextOverflowError(message), true)
   })
@@ -28,26 +43,44 @@ describe('classifyProviderError', () => {
     const error = Object.assign(new Error('Bad Request'), {
       name: 'AI_APICallError',
       statusCode: 400,
-      responseBody: JSON.stringify({ error: { message: 'Invalid request', type: 'invalid_request_error', code: 'context_length_exceeded' } }),
+      responseBody: JSON.stringify({
+        error: { message: 'Invalid request', type: 'invalid_request_error', code: 'context_length_exceeded' },
+      }),
     })
     assert.equal(classifyProviderError(error).kind, 'context_overflow')
   })
 
   test('OpenAI and Anthropic SDK errors: status, error, code', () => {
-    const openai = Object.assign(new Error('400 Bad request'), { status: 400, code: 'context_length_exceeded', error: { message: 'Bad request' } })
+    const openai = Object.assign(new Error('400 Bad request'), {
+      status: 400,
+      code: 'context_length_exceeded',
+      error: { message: 'Bad request' },
+    })
     assert.equal(classifyProviderError(openai).kind, 'context_overflow')
-    const anthropic = Object.assign(new Error('413'), { status: 413, error: { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } } })
+    const anthropic = Object.assign(new Error('413'), {
+      status: 413,
+      error: { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } },
+    })
     assert.deepEqual(classifyProviderError(anthropic), { kind: 'payload_too_large', provider: 'anthropic' })
     assert.equal(isContextOverflowError(anthropic), true)
   })
 
   test('rate limits and quotas are never overflows, whatever the status', () => {
-    const tpm = { status: 413, message: 'Request too large for model `llama-3.3-70b` on tokens per minute (TPM): Limit 6000, Requested 9000' }
+    const tpm = {
+      status: 413,
+      message: 'Request too large for model `llama-3.3-70b` on tokens per minute (TPM): Limit 6000, Requested 9000',
+    }
     assert.deepEqual(classifyProviderError(tpm), { kind: 'rate_limit' })
     assert.equal(isContextOverflowError(tpm), false)
     assert.equal(classifyProviderError({ status: 429, message: 'slow down' }).kind, 'rate_limit')
-    assert.equal(classifyProviderError(new Error('ThrottlingException: Too many tokens, please wait before trying again.')).kind, 'rate_limit')
-    assert.equal(classifyProviderError({ error: { code: 'insufficient_quota', message: 'You exceeded your current quota' } }).kind, 'rate_limit')
+    assert.equal(
+      classifyProviderError(new Error('ThrottlingException: Too many tokens, please wait before trying again.')).kind,
+      'rate_limit',
+    )
+    assert.equal(
+      classifyProviderError({ error: { code: 'insufficient_quota', message: 'You exceeded your current quota' } }).kind,
+      'rate_limit',
+    )
   })
 
   test('other errors, and anything that is no error', () => {
@@ -59,7 +92,12 @@ describe('classifyProviderError', () => {
   })
 
   test('hostile errors: throwing getters, revoked proxies, cycles, huge messages', () => {
-    const throwing = { get message() { throw new Error('no') }, status: 413 }
+    const throwing = {
+      get message() {
+        throw new Error('no')
+      },
+      status: 413,
+    }
     assert.deepEqual(classifyProviderError(throwing), { kind: 'payload_too_large' })
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
@@ -89,9 +127,16 @@ const COLLECTED = JSON.parse(readFileSync(new URL('./fixtures/provider-errors.js
 describe('classifyProviderError on collected provider texts', () => {
   test('the collection: over 100 texts, every kind, each with a public source', () => {
     assert.ok(COLLECTED.length > 100)
-    for (const kind of ['context_overflow', 'payload_too_large', 'rate_limit', 'other']) assert.ok(COLLECTED.some((c) => c.kind === kind), kind)
+    for (const kind of ['context_overflow', 'payload_too_large', 'rate_limit', 'other'])
+      assert.ok(
+        COLLECTED.some((c) => c.kind === kind),
+        kind,
+      )
     for (const { text, source } of COLLECTED) {
-      const named = typeof source.url === 'string' ? /^https:\/\//.test(source.url) : /^[\w.-]+\/[\w.-]+$/.test(source.repo) && typeof source.path === 'string'
+      const named =
+        typeof source.url === 'string'
+          ? /^https:\/\//.test(source.url)
+          : /^[\w.-]+\/[\w.-]+$/.test(source.repo) && typeof source.path === 'string'
       assert.ok(named, text)
     }
   })
@@ -102,7 +147,9 @@ describe('classifyProviderError on collected provider texts', () => {
       const error = { message: c.text, ...(c.status === undefined ? {} : { status: c.status }) }
       const got = classifyProviderError(error)
       const want = { kind: got.kind === c.kind ? c.kind : `${c.kind}`, limitTokens: c.limitTokens, requestedTokens: c.requestedTokens }
-      const same = got.kind === c.kind && (c.kind !== 'context_overflow' || (got.limitTokens === want.limitTokens && got.requestedTokens === want.requestedTokens))
+      const same =
+        got.kind === c.kind &&
+        (c.kind !== 'context_overflow' || (got.limitTokens === want.limitTokens && got.requestedTokens === want.requestedTokens))
       if (!same) wrong.push(`${JSON.stringify(got)} for ${c.kind}: ${c.text}`)
     }
     assert.deepEqual(wrong, [])
@@ -122,12 +169,21 @@ describe('classifyProviderError on collected provider texts', () => {
     assert.equal(classifyProviderError('Throttling error: Too many tokens, please wait before trying again.').kind, 'rate_limit')
     assert.equal(classifyProviderError({ status: 429, message: 'Resource exhausted. Please try again later.' }).kind, 'rate_limit')
     assert.equal(classifyProviderError('Resource exhausted').kind, 'rate_limit')
-    assert.equal(classifyProviderError('max_tokens is too large: 100000. This model supports at most 16384 completion tokens').kind, 'other')
+    assert.equal(
+      classifyProviderError('max_tokens is too large: 100000. This model supports at most 16384 completion tokens').kind,
+      'other',
+    )
   })
 
   test('numbers are read where the text states them: "you requested" is the whole request', () => {
-    const text = "This model's maximum context length is 4097 tokens, however you requested 10240 tokens (10000 in your prompt; 240 for the completion)."
-    assert.deepEqual(classifyProviderError(text), { kind: 'context_overflow', provider: 'openai', limitTokens: 4097, requestedTokens: 10240 })
+    const text =
+      "This model's maximum context length is 4097 tokens, however you requested 10240 tokens (10000 in your prompt; 240 for the completion)."
+    assert.deepEqual(classifyProviderError(text), {
+      kind: 'context_overflow',
+      provider: 'openai',
+      limitTokens: 4097,
+      requestedTokens: 10240,
+    })
     const sum = classifyProviderError('input length and `max_tokens` exceed context limit: 190000 + 32000 > 200000')
     assert.deepEqual([sum.limitTokens, sum.requestedTokens], [200000, 222000])
   })
@@ -146,13 +202,24 @@ describe('classifyProviderError on retries and hostile errors', () => {
   test('an AI SDK RetryError is classified by its last error', () => {
     const overloaded = apiError(529, 'Overloaded')
     const tooLong = apiError(400, 'prompt is too long: 208310 tokens > 200000 maximum')
-    assert.deepEqual(classifyProviderError(retryError([overloaded, tooLong])), { kind: 'context_overflow', provider: 'anthropic', limitTokens: 200000, requestedTokens: 208310 })
+    assert.deepEqual(classifyProviderError(retryError([overloaded, tooLong])), {
+      kind: 'context_overflow',
+      provider: 'anthropic',
+      limitTokens: 200000,
+      requestedTokens: 208310,
+    })
     assert.equal(isContextOverflowError(retryError([overloaded, tooLong])), true)
     assert.equal(classifyProviderError(retryError([tooLong, overloaded])).kind, 'rate_limit')
     // Without `lastError`, its `errors` array's last one; a message alone, from its "Last error:".
     const { lastError, ...rest } = retryError([overloaded, tooLong])
-    assert.equal(classifyProviderError(Object.assign(new Error(rest.message), { name: rest.name, errors: rest.errors })).kind, 'context_overflow')
-    assert.equal(classifyProviderError(new Error('Failed after 2 attempts. Last error: Overloaded. Last error: prompt is too long')).kind, 'context_overflow')
+    assert.equal(
+      classifyProviderError(Object.assign(new Error(rest.message), { name: rest.name, errors: rest.errors })).kind,
+      'context_overflow',
+    )
+    assert.equal(
+      classifyProviderError(new Error('Failed after 2 attempts. Last error: Overloaded. Last error: prompt is too long')).kind,
+      'context_overflow',
+    )
     assert.equal(lastError, tooLong)
   })
 
@@ -196,7 +263,12 @@ describe('classifyProviderError on retries and hostile errors', () => {
         revoke()
         return proxy
       }
-      if (tree === 'throws') return Object.defineProperty({}, 'message', { get() { throw new Error('no') } })
+      if (tree === 'throws')
+        return Object.defineProperty({}, 'message', {
+          get() {
+            throw new Error('no')
+          },
+        })
       if (typeof tree === 'string') return tree
       const [key, children] = tree
       const built = children.map(build)
@@ -205,7 +277,14 @@ describe('classifyProviderError on retries and hostile errors', () => {
       return Object.assign(new Error('wrap'), { [key]: built[0] })
     }
     const tree = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, hostile, fc.tuple(fc.constantFrom('cause', 'error', 'lastError', 'errors', 'array', 'data'), fc.array(tie('node'), { minLength: 1, maxLength: 3 }))),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        hostile,
+        fc.tuple(
+          fc.constantFrom('cause', 'error', 'lastError', 'errors', 'array', 'data'),
+          fc.array(tie('node'), { minLength: 1, maxLength: 3 }),
+        ),
+      ),
     })).node
     fc.assert(
       fc.property(tree, (t) => {

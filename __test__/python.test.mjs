@@ -46,10 +46,7 @@ describe('buildPythonResultText', () => {
   })
 
   test('other keys of the run result are ignored', () => {
-    assert.equal(
-      buildPythonResultText({ printOutput: ['hi'], output: 1, toolCallCount: 4 }),
-      'Print output:\nhi\n\nResult:\n1',
-    )
+    assert.equal(buildPythonResultText({ printOutput: ['hi'], output: 1, toolCallCount: 4 }), 'Print output:\nhi\n\nResult:\n1')
   })
 
   test('any result value becomes text, and nothing throws', () => {
@@ -74,7 +71,14 @@ describe('buildPythonResultText', () => {
       [new Map([['k', 1]]), "Map(1) { 'k' => 1 }"],
       [new Set([1]), 'Set(1) { 1 }'],
       [revoked, '<Revoked Proxy>'],
-      [{ toJSON() { throw new Error('no JSON') } }, '{ toJSON: [Function: toJSON] }'],
+      [
+        {
+          toJSON() {
+            throw new Error('no JSON')
+          },
+        },
+        '{ toJSON: [Function: toJSON] }',
+      ],
       [function answer() {}, '[Function: answer]'],
     ]
     for (const [value, text] of cases) {
@@ -139,7 +143,10 @@ describe('buildPythonResultText', () => {
 
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`)
     const tailOnly = buildPythonResultText({ printOutput: lines }, { maxPrintChars: 60, headRatio: 0 })
-    assert.equal(sectionBody(sections(tailOnly).prints, 'Print output:'), stringTruncateHeadTail(lines.join('\n'), 60, { headRatio: 0, snap: 'line' }))
+    assert.equal(
+      sectionBody(sections(tailOnly).prints, 'Print output:'),
+      stringTruncateHeadTail(lines.join('\n'), 60, { headRatio: 0, snap: 'line' }),
+    )
 
     const unlimited = buildPythonResultText(
       { printOutput, output },
@@ -163,11 +170,27 @@ describe('buildPythonResultText', () => {
       [() => buildPythonResultText({ printOutput: 'x' }), TypeError, 'result.printOutput must be an array of strings, got "x"'],
       [() => buildPythonResultText({ printOutput: ['a', 2] }), TypeError, 'result.printOutput[1] must be a string, got 2'],
       [() => buildPythonResultText({ printOutput: [] }, 8000), TypeError, 'options must be an object, got 8000'],
-      [() => buildPythonResultText({ printOutput: [] }, { maxChars: 10 }), TypeError, 'unknown option "maxChars"; expected one of maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap'],
-      [() => buildPythonResultText({ printOutput: [] }, { maxtotalchars: 10 }), TypeError, 'unknown option "maxtotalchars"; did you mean "maxTotalChars"?'],
-      [() => buildPythonResultText({ printOutput: [] }, { maxPrintChars: -1 }), RangeError, 'maxPrintChars must be a non-negative integer or Infinity, got -1'],
+      [
+        () => buildPythonResultText({ printOutput: [] }, { maxChars: 10 }),
+        TypeError,
+        'unknown option "maxChars"; expected one of maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap',
+      ],
+      [
+        () => buildPythonResultText({ printOutput: [] }, { maxtotalchars: 10 }),
+        TypeError,
+        'unknown option "maxtotalchars"; did you mean "maxTotalChars"?',
+      ],
+      [
+        () => buildPythonResultText({ printOutput: [] }, { maxPrintChars: -1 }),
+        RangeError,
+        'maxPrintChars must be a non-negative integer or Infinity, got -1',
+      ],
       [() => buildPythonResultText({ printOutput: [] }, { maxOutputChars: '8k' }), TypeError, 'maxOutputChars must be a number, got "8k"'],
-      [() => buildPythonResultText({ printOutput: [] }, { maxTotalChars: 1.5 }), RangeError, 'maxTotalChars must be a non-negative integer or Infinity, got 1.5'],
+      [
+        () => buildPythonResultText({ printOutput: [] }, { maxTotalChars: 1.5 }),
+        RangeError,
+        'maxTotalChars must be a non-negative integer or Infinity, got 1.5',
+      ],
       [() => buildPythonResultText({ printOutput: [] }, { headRatio: 2 }), RangeError, 'headRatio must be a number from 0 to 1, got 2'],
     ]
     for (const [call, type, message] of cases) assert.throws(call, { name: type.name, message })
@@ -266,7 +289,9 @@ describe('properties', () => {
     check(
       fc.property(fc.array(textArb, { minLength: 1, maxLength: 20 }), textArb, optionsArb, (printOutput, output, options) => {
         const joined = printOutput.join('\n')
-        const headingsChars = (joined === '' ? 'Print output: (empty)' : 'Print output:\n').length + 2 +
+        const headingsChars =
+          (joined === '' ? 'Print output: (empty)' : 'Print output:\n').length +
+          2 +
           (output === '' ? 'Result: (empty)' : 'Result:\n').length
         fc.pre((options.maxTotalChars ?? 16_000) >= headingsChars)
         const { prints, result } = sections(buildPythonResultText({ printOutput, output }, options))

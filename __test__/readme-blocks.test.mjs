@@ -60,11 +60,19 @@ test('README and docs: every fenced block is tagged, and code is tagged js, mjs,
   const refused = blocks.filter((b) => REFUSED.has(b.lang)).map((b) => `${b.page}:${b.line}: "${b.lang}"`)
   assert.deepEqual(refused, [], 'tag code js/ts (it is then run), or text/sh if it is not meant to run')
   assert.ok(runnable.length >= 30, `${runnable.length} runnable blocks`)
-  assert.ok(runnable.some((b) => b.lang === 'ts'), 'at least one ts block, so the type check is exercised')
+  assert.ok(
+    runnable.some((b) => b.lang === 'ts'),
+    'at least one ts block, so the type check is exercised',
+  )
 })
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-const slug = (heading) => heading.replace(/^#+ /, '').toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')
+const slug = (heading) =>
+  heading
+    .replace(/^#+ /, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
 
 /** The anchors of a page's headings (outside code blocks), numbered as GitHub numbers repeats. */
 function anchorsOf(markdown) {
@@ -143,9 +151,7 @@ before(() => {
     work.diagnostics.set(m[1], list)
   }
   // Anything else tsc says (a bad tsconfig, a crash) is not about a block: fail on it.
-  work.unattributed = (tsc.stdout + tsc.stderr)
-    .replace(/^block-[\w.-]+?\.[cm][tj]s\(\d+,\d+\): error .*(?:\n[ \t]+.*)*/gm, '')
-    .trim()
+  work.unattributed = (tsc.stdout + tsc.stderr).replace(/^block-[\w.-]+?\.[cm][tj]s\(\d+,\d+\): error .*(?:\n[ \t]+.*)*/gm, '').trim()
 })
 
 test('README and docs: tsc ran on the blocks and complained about nothing else', () => {
@@ -165,7 +171,11 @@ for (const b of runnable) {
     const diagnostics = work.diagnostics.get(file) ?? []
     let code = b.code
     if (b.lang === 'ts') {
-      assert.deepEqual(diagnostics.map((d) => d.text), [], 'type-checks under strict')
+      assert.deepEqual(
+        diagnostics.map((d) => d.text),
+        [],
+        'type-checks under strict',
+      )
       code = readFileSync(join(work.dir, 'out', file.replace(/\.mts$/, '.mjs')), 'utf8')
     } else {
       const undeclared = diagnostics.filter((d) => UNDECLARED.has(d.code)).map((d) => d.text)
@@ -186,6 +196,10 @@ for (const b of runnable) {
     const printed = stdout.split('\n')
     if (printed.at(-1) === '') printed.pop()
     assert.deepEqual(printed, expected, 'prints exactly what its comments say')
-    assert.deepEqual(readdirSync(ROOT).filter((f) => !rootBefore.includes(f)), [], 'leaves no file in the package root')
+    assert.deepEqual(
+      readdirSync(ROOT).filter((f) => !rootBefore.includes(f)),
+      [],
+      'leaves no file in the package root',
+    )
   })
 }

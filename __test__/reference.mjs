@@ -230,8 +230,7 @@ export const FALLBACK_NOTICES = ['[... truncated ...]', '[...]', '']
 // whose whole result fits, as `{ headEnd, tailStart, notice, text }`, or null when not even
 // an empty kept part fits.
 
-const noticeAt = (notice, headEnd, tailStart) =>
-  typeof notice === 'function' ? notice({ headEnd, tailStart }) : notice
+const noticeAt = (notice, headEnd, tailStart) => (typeof notice === 'function' ? notice({ headEnd, tailStart }) : notice)
 
 export function referenceHead(text, limit, notice) {
   let best = null

@@ -114,7 +114,14 @@ function repaired(text, limits) {
   const dir = fs.mkdtempSync(path.join(SPILLS, 'session-'))
   const file = path.join(dir, 'session.jsonl')
   const header = { type: 'session', version: 3, id: 's', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/' }
-  const message = { role: 'toolResult', toolCallId: 'c1', toolName: 'find', content: [{ type: 'text', text }], isError: false, timestamp: 1 }
+  const message = {
+    role: 'toolResult',
+    toolCallId: 'c1',
+    toolName: 'find',
+    content: [{ type: 'text', text }],
+    isError: false,
+    timestamp: 1,
+  }
   const entry = { type: 'message', id: 'm1', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', message }
   fs.writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`)
   repairSessionFile(file, { ...limits, backup: false })
@@ -163,11 +170,13 @@ const clamp = fc.oneof(
   })),
   // Chars only with the default notice: a text over 2,048 chars is planned through windows
   // unless it holds a notice.
-  fc.record({ maxChars: fc.integer({ min: 200, max: 6000 }), which: fc.constantFrom('head', 'tail', 'headTail') }).map(({ maxChars, which }) => ({
-    name: `stringTruncate ${which} ${maxChars}`,
-    apply: (text) => ({ head: stringTruncateHead, tail: stringTruncateTail, headTail: stringTruncateHeadTail })[which](text, maxChars),
-    limits: { maxChars },
-  })),
+  fc
+    .record({ maxChars: fc.integer({ min: 200, max: 6000 }), which: fc.constantFrom('head', 'tail', 'headTail') })
+    .map(({ maxChars, which }) => ({
+      name: `stringTruncate ${which} ${maxChars}`,
+      apply: (text) => ({ head: stringTruncateHead, tail: stringTruncateTail, headTail: stringTruncateHeadTail })[which](text, maxChars),
+      limits: { maxChars },
+    })),
   fc.record({ maxBytes: bytes, maxLines: lines }).map((b) => ({
     name: `repairSessionFile ${JSON.stringify(b)}`,
     apply: (text) => repaired(text, b),
@@ -414,7 +423,10 @@ test('a head cut inside a line, cut again: the chars of the original, not one mo
   const wrapped = hardTruncateToolPayload(original, { maxBytes: 250 })
   const guarded = hardTruncateToolPayload(wrapped, { maxBytes: 120 })
   const head = guarded.slice(0, guarded.indexOf(' ['))
-  assert.equal(guarded.slice(head.length), ` [... ${formatCount(Buffer.byteLength(original) - Buffer.byteLength(head))} bytes truncated at the end ...]`)
+  assert.equal(
+    guarded.slice(head.length),
+    ` [... ${formatCount(Buffer.byteLength(original) - Buffer.byteLength(head))} bytes truncated at the end ...]`,
+  )
 })
 
 test('a long text whose notice is in its middle, through stringTruncate*: one notice, counting the original', () => {

@@ -165,7 +165,9 @@ describe('a failed spawn is a result and holds nothing once it settles', { skip:
 })
 
 describe('a run that rejects', () => {
-  test('a notice function that throws: the rejection, and no spill file left open or half written', { skip: !fs.existsSync('/proc/self/fd') && !fs.existsSync('/dev/fd') }, async () => {
+  test('a notice function that throws: the rejection, and no spill file left open or half written', {
+    skip: !fs.existsSync('/proc/self/fd') && !fs.existsSync('/dev/fd'),
+  }, async () => {
     const dir = path.join(tmp, 'rejected')
     const before = openFds()
     await assert.rejects(
@@ -181,7 +183,10 @@ describe('a run that rejects', () => {
       { message: 'no notice for stderr' },
     )
     assert.equal(openFds(), before)
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+    )
   })
 })
 
@@ -198,7 +203,9 @@ describe('a timeout bounds the run, whoever holds the pipes', { skip: !POSIX }, 
   const NOTE =
     'note: stopped reading the output: a process the kill did not reach (one that left the process group, as setsid and daemons do) still holds it open and was left running'
 
-  test('the command runs on and is killed by the timeout, the holder outside its group stays: settled after the kill', { timeout: 30_000 }, async () => {
+  test('the command runs on and is killed by the timeout, the holder outside its group stays: settled after the kill', {
+    timeout: 30_000,
+  }, async () => {
     const before = openFds()
     // The timeout leaves node ample time to start the holder before it fires.
     const r = await runCommand(NODE, ['-e', holder('setInterval(() => {}, 1000)')], { timeoutMs: 1500, forceKillAfterMs: 200 })
@@ -240,7 +247,9 @@ describe('a timeout bounds the run, whoever holds the pipes', { skip: !POSIX }, 
     }
   })
 
-  test('the command had exited and only the holder keeps the pipes: settled at the stop, nothing to kill', { timeout: 30_000 }, async () => {
+  test('the command had exited and only the holder keeps the pipes: settled at the stop, nothing to kill', {
+    timeout: 30_000,
+  }, async () => {
     // Stopped once node has reaped the command (its pid is gone, not a zombie): what still
     // holds the pipes is outside the group.
     const controller = new AbortController()
@@ -274,7 +283,9 @@ describe('a timeout bounds the run, whoever holds the pipes', { skip: !POSIX }, 
 })
 
 describe('waitForStreams', { skip: !POSIX }, () => {
-  test('false: settles when the command exits, with all it wrote, though a background process holds the pipes', { timeout: 30_000 }, async () => {
+  test('false: settles when the command exits, with all it wrote, though a background process holds the pipes', {
+    timeout: 30_000,
+  }, async () => {
     // 300,000 bytes before the exit, more than a pipe holds: all of it is read.
     const script = `
       const { spawn } = require('node:child_process')

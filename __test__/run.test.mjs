@@ -9,7 +9,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { isAlive, waitUntilDead } from './helpers.mjs'
+import { waitUntilDead } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { runCommand } = require('../lib/run.js')
@@ -114,7 +114,10 @@ describe('the same text as spawn, collect and formatExecOutput', () => {
     const script = 'process.stdin.pipe(process.stdout)'
     for (const input of ['abc\nde', Buffer.from('é😀\n'.repeat(10_000))]) {
       const ran = await runCommand(NODE, ['-e', script], { input, stdout: 100 })
-      const expected = formatExecOutput({ ...(await collect(NODE, ['-e', script], { input })), durationMs: ran.durationMs }, { stdout: 100 })
+      const expected = formatExecOutput(
+        { ...(await collect(NODE, ['-e', script], { input })), durationMs: ran.durationMs },
+        { stdout: 100 },
+      )
       assert.equal(ran.text, expected.text)
       assert.equal(ran.streams.stdout.totalBytes, Buffer.byteLength(input))
     }
@@ -126,7 +129,10 @@ describe('results', () => {
     const blocker = path.join(os.tmpdir(), `toolclamp-run-blocker-${process.pid}`)
     fs.writeFileSync(blocker, 'a file, so no directory can be made under it')
     try {
-      const r = await runCommand(process.execPath, ['-e', 'for (let i = 0; i < 5000; i++) console.log(i)'], { stdout: 200, spill: { dir: path.join(blocker, 'spills') } })
+      const r = await runCommand(process.execPath, ['-e', 'for (let i = 0; i < 5000; i++) console.log(i)'], {
+        stdout: 200,
+        spill: { dir: path.join(blocker, 'spills') },
+      })
       assert.equal(r.spill.stdout, null)
       assert.equal(r.streams.stdout.spill.path, null)
       assert.match(r.text, /^<stdout>\n\[\.\.\. [\d,]+ chars truncated from stdout \.\.\.\]\n/)
@@ -195,7 +201,10 @@ describe('results', () => {
   })
 
   test('without input, stdin is closed: a command that reads it sees its end at once', async () => {
-    const r = await runCommand(NODE, ['-e', 'let n = 0; process.stdin.on("data", (c) => (n += c.length)).on("end", () => console.log("read", n))'])
+    const r = await runCommand(NODE, [
+      '-e',
+      'let n = 0; process.stdin.on("data", (c) => (n += c.length)).on("end", () => console.log("read", n))',
+    ])
     assert.equal(r.stdout, 'read 0\n')
   })
 
@@ -495,7 +504,11 @@ describe('options are checked at the call, before anything runs', () => {
       [['sh', ['-c', `touch ${marker}`], { headRatio: 2 }], RangeError, /headRatio must be a number from 0 to 1/],
     ]
     for (const [args, type, message] of invalid) {
-      assert.throws(() => runCommand(...args), (error) => error instanceof type && message.test(error.message), JSON.stringify(args))
+      assert.throws(
+        () => runCommand(...args),
+        (error) => error instanceof type && message.test(error.message),
+        JSON.stringify(args),
+      )
     }
     assert.equal(fs.existsSync(marker), false)
   })

@@ -26,12 +26,38 @@ const DEFAULTS = { maxChars: Infinity, maxBytes: 51_200, maxLines: 2_000 }
 
 const TEXT_TYPES = ['text', 'input_text', 'output_text']
 const MEDIA_TYPES = [
-  'image', 'audio', 'resource', 'resource_link', 'media', 'file', 'image-data', 'image-url', 'file-data', 'file-url',
-  'file-id', 'image-file-id', 'input_image', 'input_file', 'input_audio', 'image_url',
+  'image',
+  'audio',
+  'resource',
+  'resource_link',
+  'media',
+  'file',
+  'image-data',
+  'image-url',
+  'file-data',
+  'file-url',
+  'file-id',
+  'image-file-id',
+  'input_image',
+  'input_file',
+  'input_audio',
+  'image_url',
 ]
 const MEDIA_KEYS = [
-  'data', 'url', 'uri', 'image', 'image_url', 'file', 'file_id', 'fileId', 'file_data', 'file_url', 'input_audio',
-  'resource', 'source', 'blob',
+  'data',
+  'url',
+  'uri',
+  'image',
+  'image_url',
+  'file',
+  'file_id',
+  'fileId',
+  'file_data',
+  'file_url',
+  'input_audio',
+  'resource',
+  'source',
+  'blob',
 ]
 
 const isObject = (v) => typeof v === 'object' && v !== null
@@ -120,7 +146,11 @@ function commandMessages(update) {
 export function sentSize(value, options) {
   const { texts, pieces } = sentParts(value, options)
   const all = [texts.join(''), ...pieces].map((s) => measure(s))
-  return all.reduce((a, m) => ({ chars: a.chars + m.chars, bytes: a.bytes + m.bytes, lines: a.lines + m.lines }), { chars: 0, bytes: 0, lines: 0 })
+  return all.reduce((a, m) => ({ chars: a.chars + m.chars, bytes: a.bytes + m.bytes, lines: a.lines + m.lines }), {
+    chars: 0,
+    bytes: 0,
+    lines: 0,
+  })
 }
 
 /** The budgets `limits` give a payload clamp: each not given keeps its default. */

@@ -315,7 +315,10 @@ describe('a killed repair', () => {
     const copy = (name) => {
       const at = path.join(dir, name)
       fs.cpSync(first, at, { recursive: true })
-      const journal = path.join(at, fs.readdirSync(at).find((file) => file.endsWith('.journal')))
+      const journal = path.join(
+        at,
+        fs.readdirSync(at).find((file) => file.endsWith('.journal')),
+      )
       fs.writeFileSync(journal, fs.readFileSync(journal, 'utf8').replaceAll(first, at))
       return { at, file: path.join(at, 'session.jsonl') }
     }
@@ -437,12 +440,15 @@ describe('the lock', () => {
       const { file, bytes } = writeSession(dir)
       const text = lockText(fields)
       fs.writeFileSync(`${file}.lock`, text)
-      assert.throws(() => repairSessionFile(file, LIMITS), (error) => {
-        assert.equal(error.code, 'TOOLCLAMP_SESSION_LOCKED', why)
-        assert.ok(error.message.startsWith(`${file}.lock exists: another process holds the lock on ${file} (pid `), why)
-        assert.ok(error.message.endsWith(`${holder}; if no repair is running, remove ${file}.lock and try again`), why)
-        return true
-      })
+      assert.throws(
+        () => repairSessionFile(file, LIMITS),
+        (error) => {
+          assert.equal(error.code, 'TOOLCLAMP_SESSION_LOCKED', why)
+          assert.ok(error.message.startsWith(`${file}.lock exists: another process holds the lock on ${file} (pid `), why)
+          assert.ok(error.message.endsWith(`${holder}; if no repair is running, remove ${file}.lock and try again`), why)
+          return true
+        },
+      )
       assert.equal(fs.readFileSync(`${file}.lock`, 'utf8'), text, why)
       assert.ok(fs.readFileSync(file).equals(bytes), why)
       assert.deepEqual(fs.readdirSync(dir).sort(), ['session.jsonl', 'session.jsonl.lock'], why)

@@ -156,18 +156,14 @@ function writeSession(dir, parts, name = 'session.jsonl') {
   const chunks = []
   for (const item of parts) {
     const [part, ending] = Array.isArray(item) ? item : [item, '\n']
-    chunks.push(
-      Buffer.isBuffer(part) ? part : Buffer.from(typeof part === 'string' ? part : JSON.stringify(part)),
-      Buffer.from(ending),
-    )
+    chunks.push(Buffer.isBuffer(part) ? part : Buffer.from(typeof part === 'string' ? part : JSON.stringify(part)), Buffer.from(ending))
   }
   const bytes = Buffer.concat(chunks)
   fs.writeFileSync(file, bytes)
   return { file, bytes }
 }
 
-const standardSession = (dir) =>
-  writeSession(dir, [HEADER, USER, ASSISTANT, BIG, MODEL_CHANGE, SMALL, COMPACTION, CUSTOM])
+const standardSession = (dir) => writeSession(dir, [HEADER, USER, ASSISTANT, BIG, MODEL_CHANGE, SMALL, COMPACTION, CUSTOM])
 
 /** Lists a directory, sorted, without the files named. */
 const listing = (dir) => fs.readdirSync(dir).sort()
@@ -238,14 +234,14 @@ function assertRepairedAsWhole(file, limits, maxLineBytes, before) {
   assert.equal(now.length, was.length)
   const clamped = expected.flatMap((what, i) => (what === 'clamp' ? [i + 1] : []))
   if (report !== undefined) {
-    assert.deepEqual(report.results.map((result) => result.line), clamped)
+    assert.deepEqual(
+      report.results.map((result) => result.line),
+      clamped,
+    )
     const reported = expected.flatMap((what, i) => (what.report === undefined ? [] : [[i + 1, what.report]]))
     assert.deepEqual(
       report.skipped.map((skip) => [skip.line, skip.reason]),
-      reported.map(([line, length]) => [
-        line,
-        `its line is ${length} bytes, over maxLineBytes (${maxLineBytes}), so it was not read`,
-      ]),
+      reported.map(([line, length]) => [line, `its line is ${length} bytes, over maxLineBytes (${maxLineBytes}), so it was not read`]),
     )
   }
   for (let i = 0; i < was.length; i++) {
@@ -271,17 +267,9 @@ function assertRepairedAsWhole(file, limits, maxLineBytes, before) {
 describe('repairSessionFile', () => {
   test('clamps each oversized tool result; every other line stays byte for byte, line endings too', (t) => {
     const dir = tempDir(t)
-    const second = messageEntry(
-      'e8',
-      'e7',
-      toolResult('call-3', 'grep', [{ type: 'text', text: numbered(5000, 'match') }]),
-    )
+    const second = messageEntry('e8', 'e7', toolResult('call-3', 'grep', [{ type: 'text', text: numbered(5000, 'match') }]))
     // Bytes no JSON writer makes: invalid UTF-8 in an entry nobody touches.
-    const invalid = Buffer.concat([
-      Buffer.from('{"type":"custom","data":"'),
-      Buffer.from([0xff, 0xfe]),
-      Buffer.from('"}'),
-    ])
+    const invalid = Buffer.concat([Buffer.from('{"type":"custom","data":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])
     const { file, bytes } = writeSession(dir, [
       HEADER,
       [USER, '\r\n'],
@@ -440,14 +428,7 @@ describe('repairSessionFile', () => {
     const dir = tempDir(t)
     // The first 100 KB of an oversized tool result line, as a crash mid-append leaves it.
     const torn = JSON.stringify(BIG).slice(0, 100_000)
-    const { file, bytes } = writeSession(dir, [
-      HEADER,
-      USER,
-      ASSISTANT,
-      '{"type":"message","id":"bad",',
-      BIG,
-      [torn, ''],
-    ])
+    const { file, bytes } = writeSession(dir, [HEADER, USER, ASSISTANT, '{"type":"message","id":"bad",', BIG, [torn, '']])
     const report = repairSessionFile(file, LIMITS)
     assert.deepEqual(
       report.results.map((r) => r.line),
@@ -643,11 +624,7 @@ fs[process.env.CRASH_AT] = function (...args) {
       fs.fsyncSync = realFsync
     }
     assert.ok(fs.readFileSync(file).equals(Buffer.concat([bytes, Buffer.from(appended)])), 'the append is there')
-    assert.deepEqual(
-      listing(dir),
-      ['session.jsonl', 'session.jsonl.toolclamp-spill'],
-      'no backup, temporary or lock file',
-    )
+    assert.deepEqual(listing(dir), ['session.jsonl', 'session.jsonl.toolclamp-spill'], 'no backup, temporary or lock file')
     assert.deepEqual(listing(`${file}.toolclamp-spill`), [], 'the spill files are removed')
     // Run again when pi is idle: repaired, the appended entry kept.
     const report = repairSessionFile(file, LIMITS)
@@ -691,16 +668,8 @@ fs[process.env.CRASH_AT] = function (...args) {
 
   test('content that is not text and media blocks is left as it is and reported', (t) => {
     const dir = tempDir(t)
-    const mixed = messageEntry(
-      'm1',
-      'e2',
-      toolResult('call-5', 'query', [{ type: 'text', text: BIG_TEXT }, `bare ${BIG_TEXT}`]),
-    )
-    const object = messageEntry(
-      'm2',
-      'm1',
-      toolResult('call-6', 'mcp', { structuredContent: { rows: BIG_TEXT.split('\n') } }),
-    )
+    const mixed = messageEntry('m1', 'e2', toolResult('call-5', 'query', [{ type: 'text', text: BIG_TEXT }, `bare ${BIG_TEXT}`]))
+    const object = messageEntry('m2', 'm1', toolResult('call-6', 'mcp', { structuredContent: { rows: BIG_TEXT.split('\n') } }))
     const stringContent = messageEntry('m3', 'm2', toolResult('call-7', 'legacy', BIG_TEXT))
     const { file, bytes } = writeSession(dir, [HEADER, mixed, object, stringContent])
     const report = repairSessionFile(file, LIMITS)
@@ -719,11 +688,7 @@ fs[process.env.CRASH_AT] = function (...args) {
     const after = rawLines(fs.readFileSync(file))
     assert.ok(after[1].equals(before[1]))
     assert.ok(after[2].equals(before[2]))
-    assert.deepEqual(
-      listing(`${file}.toolclamp-spill`),
-      [path.basename(report.results[0].spillPath)],
-      'only the spill of what changed',
-    )
+    assert.deepEqual(listing(`${file}.toolclamp-spill`), [path.basename(report.results[0].spillPath)], 'only the spill of what changed')
     // Skipped results stay skipped: nothing changes the second time.
     assert.equal(repairSessionFile(file, LIMITS).changed, false)
   })
@@ -739,8 +704,7 @@ fs[process.env.CRASH_AT] = function (...args) {
       Buffer.from(`${BIG_TEXT.replace(/\n/g, '\\n')}"}],"isError":false,"timestamp":1}}`),
     ])
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
-    const notMessages =
-      '{"type":"message","message":null}\n{"type":"message","message":{"role":"toolResult"}}\n[1,2]\n"text"\nnull'
+    const notMessages = '{"type":"message","message":null}\n{"type":"message","message":{"role":"toolResult"}}\n[1,2]\n"text"\nnull'
     const { file, bytes } = writeSession(dir, [HEADER, proto, invalid, deep, notMessages])
     const report = repairSessionFile(file, LIMITS)
     assert.deepEqual(
@@ -861,10 +825,7 @@ fs[process.env.CRASH_AT] = function (...args) {
           toolName: null,
           reason: `its line is ${length} bytes, over maxLineBytes (${maxLineBytes}), so it was not read`,
         })
-        assert.deepEqual(report.skipped, [
-          ...(over ? [skipped(2, result)] : []),
-          ...(small > maxLineBytes ? [skipped(4, small)] : []),
-        ])
+        assert.deepEqual(report.skipped, [...(over ? [skipped(2, result)] : []), ...(small > maxLineBytes ? [skipped(4, small)] : [])])
         if (over) assert.ok(fs.readFileSync(file).equals(bytes))
         else assertRepairedAsWhole(file, LIMITS, maxLineBytes, bytes)
       }
@@ -928,11 +889,7 @@ fs[process.env.CRASH_AT] = function (...args) {
       [[file, { maxLineBytes: '1' }], TypeError, 'maxLineBytes must be a number, got "1"'],
       [[file, { maxLineBytes: 0 }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got 0`],
       [[file, { maxLineBytes: 1.5 }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got 1.5`],
-      [
-        [file, { maxLineBytes: Infinity }],
-        RangeError,
-        `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got Infinity`,
-      ],
+      [[file, { maxLineBytes: Infinity }], RangeError, `maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got Infinity`],
       [[file, { maxLinebytes: 1 }], TypeError, 'unknown option "maxLinebytes"; did you mean "maxLineBytes"?'],
     ]
     for (const [args, type, message] of cases) {
@@ -1045,10 +1002,7 @@ describe('guardSessionManager', () => {
         return 'class'
       }
     }
-    const message = Object.assign(
-      new Message(),
-      toolResult('c', 'bash', [{ type: 'text', text: numbered(100) }], { custom: { a: [1] } }),
-    )
+    const message = Object.assign(new Message(), toolResult('c', 'bash', [{ type: 'text', text: numbered(100) }], { custom: { a: [1] } }))
     Object.defineProperty(message, 'hidden', { value: 'secret', enumerable: false })
     Object.defineProperty(message, 'computed', { get: () => 'live', enumerable: true })
     guarded.appendMessage(message)
@@ -1203,20 +1157,12 @@ describe('guardSessionManager', () => {
       [[undefined], TypeError, 'sessionManager must be an object with an appendMessage method, got undefined'],
       [[null], TypeError, 'sessionManager must be an object with an appendMessage method, got null'],
       [[{}], TypeError, 'sessionManager must be an object with an appendMessage method, got an object'],
-      [
-        [{ appendMessage: 'no' }],
-        TypeError,
-        'sessionManager must be an object with an appendMessage method, got an object',
-      ],
+      [[{ appendMessage: 'no' }], TypeError, 'sessionManager must be an object with an appendMessage method, got an object'],
       [[manager, 5], TypeError, 'limits must be an object, got 5'],
       [[manager, { maxbytes: 1 }], TypeError, 'unknown option "maxbytes"; did you mean "maxBytes"?'],
       [[manager, { maxBytes: 1.5 }], RangeError, 'maxBytes must be a non-negative integer or Infinity, got 1.5'],
       [[manager, { strategy: 'middle' }], TypeError, /^strategy must be "head", .* got "middle"$/],
-      [
-        [manager, { spill: { dir: 'spill', bogus: 1 } }],
-        TypeError,
-        'unknown option "bogus"; expected one of dir, name, onSpill',
-      ],
+      [[manager, { spill: { dir: 'spill', bogus: 1 } }], TypeError, 'unknown option "bogus"; expected one of dir, name, onSpill'],
       [[manager, { spill: { dir: 'spill', onSpill: 1 } }], TypeError, 'spill.onSpill must be a function, got 1'],
       [[manager, { spill: {} }], TypeError, 'spill.dir must be a non-empty string, got undefined'],
       [[manager, { spill: { dir: 'spill' }, notice: 42 }], TypeError, 'notice must be a string or a function, got 42'],

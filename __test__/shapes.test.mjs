@@ -11,20 +11,18 @@ import { Command } from '@langchain/langgraph'
 import { hardTruncateToolPayload, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { measure } from './reference.mjs'
 import { deepFreeze } from './helpers.mjs'
-import { assertSentWithin, fitsBudget, payloadBudget, sentSize, blockText } from './sent.mjs'
+import { assertSentWithin, fitsBudget, payloadBudget, sentSize } from './sent.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 300)
 const DEFAULTS = { maxChars: Infinity, maxBytes: 51_200, maxLines: 2_000 }
 
 // ---- Helpers
 
-const numberedLines = (count, prefix = 'line') =>
-  Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join('')
+const numberedLines = (count, prefix = 'line') => Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join('')
 const HUGE = numberedLines(300_000) // 3.5 MB, 300,000 lines
 const text = (t) => ({ type: 'text', text: t })
 const bytes = (s) => Buffer.byteLength(s)
 const jsonBytes = (value) => bytes(JSON.stringify(value))
-
 
 /** What a model may read of `value` (see sent.mjs) is within the budget; returns its size. */
 function assertWithin(value, limits = DEFAULTS, options = {}) {
@@ -169,7 +167,10 @@ describe('MCP CallToolResult.structuredContent', () => {
           continue
         }
         // A failed result keeps both ends ('headTail'): the last rows too, nothing added.
-        assert.deepEqual(Object.keys(clamped.structuredContent), Object.keys(report).filter((key) => key in clamped.structuredContent))
+        assert.deepEqual(
+          Object.keys(clamped.structuredContent),
+          Object.keys(report).filter((key) => key in clamped.structuredContent),
+        )
         const kept = clamped.structuredContent.rows
         if (kept !== undefined && kept.length > 1) assert.deepEqual([kept[0], kept.at(-1)], [rows[0], rows.at(-1)])
       }
@@ -330,11 +331,14 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     assert.equal(fromTool, artifact)
   })
 
-  test("without responseFormat a 2-item array is data; a bad responseFormat throws when wrapping", () => {
+  test('without responseFormat a 2-item array is data; a bad responseFormat throws when wrapping', () => {
     const pair = [HUGE, { matches: 1 }]
     const clamped = hardTruncateToolPayload(pair)
     assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
-    assert.throws(() => wrapExecute(async () => 1, { responseFormat: 'artifact' }), /responseFormat must be "content" or "content_and_artifact"/)
+    assert.throws(
+      () => wrapExecute(async () => 1, { responseFormat: 'artifact' }),
+      /responseFormat must be "content" or "content_and_artifact"/,
+    )
   })
 
   test('a ToolMessage returned as it is keeps its class and artifact, with its content clamped', () => {
@@ -373,10 +377,21 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     assert.equal(fromSingle.update.state, state)
     assert.equal(single.update.messages.content, big, 'the original is not mutated')
 
-    const tuples = deepFreeze(new Command({ update: [['messages', [message()]], ['state', state], ['other', message()]] }))
+    const tuples = deepFreeze(
+      new Command({
+        update: [
+          ['messages', [message()]],
+          ['state', state],
+          ['other', message()],
+        ],
+      }),
+    )
     const fromTuples = hardTruncateToolPayload(tuples)
     assert.ok(Array.isArray(fromTuples.update) && fromTuples.update.every((t) => Array.isArray(t) && t.length === 2))
-    assert.deepEqual(fromTuples._updateAsTuples().map(([key]) => key), ['messages', 'state', 'other'])
+    assert.deepEqual(
+      fromTuples._updateAsTuples().map(([key]) => key),
+      ['messages', 'state', 'other'],
+    )
     assert.ok(bytes(fromTuples.update[0][1][0].content) <= DEFAULTS.maxBytes)
     assert.equal(fromTuples.update[1], tuples.update[1], 'other channels are left alone')
     assert.equal(fromTuples.update[2], tuples.update[2], 'only the messages channel reaches the model')
@@ -398,7 +413,10 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     const { tool } = await import('@langchain/core/tools')
     const { z } = await import('zod')
     const langChainTool = tool(async () => 'ok', { name: 'a', description: 'b', schema: z.object({}) })
-    assert.throws(() => wrapToolWithHardOutputTruncate(langChainTool), /for a LangChain tool, wrap the function given to tool\(\) with wrapExecute/)
+    assert.throws(
+      () => wrapToolWithHardOutputTruncate(langChainTool),
+      /for a LangChain tool, wrap the function given to tool\(\) with wrapExecute/,
+    )
   })
 })
 
@@ -439,7 +457,11 @@ describe('results with content: every field a framework sends shares the budget'
   })
 
   test('content text and other keys share the budget; many keys end with a marker key', () => {
-    const input = { content: [text(HUGE)], log: HUGE, ...Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v'.repeat(40)])) }
+    const input = {
+      content: [text(HUGE)],
+      log: HUGE,
+      ...Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v'.repeat(40)])),
+    }
     const clamped = hardTruncateToolPayload(input)
     const size = assertWithin(clamped)
     assert.ok(size.bytes > DEFAULTS.maxBytes * 0.9, `only ${size.bytes} bytes used`)
@@ -592,7 +614,12 @@ describe('properties', () => {
   )
   const budget = (min, max) => fc.oneof(fc.constant(undefined), fc.constant(Infinity), fc.integer({ min, max }))
   const limitsArb = fc.record(
-    { maxChars: budget(64, 4000), maxBytes: budget(64, 4000), maxLines: budget(3, 80), strategy: fc.constantFrom('head', 'tail', 'headTail') },
+    {
+      maxChars: budget(64, 4000),
+      maxBytes: budget(64, 4000),
+      maxLines: budget(3, 80),
+      strategy: fc.constantFrom('head', 'tail', 'headTail'),
+    },
     { requiredKeys: [] },
   )
 

@@ -75,7 +75,13 @@ describe("snap: 'line'", () => {
   })
 
   test('snap must be "line" or "none"', () => {
-    assert.throws(() => truncateText('abc', { maxChars: 1, snap: 'lines' }), { name: 'TypeError', message: 'snap must be "line" or "none", got "lines"' })
-    assert.throws(() => hardTruncateToolPayload('abc', { snap: true }), { name: 'TypeError', message: 'snap must be "line" or "none", got true' })
+    assert.throws(() => truncateText('abc', { maxChars: 1, snap: 'lines' }), {
+      name: 'TypeError',
+      message: 'snap must be "line" or "none", got "lines"',
+    })
+    assert.throws(() => hardTruncateToolPayload('abc', { snap: true }), {
+      name: 'TypeError',
+      message: 'snap must be "line" or "none", got true',
+    })
   })
 })

@@ -124,7 +124,11 @@ describe('truncateText with spill', () => {
       [{ spill: { dir: 'x', Dir: 'y' } }, TypeError, 'unknown option "Dir"; did you mean "dir"?'],
     ]
     for (const [options, type, message] of cases) {
-      assert.throws(() => truncateText('x', { maxChars: 5, ...options }), (e) => e instanceof type && e.message === message, message)
+      assert.throws(
+        () => truncateText('x', { maxChars: 5, ...options }),
+        (e) => e instanceof type && e.message === message,
+        message,
+      )
     }
   })
 })
@@ -183,7 +187,13 @@ describe('spill in the other pipelines', () => {
   test('hardTruncateToolPayload: the text of all blocks, onSpill told', () => {
     const dir = freshDir()
     const reports = []
-    const result = { content: [{ type: 'text', text: numbered(3000) }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: 'tail\n' }] }
+    const result = {
+      content: [
+        { type: 'text', text: numbered(3000) },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'text', text: 'tail\n' },
+      ],
+    }
     const out = hardTruncateToolPayload(result, { spill: { dir, name: 'bash', onSpill: (r) => reports.push(r) } })
     assert.equal(reports.length, 1)
     assert.equal(fs.readFileSync(reports[0].path, 'utf8'), numbered(3000) + 'tail\n')
@@ -198,7 +208,14 @@ describe('spill in the other pipelines', () => {
     const dir = freshDir()
     let out
     const warnings = await collectWarnings(() => {
-      out = hardTruncateToolPayload(numbered(3000), { spill: { dir, onSpill: () => { throw new Error('boom') } } })
+      out = hardTruncateToolPayload(numbered(3000), {
+        spill: {
+          dir,
+          onSpill: () => {
+            throw new Error('boom')
+          },
+        },
+      })
     })
     assert.ok(out.length < numbered(3000).length)
     assert.ok(warnings.some((w) => w.message.includes('boom')))
@@ -245,7 +262,10 @@ describe('spill in the other pipelines', () => {
     assert.deepEqual(reports, [r.spill])
     assert.ok(path.basename(r.spill.path).startsWith('search_files-'))
     assert.equal(fs.readFileSync(r.spill.path, 'utf8'), output)
-    assert.match(r.text, new RegExp(`full output saved to ${r.spill.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; dropped lines \\d+–\\d+\\] \\.\\.\\.`))
+    assert.match(
+      r.text,
+      new RegExp(`full output saved to ${r.spill.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; dropped lines \\d+–\\d+\\] \\.\\.\\.`),
+    )
     assert.ok(r.text.split('\n').length - 1 <= 300)
   })
 })
@@ -280,9 +300,18 @@ describe('pruneSpillDir', () => {
     assert.deepEqual(pruneSpillDir(path.join(root, 'missing'), { maxAgeMs: 0 }), [])
     assert.throws(() => pruneSpillDir('', { maxAgeMs: 1 }), { name: 'TypeError', message: 'dir must be a non-empty string, got ""' })
     assert.throws(() => pruneSpillDir(root), { name: 'TypeError', message: 'options must be an object with maxAgeMs, got undefined' })
-    assert.throws(() => pruneSpillDir(root, { maxAge: 1 }), { name: 'TypeError', message: 'unknown option "maxAge"; did you mean "maxAgeMs"?' })
-    assert.throws(() => pruneSpillDir(root, { olderThan: 1 }), { name: 'TypeError', message: 'unknown option "olderThan"; expected one of maxAgeMs' })
+    assert.throws(() => pruneSpillDir(root, { maxAge: 1 }), {
+      name: 'TypeError',
+      message: 'unknown option "maxAge"; did you mean "maxAgeMs"?',
+    })
+    assert.throws(() => pruneSpillDir(root, { olderThan: 1 }), {
+      name: 'TypeError',
+      message: 'unknown option "olderThan"; expected one of maxAgeMs',
+    })
     assert.throws(() => pruneSpillDir(root, { maxAgeMs: '1' }), { name: 'TypeError' })
-    assert.throws(() => pruneSpillDir(root, { maxAgeMs: -1 }), { name: 'RangeError', message: 'maxAgeMs must be a non-negative number of milliseconds, got -1' })
+    assert.throws(() => pruneSpillDir(root, { maxAgeMs: -1 }), {
+      name: 'RangeError',
+      message: 'maxAgeMs must be a non-negative number of milliseconds, got -1',
+    })
   })
 })

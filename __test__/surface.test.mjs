@@ -59,7 +59,12 @@ for (const [specifier, names] of Object.entries(SURFACE)) {
   test(`${specifier} exports exactly its ${names.length} names, from require and import`, async () => {
     assert.deepEqual(Object.keys(require(specifier)).sort(), [...names].sort())
     const esm = await import(specifier)
-    assert.deepEqual(Object.keys(esm).filter((k) => k !== 'default').sort(), [...names].sort())
+    assert.deepEqual(
+      Object.keys(esm)
+        .filter((k) => k !== 'default')
+        .sort(),
+      [...names].sort(),
+    )
   })
 }
 
@@ -70,7 +75,7 @@ test('the root stays small, and a name lives in one entry only', () => {
   for (const name of DESIGN_CARD) assert.ok(SURFACE.toolclamp.includes(name), name)
 })
 
-test('the design card\'s names work from the root in CommonJS and ESM', async () => {
+test("the design card's names work from the root in CommonJS and ESM", async () => {
   const text = 'abcdefghij'.repeat(10)
   const result = { content: [{ type: 'text', text: 'line\n'.repeat(100) }] }
   const clamped = { content: [{ type: 'text', text: 'line\nline\n[... 98 lines truncated at the end ...]' }] }
@@ -90,18 +95,29 @@ test('the design card\'s names work from the root in CommonJS and ESM', async ()
 const work = mkdtempSync(join(ROOT, '__test__', '.surface-'))
 after(() => rmSync(work, { recursive: true, force: true }))
 
-test('the design card\'s names work from the root in TypeScript, ESM and CommonJS', { timeout: 120_000 }, () => {
+test("the design card's names work from the root in TypeScript, ESM and CommonJS", { timeout: 120_000 }, () => {
   const types = join(ROOT, '__test__', 'types')
   writeFileSync(
     join(work, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], outDir: 'out', rootDir: types },
+      compilerOptions: {
+        strict: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        types: ['node'],
+        outDir: 'out',
+        rootDir: types,
+      },
       files: [join(types, 'surface.mts'), join(types, 'surface.cts')],
     }),
   )
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: work, encoding: 'utf8' })
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr)
-  for (const [file, printed] of [['surface.mjs', 'esm ok'], ['surface.cjs', 'cjs ok']]) {
+  for (const [file, printed] of [
+    ['surface.mjs', 'esm ok'],
+    ['surface.cjs', 'cjs ok'],
+  ]) {
     const run = spawnSync(process.execPath, [join(work, 'out', file)], { cwd: work, encoding: 'utf8' })
     assert.equal(run.status, 0, run.stderr)
     assert.equal(run.stdout.trim(), printed)

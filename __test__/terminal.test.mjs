@@ -40,17 +40,45 @@ test('each rule can be turned off', () => {
 test('bad options fail loudly, with exact messages', () => {
   const cases = [
     [() => normalizeTerminalOutput(42), TypeError, 'text must be a string, Buffer or Uint8Array, got 42'],
-    [() => normalizeTerminalOutput('x', 'yes'), TypeError, 'normalize must be true, false or an object with ansi, carriageReturns, backspaces, controls, got "yes"'],
+    [
+      () => normalizeTerminalOutput('x', 'yes'),
+      TypeError,
+      'normalize must be true, false or an object with ansi, carriageReturns, backspaces, controls, got "yes"',
+    ],
     [() => normalizeTerminalOutput('x', { ansi: 1 }), TypeError, 'normalize.ansi must be a boolean, got 1'],
-    [() => normalizeTerminalOutput('x', { colors: false }), TypeError, 'unknown option "normalize.colors"; expected one of ansi, carriageReturns, backspaces, controls'],
+    [
+      () => normalizeTerminalOutput('x', { colors: false }),
+      TypeError,
+      'unknown option "normalize.colors"; expected one of ansi, carriageReturns, backspaces, controls',
+    ],
     [() => normalizeTerminalOutput('x', { Ansi: false }), TypeError, 'unknown option "normalize.Ansi"; did you mean "normalize.ansi"?'],
-    [() => truncateText('x', { maxChars: 1, normalize: 'on' }), TypeError, 'normalize must be true, false or an object with ansi, carriageReturns, backspaces, controls, got "on"'],
+    [
+      () => truncateText('x', { maxChars: 1, normalize: 'on' }),
+      TypeError,
+      'normalize must be true, false or an object with ansi, carriageReturns, backspaces, controls, got "on"',
+    ],
   ]
   for (const [fn, type, message] of cases) assert.throws(fn, (e) => e instanceof type && e.message === message, message)
 })
 
 test('property: a string and its UTF-8 bytes give the same text; no escape or raw \\r is left', () => {
-  const piece = fc.constantFrom('abc', '日本', '😀', '\r', '\n', '\r\n', '\b', '\x1b[K', '\x1b[2K', '\x1b[1;32m', '\x1b]0;t\x07', '\x1b[5D', '\x07', '\t', ' ')
+  const piece = fc.constantFrom(
+    'abc',
+    '日本',
+    '😀',
+    '\r',
+    '\n',
+    '\r\n',
+    '\b',
+    '\x1b[K',
+    '\x1b[2K',
+    '\x1b[1;32m',
+    '\x1b]0;t\x07',
+    '\x1b[5D',
+    '\x07',
+    '\t',
+    ' ',
+  )
   fc.assert(
     fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
       const text = pieces.join('')
@@ -110,14 +138,35 @@ test('text whose normalised form is longer than a string can be: normalizeTermin
 
 test('property: truncateText with normalize never throws and keeps to its budget, on hostile strings', () => {
   const piece = fc.oneof(
-    fc.constantFrom('\x85', '\x9b31m', '\x1b[65535C', '\x1b[999G', '\x1b[5D', '\r', '\r\n', '\n', '\b', '\x07\x00\x7f', '\x1b', '\x1b[', '\x1b]0;t', '😀', '日本', '\ud800', '\udc00', 'é'),
+    fc.constantFrom(
+      '\x85',
+      '\x9b31m',
+      '\x1b[65535C',
+      '\x1b[999G',
+      '\x1b[5D',
+      '\r',
+      '\r\n',
+      '\n',
+      '\b',
+      '\x07\x00\x7f',
+      '\x1b',
+      '\x1b[',
+      '\x1b]0;t',
+      '😀',
+      '日本',
+      '\ud800',
+      '\udc00',
+      'é',
+    ),
     fc.string({ maxLength: 8 }),
     fc.integer({ min: 1, max: 300 }).map((n) => 'y'.repeat(n)),
   )
-  const limits = fc.record(
-    { maxChars: fc.integer({ min: 0, max: 400 }), maxBytes: fc.integer({ min: 0, max: 400 }), maxLines: fc.integer({ min: 0, max: 8 }) },
-    { requiredKeys: [] },
-  ).filter((l) => Object.keys(l).length > 0)
+  const limits = fc
+    .record(
+      { maxChars: fc.integer({ min: 0, max: 400 }), maxBytes: fc.integer({ min: 0, max: 400 }), maxLines: fc.integer({ min: 0, max: 8 }) },
+      { requiredKeys: [] },
+    )
+    .filter((l) => Object.keys(l).length > 0)
   const strategy = fc.constantFrom('head', 'tail', 'headTail', 'auto')
   fc.assert(
     fc.property(fc.array(piece, { maxLength: 80 }), limits, strategy, (pieces, l, s) => {

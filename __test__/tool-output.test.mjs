@@ -34,16 +34,13 @@ function parseView(output, result) {
 
 describe('profiles', () => {
   test('the seed table, and a default for every other tool', () => {
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(DEFAULT_TOOL_PROFILES).map(([k, v]) => [k, { ...v }])),
-      {
-        read_file: { maxChars: 50000, maxLines: 500 },
-        run_command: { maxChars: 20000, maxLines: 200 },
-        list_directory: { maxChars: 10000, maxLines: 100 },
-        search_files: { maxChars: 30000, maxLines: 300 },
-        default: { maxChars: 20000, maxLines: 200 },
-      },
-    )
+    assert.deepEqual(Object.fromEntries(Object.entries(DEFAULT_TOOL_PROFILES).map(([k, v]) => [k, { ...v }])), {
+      read_file: { maxChars: 50000, maxLines: 500 },
+      run_command: { maxChars: 20000, maxLines: 200 },
+      list_directory: { maxChars: 10000, maxLines: 100 },
+      search_files: { maxChars: 30000, maxLines: 300 },
+      default: { maxChars: 20000, maxLines: 200 },
+    })
     assert.ok(Object.isFrozen(DEFAULT_TOOL_PROFILES) && Object.isFrozen(DEFAULT_TOOL_PROFILES.read_file))
     assert.deepEqual(resolveToolProfile('read_file'), { name: 'read_file', maxChars: 50000, maxLines: 500 })
     assert.deepEqual(resolveToolProfile('grep'), { name: 'default', maxChars: 20000, maxLines: 200 })
@@ -73,16 +70,32 @@ describe('profiles', () => {
       [() => resolveToolProfile(1), TypeError, 'toolName must be a string, got 1'],
       [() => resolveToolProfile('x', []), TypeError, 'profiles must be an object, got an array'],
       [() => resolveToolProfile('x', { x: 5 }), TypeError, 'profiles["x"] must be an object with maxChars and/or maxLines, got 5'],
-      [() => resolveToolProfile('x', { x: { maxchars: 5 } }), TypeError, 'unknown option "profiles[\\"x\\"].maxchars"; expected one of maxChars, maxLines'],
-      [() => resolveToolProfile('x', { x: { maxLines: -1 } }), RangeError, 'profiles["x"].maxLines must be a non-negative integer or Infinity, got -1'],
+      [
+        () => resolveToolProfile('x', { x: { maxchars: 5 } }),
+        TypeError,
+        'unknown option "profiles[\\"x\\"].maxchars"; expected one of maxChars, maxLines',
+      ],
+      [
+        () => resolveToolProfile('x', { x: { maxLines: -1 } }),
+        RangeError,
+        'profiles["x"].maxLines must be a non-negative integer or Infinity, got -1',
+      ],
       [() => truncateToolOutput('x', 5), TypeError, 'text must be a string, got 5'],
-      [() => truncateToolOutput('x', 'y', { maxBytes: 5 }), TypeError, 'unknown option "maxBytes"; expected one of profiles, maxChars, maxLines, headRatio, notice, spill'],
+      [
+        () => truncateToolOutput('x', 'y', { maxBytes: 5 }),
+        TypeError,
+        'unknown option "maxBytes"; expected one of profiles, maxChars, maxLines, headRatio, notice, spill',
+      ],
       [() => truncateToolOutput('x', 'y', { maxChars: 1.5 }), RangeError, 'maxChars must be a non-negative integer or Infinity, got 1.5'],
       [() => truncateToolOutput('x', 'y', { headRatio: 2 }), RangeError, 'headRatio must be a number from 0 to 1, got 2'],
       [() => truncateToolOutput('x', 'y', { notice: '{nope}' }), TypeError, /nope/],
     ]
     for (const [fn, type, message] of cases) {
-      assert.throws(fn, (e) => e instanceof type && (typeof message === 'string' ? e.message === message : message.test(e.message)), String(message))
+      assert.throws(
+        fn,
+        (e) => e instanceof type && (typeof message === 'string' ? e.message === message : message.test(e.message)),
+        String(message),
+      )
     }
   })
 })
@@ -161,7 +174,13 @@ describe('truncateToolOutput', () => {
 
   test('limits too small for the indicators still hold', () => {
     const output = numbered(40)
-    for (const [maxChars, maxLines] of [[0, 0], [5, 1], [50, 2], [100, 3], [Infinity, 1]]) {
+    for (const [maxChars, maxLines] of [
+      [0, 0],
+      [5, 1],
+      [50, 2],
+      [100, 3],
+      [Infinity, 1],
+    ]) {
       const r = truncateToolOutput('x', output, { maxChars, maxLines })
       const m = measure(r.text)
       assert.ok(m.chars <= maxChars && m.lines <= maxLines, `${maxChars}/${maxLines}: ${JSON.stringify(r.text)}`)
@@ -173,7 +192,10 @@ describe('properties', () => {
   const PIECES = ['a', 'line of text', '\n', '\n', '\r\n', '日本', '😀', '\uD800', '\uDC00']
   const piece = fc.constantFrom(...PIECES)
   const outputArb = fc
-    .array(fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(200)).map(([p, n]) => p.repeat(n)) }), { maxLength: 150 })
+    .array(
+      fc.oneof({ weight: 20, arbitrary: piece }, { weight: 1, arbitrary: fc.tuple(piece, fc.nat(200)).map(([p, n]) => p.repeat(n)) }),
+      { maxLength: 150 },
+    )
     .map((parts) => parts.join(''))
   const limitArb = (max) => fc.oneof(fc.nat(max), fc.constant(Infinity))
 

@@ -21,7 +21,10 @@ test('the workflow parses, runs on pushes to main and pull requests, and has the
   assert.deepEqual(Object.keys(jobs).sort(), ['build', 'lint', 'publish', 'test-linux-binding', 'test-macOS-windows-binding'])
   for (const [name, job] of Object.entries(jobs)) {
     assert.ok(Array.isArray(job.steps) && job.steps.length > 0, name)
-    assert.ok(job.steps.every((step) => typeof step.uses === 'string' || typeof step.run === 'string'), `${name}: every step uses or runs`)
+    assert.ok(
+      job.steps.every((step) => typeof step.uses === 'string' || typeof step.run === 'string'),
+      `${name}: every step uses or runs`,
+    )
     assert.equal(job.steps[0].uses, 'actions/checkout@v5', `${name} checks out first`)
   }
 })

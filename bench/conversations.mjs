@@ -19,7 +19,14 @@ export function conversation(count, results, resultBytes) {
       messages.push({ role: 'assistant', content: [{ type: 'toolCall', id, name: 'bash', arguments: { command: 'cat log' } }] })
       let text = ''
       for (let k = 0; k < lines; k++) text += line(i * lines + k)
-      messages.push({ role: 'toolResult', toolCallId: id, toolName: 'bash', content: [{ type: 'text', text }], isError: false, timestamp: i })
+      messages.push({
+        role: 'toolResult',
+        toolCallId: id,
+        toolName: 'bash',
+        content: [{ type: 'text', text }],
+        isError: false,
+        timestamp: i,
+      })
     } else {
       messages.push({ role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `turn ${i}: what next?` }] })
     }
@@ -41,7 +48,10 @@ export const CONVERSATION_CASES = [
       assert.equal(r.changed, true)
       assert.equal(r.messages.length, messages.length)
       const after = resultTokens(r.messages)
-      assert.ok(after.every((t) => t <= WINDOW * 0.3), 'a result over its share')
+      assert.ok(
+        after.every((t) => t <= WINDOW * 0.3),
+        'a result over its share',
+      )
       assert.ok(after.reduce((a, b) => a + b) <= WINDOW * 0.5, 'all results over their share')
     },
   },
@@ -120,7 +130,13 @@ export async function runConversationCases({ timeCase, formatTime, benchOptions,
     )
     const ratio = medians.toolclamp / medians.stringify
     const pass = ratio <= c.max
-    conversationRows.push([c.label, formatTime(medians.toolclamp), formatTime(medians.stringify), `${ratio < 0.001 ? ratio.toPrecision(2) : ratio.toFixed(3)}x`, `${pass ? 'PASS' : 'MISS'} ≤${c.max}x`])
+    conversationRows.push([
+      c.label,
+      formatTime(medians.toolclamp),
+      formatTime(medians.stringify),
+      `${ratio < 0.001 ? ratio.toPrecision(2) : ratio.toFixed(3)}x`,
+      `${pass ? 'PASS' : 'MISS'} ≤${c.max}x`,
+    ])
   }
   const errorRows = []
   for (const c of ERROR_CASES) {

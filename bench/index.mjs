@@ -242,7 +242,11 @@ const PAYLOAD_CASES = [
     title: '`hardTruncateToolPayload({ content: [one 1 MiB text block], details })`',
     impls: payloadImpls,
     rows: (kind) => [
-      { label: '1 MiB text block', textBytes: MIB, make: () => ({ content: [textBlock(makeInput(kind, MIB))], details: { path: 'app.log' } }) },
+      {
+        label: '1 MiB text block',
+        textBytes: MIB,
+        make: () => ({ content: [textBlock(makeInput(kind, MIB))], details: { path: 'app.log' } }),
+      },
     ],
   },
   {
@@ -259,13 +263,19 @@ const PAYLOAD_CASES = [
       const text = makeInput(kind, MIB)
       return [
         { label: '1 MiB text', textBytes: MIB, make: () => [textBlock(text)] },
-        { label: '1 MiB text + 10 MB image', textBytes: MIB, make: () => [textBlock(text), imageBlock(IMAGE_CHARS)], sameCostAs: '1 MiB text' },
+        {
+          label: '1 MiB text + 10 MB image',
+          textBytes: MIB,
+          make: () => [textBlock(text), imageBlock(IMAGE_CHARS)],
+          sameCostAs: '1 MiB text',
+        },
       ]
     },
   },
   {
     id: 'payload-stream',
-    title: '`wrapOnUpdate(onUpdate)` over a stream: the accumulated output every 64 KiB up to 16 MiB (time per whole stream of 256 updates)',
+    title:
+      '`wrapOnUpdate(onUpdate)` over a stream: the accumulated output every 64 KiB up to 16 MiB (time per whole stream of 256 updates)',
     impls: {
       toolclamp: (partials) => streamThrough((onUpdate) => toolclamp.wrapOnUpdate(onUpdate, EXACT), partials),
       best: (partials) => streamThrough(js.bestWrapOnUpdate, partials),
@@ -336,7 +346,11 @@ const JSON_CASES = [
     id: 'json-small',
     title: '`clampJson(value)` on small values that fit, against one `JSON.stringify(value)`',
     rows: [
-      { label: '120 B object', make: () => ({ command: 'ls -la', exitCode: 0, stdout: 'total 8\nREADME.md\n', stderr: '', durationMs: 12 }), max: 1.5 },
+      {
+        label: '120 B object',
+        make: () => ({ command: 'ls -la', exitCode: 0, stdout: 'total 8\nREADME.md\n', stderr: '', durationMs: 12 }),
+        max: 1.5,
+      },
       { label: '900 B, 8 records', make: () => logRecords(800), max: 1.5 },
     ],
   },
@@ -366,7 +380,13 @@ async function runJsonCases(cases, results, failures) {
       )
       const ratio = medians.toolclamp / medians.stringify
       const pass = ratio <= row.max
-      results.push([row.label, formatTime(medians.toolclamp), formatTime(medians.stringify), `${ratio.toFixed(2)}x`, `${pass ? 'PASS' : 'MISS'} ≤${row.max}x`])
+      results.push([
+        row.label,
+        formatTime(medians.toolclamp),
+        formatTime(medians.stringify),
+        `${ratio.toFixed(2)}x`,
+        `${pass ? 'PASS' : 'MISS'} ≤${row.max}x`,
+      ])
     }
   }
 }
@@ -396,6 +416,8 @@ function benchOptions(bytes) {
   return { time: 2000, warmupTime: 250, iterations: 8, warmupIterations: 2 }
 }
 
+// Results are stored here so the engine cannot drop a call whose result is never read.
+// biome-ignore lint/correctness/noUnusedVariables: written on purpose, never read
 let sink
 
 /** How many calls one sample should batch so that it lasts about 20 µs. */
@@ -511,7 +533,8 @@ function formatRatio(other, mine) {
 function targetText(check, medians) {
   const ratio = medians[check.vs] / medians.toolclamp
   const pass = ratio >= check.min
-  const what = check.min === 1 ? `not slower than ${check.vs === 'best' ? '(b)' : '(a)'}` : `≥${check.min}x vs ${check.vs === 'best' ? '(b)' : '(a)'}`
+  const what =
+    check.min === 1 ? `not slower than ${check.vs === 'best' ? '(b)' : '(a)'}` : `≥${check.min}x vs ${check.vs === 'best' ? '(b)' : '(a)'}`
   return { pass, text: `${pass ? 'PASS' : 'MISS'} ${what}` }
 }
 
@@ -543,7 +566,11 @@ function rowFor(c, r) {
 
 function textTable(cols, rows) {
   const widths = cols.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => cells.map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ').trimEnd()
+  const line = (cells) =>
+    cells
+      .map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i])))
+      .join('  ')
+      .trimEnd()
   return [line(cols), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
 }
 
@@ -564,7 +591,9 @@ async function main() {
   const streams = filters.length === 0 || filters.some((f) => 'streams'.includes(f.toLowerCase()))
   const normalizing = streams || filters.some((f) => 'normalize'.includes(f.toLowerCase()))
   if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations && !normalizing) {
-    console.error(`no case matches ${filters.join(', ')}; cases: ${[...CASES, ...PAYLOAD_CASES, ...JSON_CASES].map((c) => c.id).join(', ')}`)
+    console.error(
+      `no case matches ${filters.join(', ')}; cases: ${[...CASES, ...PAYLOAD_CASES, ...JSON_CASES].map((c) => c.id).join(', ')}`,
+    )
     process.exit(2)
   }
   // The size × kind grid is only built when a string case needs it.
@@ -649,7 +678,7 @@ async function main() {
     const cols = columnsFor(c)
     const rows = results.get(c.id).map((r) => rowFor(c, r))
     for (const r of results.get(c.id)) {
-      for (const t of r.targets ?? []) (t.pass ? passes++ : misses++)
+      for (const t of r.targets ?? []) t.pass ? passes++ : misses++
     }
     console.log(`${c.id}: ${c.title.replaceAll('`', '')}`)
     console.log(textTable(cols, rows))
@@ -671,7 +700,7 @@ async function main() {
     const cols = ['input', ...columnsFor(c).slice(1)]
     const rows = results.get(c.id).map((r) => rowFor(c, r))
     for (const r of results.get(c.id)) {
-      for (const t of r.targets ?? []) (t.pass ? passes++ : misses++)
+      for (const t of r.targets ?? []) t.pass ? passes++ : misses++
     }
     console.log(`${c.id}: ${c.title.replaceAll('`', '')}`)
     console.log(textTable(cols, rows))
@@ -679,7 +708,7 @@ async function main() {
     md.push('', `### ${c.title}`, '', markdownTable(cols, rows))
   }
   if (jsonRows.length > 0) {
-    for (const row of jsonRows) (row[4].startsWith('PASS') ? passes++ : misses++)
+    for (const row of jsonRows) row[4].startsWith('PASS') ? passes++ : misses++
     console.log('json: clampJson against one JSON.stringify of the same value')
     console.log(textTable(JSON_COLUMNS, jsonRows))
     console.log('')
@@ -695,7 +724,7 @@ async function main() {
     )
   }
   if (conversationRows.length > 0) {
-    for (const row of [...conversationRows, ...errorRows]) (row.at(-1).startsWith('PASS') ? passes++ : misses++)
+    for (const row of [...conversationRows, ...errorRows]) row.at(-1).startsWith('PASS') ? passes++ : misses++
     console.log('conversation: clampToolResultsInMessages({ contextWindowTokens: 200000 }) against one JSON.stringify of the messages')
     console.log(textTable(CONVERSATION_COLUMNS, conversationRows))
     console.log('')
@@ -719,7 +748,7 @@ async function main() {
     )
   }
   if (captureRows.length + runRows.length + cliRows.length + normalizeRows.length > 0) {
-    for (const row of [...captureRows, ...runRows, ...cliRows, ...normalizeRows]) (row.at(-1).startsWith('PASS') ? passes++ : misses++)
+    for (const row of [...captureRows, ...runRows, ...cliRows, ...normalizeRows]) row.at(-1).startsWith('PASS') ? passes++ : misses++
     console.log('streams: createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: tail }) per whole stream')
     console.log(textTable(CAPTURE_COLUMNS, captureRows))
     console.log('')
@@ -736,7 +765,7 @@ async function main() {
       '',
       '## Streams',
       '',
-      '`createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: \'tail\' })` fed a whole stream in',
+      "`createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: 'tail' })` fed a whole stream in",
       '64 KiB Buffers (which split chars, as pipes do), against keeping every chunk and clamping once',
       'at the end (`Buffer.concat`, `toString`, then `truncateText` or the best pure-JS clamp), and',
       'against `Buffer.concat` alone. Outputs are checked equal before timing; past 256 MiB the whole',
@@ -745,7 +774,7 @@ async function main() {
       markdownTable(CAPTURE_COLUMNS, captureRows),
       '',
       '`runCommand` against `spawn` with collected output and `formatExecOutput`, each run in its own',
-      'process (peak RSS is that process\'s `maxRSS`, the child command excluded); texts checked equal.',
+      "process (peak RSS is that process's `maxRSS`, the child command excluded); texts checked equal.",
       '',
       markdownTable(RUN_COLUMNS, runRows),
       '',
@@ -760,7 +789,7 @@ async function main() {
       'bars), cycled through; and 1 MiB of far cursor moves, whose normalised text once grew 6,500',
       'times. MB/s is input bytes per second with `normalize`. The CLI row runs `--normalize` on the',
       'file of the CLI table, against the same command without it. Outputs are checked equal to',
-      '`truncateText(whole, { normalize: true })` (the CLI\'s to its output without `--normalize`).',
+      "`truncateText(whole, { normalize: true })` (the CLI's to its output without `--normalize`).",
       '',
       markdownTable(NORMALIZE_COLUMNS, normalizeRows),
     )

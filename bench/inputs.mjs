@@ -32,15 +32,64 @@ function mulberry32(seed) {
 
 const LEVELS = ['INFO ', 'INFO ', 'INFO ', 'DEBUG', 'WARN ', 'ERROR']
 const WORDS = [
-  'request', 'handled', 'cache', 'miss', 'hit', 'user', 'servlet', 'retry', 'timeout', 'connected',
-  'closed', 'upstream', 'payload', 'compiled', 'module', 'test', 'passed', 'failed', 'queue', 'flushed',
-  'worker', 'ready', 'shutdown', 'config', 'loaded', 'from', 'disk', 'bytes', 'written', 'checksum', 'ok',
+  'request',
+  'handled',
+  'cache',
+  'miss',
+  'hit',
+  'user',
+  'servlet',
+  'retry',
+  'timeout',
+  'connected',
+  'closed',
+  'upstream',
+  'payload',
+  'compiled',
+  'module',
+  'test',
+  'passed',
+  'failed',
+  'queue',
+  'flushed',
+  'worker',
+  'ready',
+  'shutdown',
+  'config',
+  'loaded',
+  'from',
+  'disk',
+  'bytes',
+  'written',
+  'checksum',
+  'ok',
 ]
 const PATHS = ['/api/v1/items', '/api/v1/users', '/healthz', '/static/app.js', '/api/v2/search', '/login']
 const JA = [
-  'テスト', '成功', '失敗', 'ユーザー', '設定', 'を読み込みました', 'ファイル', '接続', 'しました',
-  'エラーが発生しました', '処理中', '完了', '日本語', 'のテキスト', '再試行', 'タイムアウト', 'サーバー',
-  '東京', '更新', '確認してください', '出力', '結果', 'キャッシュ', '削除',
+  'テスト',
+  '成功',
+  '失敗',
+  'ユーザー',
+  '設定',
+  'を読み込みました',
+  'ファイル',
+  '接続',
+  'しました',
+  'エラーが発生しました',
+  '処理中',
+  '完了',
+  '日本語',
+  'のテキスト',
+  '再試行',
+  'タイムアウト',
+  'サーバー',
+  '東京',
+  '更新',
+  '確認してください',
+  '出力',
+  '結果',
+  'キャッシュ',
+  '削除',
 ]
 const EMOJI = ['😀', '✅', '❌', '🚀', '🔥', '⚠️', '📦', '🎉', '👍', '💡', '⏱️', '🐛']
 
@@ -54,7 +103,7 @@ function pad2(n) {
 
 function timestamp(rand, i) {
   const s = Math.floor(i / 7)
-  return `2025-03-14T${pad2(8 + ((s / 3600) | 0) % 12)}:${pad2(((s / 60) | 0) % 60)}:${pad2(s % 60)}.${String(Math.floor(rand() * 1000)).padStart(3, '0')}Z`
+  return `2025-03-14T${pad2(8 + (((s / 3600) | 0) % 12))}:${pad2(((s / 60) | 0) % 60)}:${pad2(s % 60)}.${String(Math.floor(rand() * 1000)).padStart(3, '0')}Z`
 }
 
 /** One ASCII log line of 40-120 chars, without its '\n'. */
@@ -99,7 +148,7 @@ export function makeInput(kind, bytes) {
     parts.push(l)
     size += Buffer.byteLength(l, 'utf8')
   }
-  let text = parts.join('')
+  const text = parts.join('')
   // Drop whole characters from the end until the UTF-8 length fits.
   let end = text.length
   while (size > bytes) {

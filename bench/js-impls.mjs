@@ -604,8 +604,9 @@ class Planner {
         const p = src.lastNewline(0, e)
         return p < 0 ? { end: 0, span: ZERO } : { end: p + 1, span: subSpan(used, src.span(p + 1, e)) }
       }
-      if (used.chars + sep <= room.chars && used.bytes + sep <= room.bytes) return { end: e, span: used }
-      // One unit less frees the separator's char and byte.
+      if (used.chars + sep <= room.chars && used.bytes + sep <= room.bytes)
+        return { end: e, span: used }
+        // One unit less frees the separator's char and byte.
       ;({ end: e, span: used } = this.stepBack(e, used))
     }
   }

@@ -126,7 +126,12 @@ function random(seed) {
 }
 
 const WORDS = ['request', 'handled', 'cache', 'miss', 'retry', 'user', 'session', 'query', 'took', 'bytes', 'ok', 'queued']
-const LEVELS = [['INFO', 32], ['WARN', 33], ['DEBUG', 2], ['ERROR', 31]]
+const LEVELS = [
+  ['INFO', 32],
+  ['WARN', 33],
+  ['DEBUG', 2],
+  ['ERROR', 31],
+]
 
 /** A log line of 40–120 chars: plain, or coloured as a terminal logger writes it. */
 function logLine(pick, i, ansi) {
@@ -136,7 +141,10 @@ function logLine(pick, i, ansi) {
   if (!ansi) return `${time} ${level.padEnd(5)} [worker-${pick(16)}] ${words} id=${i} status=${200 + pick(300)}\n`
   // Colours per field, a column jump, and now and then a progress bar redrawn with \r.
   if (pick(8) === 0) {
-    return Array.from({ length: 4 }, (_, k) => `\r\x1b[2K\x1b[36m[${'#'.repeat(k * 5)}${' '.repeat(20 - k * 5)}]\x1b[0m ${k * 25}%`).join('') + '\n'
+    return (
+      Array.from({ length: 4 }, (_, k) => `\r\x1b[2K\x1b[36m[${'#'.repeat(k * 5)}${' '.repeat(20 - k * 5)}]\x1b[0m ${k * 25}%`).join('') +
+      '\n'
+    )
   }
   return `\x1b[2m${time}\x1b[0m \x1b[${colour}m${level.padEnd(5)}\x1b[0m [\x1b[36mworker-${pick(16)}\x1b[39m] ${words}\x1b[60G\x1b[1mid=${i}\x1b[22m status=\x1b[33m${200 + pick(300)}\x1b[39m\n`
 }
@@ -217,7 +225,7 @@ export function runNormalizeCases({ quick }) {
   rows.push([
     `1 MiB of \`\\x1b[65535Cx\\n\`, capture`,
     `${on.toFixed(1)} ms`,
-    ((flood.length / 1e6) / (on / 1000)).toFixed(0),
+    (flood.length / 1e6 / (on / 1000)).toFixed(0),
     `${off.toFixed(1)} ms`,
     `${(on / off).toFixed(2)}x`,
     `${pass ? 'PASS' : 'MISS'} text ≤12x + a line (${growth.toFixed(2)}x)`,

@@ -213,7 +213,9 @@ function parseDuration(flag, text) {
 function unknownOption(flag, flags) {
   const near = didYouMean(flag, flags)
   return new CliError(
-    near === undefined ? `unknown option ${JSON.stringify(flag)} (see --help)` : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
+    near === undefined
+      ? `unknown option ${JSON.stringify(flag)} (see --help)`
+      : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
   )
 }
 
@@ -235,7 +237,10 @@ function splitFlag(arg) {
 function readSize(flag, value) {
   // GNU's "+N" (from line N on) and "-N" (all but the last N) are other jobs: say which flag does each.
   if (/^[+-]\d/.test(value)) {
-    const hint = value[0] === '+' ? `--offset ${value.slice(1)} prints the input from line ${value.slice(1)} on` : 'toolclamp keeps at most a count, it cannot drop a count'
+    const hint =
+      value[0] === '+'
+        ? `--offset ${value.slice(1)} prints the input from line ${value.slice(1)} on`
+        : 'toolclamp keeps at most a count, it cannot drop a count'
     throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)} (${hint})`)
   }
   try {
@@ -344,7 +349,11 @@ function newState() {
 function parseArgs(argv) {
   const state = newState()
   const positionals = []
-  positionals.push(...readFlags(argv, CLAMP_FLAGS, state, (arg) => (positionals.push(arg), false)))
+  const positional = (arg) => {
+    positionals.push(arg)
+    return false
+  }
+  positionals.push(...readFlags(argv, CLAMP_FLAGS, state, positional))
   if (state.help) return { help: true }
   if (state.version) return { version: true }
 
@@ -392,7 +401,7 @@ function parseArgs(argv) {
 }
 
 // What a shell would read as more than a program's name.
-const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?~{}\[\]]/
+const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?~{}[\]]/
 
 /**
  * Whether `command` is a shell line given as one argument (`toolclamp run "make | cat"`)
@@ -697,7 +706,9 @@ function reserveNewline(options) {
 
 /** Whether counts are over a budget of `options`: truncateText then cuts. */
 function overBudget(totals, options) {
-  return totals.chars > (options.maxChars ?? Infinity) || totals.bytes > byteBudget(options) || totals.lines > (options.maxLines ?? Infinity)
+  return (
+    totals.chars > (options.maxChars ?? Infinity) || totals.bytes > byteBudget(options) || totals.lines > (options.maxLines ?? Infinity)
+  )
 }
 
 /**
@@ -790,11 +801,14 @@ async function clamp(parsed) {
   if (result !== clamped && clamped.spill?.path) fs.rmSync(clamped.spill.path, { force: true })
   const rest = printed === undefined ? result.text : after(result.text, printed)
   await writeStdout(rest)
-  const last = rest.length > 0 ? rest : printed ?? rest
+  const last = rest.length > 0 ? rest : (printed ?? rest)
   if (result.truncated && last.length > 0 && !endsWithNewline(last)) {
     // head: room was kept for it. tail, head-tail: the kept end is the input's, unless the
     // budgets leave room for no text at all; then only if it fits.
-    if (head || (lastByte === NEWLINE && !overBudget({ chars: result.outputChars + 1, bytes: result.outputBytes + 1, lines: 0 }, options))) {
+    if (
+      head ||
+      (lastByte === NEWLINE && !overBudget({ chars: result.outputChars + 1, bytes: result.outputBytes + 1, lines: 0 }, options))
+    ) {
       await writeStdout('\n')
     }
   }
@@ -867,6 +881,11 @@ async function run(parsed) {
   return clean ? result.exitCode : EXIT_FAILED
 }
 
+async function usage() {
+  await writeStdout(USAGE)
+  return 0
+}
+
 async function version() {
   const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))
   await writeStdout(`${version}\n`)
@@ -887,12 +906,12 @@ async function main(argv) {
   try {
     if (argv[0] === 'run') {
       const parsed = parseRunArgs(argv.slice(1))
-      if (parsed.help) return (await writeStdout(USAGE), 0)
+      if (parsed.help) return await usage()
       if (parsed.version) return await version()
       return await run(parsed)
     }
     const parsed = parseArgs(argv)
-    if (parsed.help) return (await writeStdout(USAGE), 0)
+    if (parsed.help) return await usage()
     if (parsed.version) return await version()
     return parsed.page ? await page(parsed) : await clamp(parsed)
   } catch (error) {

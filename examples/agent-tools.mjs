@@ -66,6 +66,11 @@ console.log(output, '\n')
 
 // The notice names the spill file and the dropped lines; read the first of them.
 const [, file, from] = /saved to (.+?) \(dropped: lines (\d+)–\d+\)/.exec(output)
-console.log(readFile({ path: file, offset: Number(from) }).split('\n').slice(0, 3).join('\n'))
+console.log(
+  readFile({ path: file, offset: Number(from) })
+    .split('\n')
+    .slice(0, 3)
+    .join('\n'),
+)
 
 rmSync(artifacts, { recursive: true, force: true })

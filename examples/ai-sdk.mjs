@@ -20,7 +20,9 @@ const runTests = tool({
   inputSchema: z.object({}),
   execute: wrapExecute(async () => ({ stdout: 'PASS src/a.test.ts\n'.repeat(300_000), stderr: 'FAIL src/checkout.test.ts', exitCode: 1 })),
 })
-const log = Array.from({ length: 40_000 }, (_, i) => `GET /api/orders/${i} 200 in ${i % 900}ms\n`).join('') + 'retrying inventory-service (attempt 5/5)\n'
+const log =
+  Array.from({ length: 40_000 }, (_, i) => `GET /api/orders/${i} 200 in ${i % 900}ms\n`).join('') +
+  'retrying inventory-service (attempt 5/5)\n'
 const readLogs = tool({ description: 'Recent logs of the checkout service', inputSchema: z.object({}), execute: async () => log })
 
 // The mock model: it calls both tools, then answers; it refuses a prompt over its window with the
@@ -34,7 +36,13 @@ const mock = new MockLanguageModelV3({
     if (tokens > 32_000) {
       const message = `This model's maximum context length is 32000 tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`
       const responseBody = JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' } })
-      throw new APICallError({ message, url: 'https://api.openai.com/v1/chat/completions', requestBodyValues: {}, statusCode: 400, responseBody })
+      throw new APICallError({
+        message,
+        url: 'https://api.openai.com/v1/chat/completions',
+        requestBodyValues: {},
+        statusCode: 400,
+        responseBody,
+      })
     }
     const content = prompt.some((m) => m.role === 'tool')
       ? [{ type: 'text', text: 'checkout.test.ts fails; the inventory service is retried 5 times.' }]

@@ -34,7 +34,14 @@ const toolResultsGuard = createMiddleware({
 /** A fake model that calls both tools, then answers; it records the tokens of each request. */
 class Model extends FakeToolCallingModel {
   constructor(requests = []) {
-    super({ toolCalls: [[{ name: 'search', args: { query: 'TODO' }, id: 'call_1' }, { name: 'read_logs', args: {}, id: 'call_2' }]] })
+    super({
+      toolCalls: [
+        [
+          { name: 'search', args: { query: 'TODO' }, id: 'call_1' },
+          { name: 'read_logs', args: {}, id: 'call_2' },
+        ],
+      ],
+    })
     this.requests = requests
   }
 

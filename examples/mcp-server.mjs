@@ -12,7 +12,10 @@ import { z } from 'zod'
 import { hardTruncateToolPayload, measureText } from 'toolclamp'
 
 /** A tool handler whose result is clamped (default budget: 51,200 bytes and 2,000 lines). */
-const clamped = (handler) => async (...args) => hardTruncateToolPayload(await handler(...args))
+const clamped =
+  (handler) =>
+  async (...args) =>
+    hardTruncateToolPayload(await handler(...args))
 
 const server = new McpServer({ name: 'ci', version: '1.0.0' })
 

@@ -23,7 +23,12 @@ const runTests = tool({
   execute: wrapExecute(async () => ({ stdout: 'PASS src/a.test.ts\n'.repeat(300_000), stderr: 'FAIL src/checkout.test.ts', exitCode: 1 })),
 })
 const log = Array.from({ length: 40_000 }, (_, i) => `GET /api/orders/${i} 200 in ${i % 900}ms\n`).join('')
-const readLogs = tool({ name: 'read_logs', description: 'Recent logs of the checkout service', parameters: z.object({}), execute: async () => log })
+const readLogs = tool({
+  name: 'read_logs',
+  description: 'Recent logs of the checkout service',
+  parameters: z.object({}),
+  execute: async () => log,
+})
 
 /** A Model that calls both tools, then answers; it records the input items of each request. */
 const requests = []

@@ -15,7 +15,9 @@ import { estimateTokens } from 'toolclamp/conversation'
 import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from 'toolclamp/pi'
 
 // A tool that returns a 2.4 MB build log, and one that throws with a 1 MB message.
-const log = Array.from({ length: 60_000 }, (_, i) => `step ${i + 1}: compiled src/module_${i}.ts\n`).join('') + 'error: 1 lint warning treated as an error\n'
+const log =
+  Array.from({ length: 60_000 }, (_, i) => `step ${i + 1}: compiled src/module_${i}.ts\n`).join('') +
+  'error: 1 lint warning treated as an error\n'
 const readBuildLog = {
   name: 'read_build_log',
   label: 'Read build log',
@@ -41,7 +43,10 @@ const respond = (context) => {
   const tokens = estimateTokens(JSON.stringify(context.messages.map((m) => m.content)))
   requests.push(tokens)
   if (tokens > 32_000) {
-    const error = { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > 32000 maximum` } }
+    const error = {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > 32000 maximum` },
+    }
     return fauxAssistantMessage([], { stopReason: 'error', errorMessage: `400 ${JSON.stringify(error)}` })
   }
   if (!context.messages.some((m) => m.role === 'toolResult')) {

@@ -37,8 +37,7 @@ const CAPTURE_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'snap
 const STRATEGIES = ['tail', 'head', 'headTail']
 
 // As truncateText's spill notice: the lines are those of the spill file.
-const SPILL_NOTICE =
-  '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
+const SPILL_NOTICE = '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 
 // A capture whose input was cut short (the CLI on Ctrl-C): its notice counts what came so
 // far, and says so. The default notice, as a template, with the words added (a capture's
@@ -215,8 +214,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const checked = spillTo === undefined ? readNotice(notice) : undefined
   const handle = native.captureCreate(name, limits, ratio, flags, raw === true)
   const stream = spillTo === undefined ? undefined : new StreamingSpill(spillTo)
-  const notices =
-    stream === undefined ? undefined : spills.spillNotices(notice, stream.file, namedDefault, unnamedDefault)
+  const notices = stream === undefined ? undefined : spills.spillNotices(notice, stream.file, namedDefault, unnamedDefault)
   // The notice to plan with: the one naming the file while the file is being written.
   let interrupted = false
   const noticeNow = () => {

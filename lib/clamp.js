@@ -97,15 +97,16 @@ function truncateWith(text, limits, strategy, headRatio, notice, snap = false) {
 
 // The notice when the full text was saved: where, and which lines of the file were dropped
 // (the numbers `readPartial`'s `offset` takes).
-const SPILL_NOTICE =
-  '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
+const SPILL_NOTICE = '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 
 const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 
 function truncateText(text, options) {
   checkText(text)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } =
-    readOptionsObject(options, TRUNCATE_TEXT_OPTIONS)
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } = readOptionsObject(
+    options,
+    TRUNCATE_TEXT_OPTIONS,
+  )
   // Terminal output is normalised before it is counted: budgets count what the model reads,
   // and a spill file holds that text, so the lines a notice names are its lines.
   const flags = terminal.readNormalize(normalize)

@@ -56,10 +56,9 @@ function readEnvLimit(env) {
   } catch {
     if (!reportedEnvValues.has(text)) {
       reportedEnvValues.add(text)
-      process.emitWarning(
-        `${LIMIT_ENV_VARIABLE}=${JSON.stringify(text)} is not a size like 16384, 16k or 1MiB; using the default`,
-        { code: 'TOOLCLAMP_INVALID_MAX_TOOL_OUTPUT' },
-      )
+      process.emitWarning(`${LIMIT_ENV_VARIABLE}=${JSON.stringify(text)} is not a size like 16384, 16k or 1MiB; using the default`, {
+        code: 'TOOLCLAMP_INVALID_MAX_TOOL_OUTPUT',
+      })
     }
     return undefined
   }

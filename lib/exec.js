@@ -55,8 +55,7 @@ const {
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
 const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
-const SPILL_NOTICE =
-  '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
+const SPILL_NOTICE = '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
@@ -64,8 +63,24 @@ const RESULT_KEYS = ['stdout', 'stderr', 'exitCode', 'signal', 'durationMs']
 // Keys Node and execa results carry that are read too, or known and ignored: never near misses.
 const KNOWN_KEYS = [
   ...RESULT_KEYS,
-  'status', 'error', 'code', 'killed', 'timedOut', 'isCanceled', 'isTerminated', 'isMaxBuffer', 'failed',
-  'shortMessage', 'originalMessage', 'output', 'pid', 'cmd', 'command', 'escapedCommand', 'all', 'stdio',
+  'status',
+  'error',
+  'code',
+  'killed',
+  'timedOut',
+  'isCanceled',
+  'isTerminated',
+  'isMaxBuffer',
+  'failed',
+  'shortMessage',
+  'originalMessage',
+  'output',
+  'pid',
+  'cmd',
+  'command',
+  'escapedCommand',
+  'all',
+  'stdio',
 ]
 // How long an error's explanation may be: one line of a few hundred chars.
 const ERROR_LINE = { maxChars: 300, maxBytes: Infinity, maxLines: Infinity }
@@ -235,7 +250,15 @@ function clampWithNotice(content, limits, strategy, headRatio, notice, snap) {
 function clampStream(content, limits, strategy, headRatio, snap, spill, stream) {
   const plan = (notice) => clampWithNotice(content, limits, strategy, headRatio, notice, snap)
   if (spill === undefined) return plan(limits.notice.planned)
-  return spills.clampAndSpill(spill, `-${stream}`, limits.notice.user, templateFor(SPILL_NOTICE, stream), limits.notice.planned, content, plan)
+  return spills.clampAndSpill(
+    spill,
+    `-${stream}`,
+    limits.notice.user,
+    templateFor(SPILL_NOTICE, stream),
+    limits.notice.planned,
+    content,
+    plan,
+  )
 }
 
 /** A stream between its tags; `info` is its clamp result (an empty stream has no bytes). */

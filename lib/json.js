@@ -352,7 +352,10 @@ function replaceJsonValue(text, path, before, after) {
   const edits = []
   changedValues(before, after, path, edits)
   if (edits.length === 0) return text
-  const spans = native.locateJson(text, edits.map(([at]) => at))
+  const spans = native.locateJson(
+    text,
+    edits.map(([at]) => at),
+  )
   const order = edits.map((_, k) => k)
   for (const k of order) {
     const json = JSON.stringify(edits[k][1])

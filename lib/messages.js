@@ -22,16 +22,7 @@ const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEA
 
 const { read, lengthOf, withProperty, copyList, kindOf, blockText, typeOf } = payloads
 
-const CLAMP_OPTIONS = [
-  'contextWindowTokens',
-  'resultShare',
-  'aggregateShare',
-  'minKeepChars',
-  'protectRecent',
-  'spill',
-  'strategy',
-  'snap',
-]
+const CLAMP_OPTIONS = ['contextWindowTokens', 'resultShare', 'aggregateShare', 'minKeepChars', 'protectRecent', 'spill', 'strategy', 'snap']
 const RECOVERY_OPTIONS = ['messages', 'maxAttempts', ...CLAMP_OPTIONS]
 
 const DEFAULTS = Object.freeze({ resultShare: 0.3, aggregateShare: 0.5, minKeepChars: 2000, protectRecent: 1, maxAttempts: 3 })
@@ -96,11 +87,6 @@ function readClampOptions(options) {
 // Finding tool results
 // ---------------------------------------------------------------------------------------
 
-const ROLE_FORMATS = new Map([
-  ['toolResult', 'pi'],
-  ['tool', 'openai-chat'],
-])
-
 /**
  * The tool results in one message (at `index`): `{ index, format, part, key, payload,
  * toolCallId, toolName, bound }` each, where `part` is the index of the content part holding
@@ -138,9 +124,8 @@ function toolResultsOf(message, index) {
   if (role === 'user') {
     // Anthropic Messages: tool_result blocks in a user message.
     const content = read(message, 'content')
-    if (isArray(content)) forEachPart(content, 'tool_result', (part, i) =>
-        add('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true),
-      )
+    if (isArray(content))
+      forEachPart(content, 'tool_result', (part, i) => add('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true))
     return found
   }
   const type = read(message, 'type')
@@ -337,7 +322,11 @@ function elide(payload, marker) {
   }
   const type = typeOf(payload)
   if (type === 'content' && isArray(read(payload, 'value'))) {
-    return withProperty(payload, 'value', elideBlocks(read(payload, 'value'), marker, (text) => ({ type: 'text', text })))
+    return withProperty(
+      payload,
+      'value',
+      elideBlocks(read(payload, 'value'), marker, (text) => ({ type: 'text', text })),
+    )
   }
   // An AI SDK output: an error stays an error.
   if (type === 'error-text' || type === 'error-json') return { type: 'error-text', value: marker }
@@ -345,8 +334,7 @@ function elide(payload, marker) {
   return marker
 }
 
-const CUT_NOTICE =
-  '[... {omitted} of this tool output cut to fit the context window; full output saved to {spillPath} ...]'
+const CUT_NOTICE = '[... {omitted} of this tool output cut to fit the context window; full output saved to {spillPath} ...]'
 
 /**
  * A tool result that is JSON text (what OpenAI Agents and LangChain send for an object a
@@ -481,7 +469,9 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
       report.action = 'elided'
     } else {
       const notice = path === null ? undefined : spills.templateWithPath(CUT_NOTICE, path)
-      next = clampJsonString(result.payload, options, tokens) ?? payloads.clampPayload(result.payload, cutLimits(options, tokens, notice, result.failed))
+      next =
+        clampJsonString(result.payload, options, tokens) ??
+        payloads.clampPayload(result.payload, cutLimits(options, tokens, notice, result.failed))
       report.action = 'clamped'
     }
     if (next === result.payload) {
@@ -632,7 +622,8 @@ function tighterBudget(tokensSent, classification) {
  */
 async function withContextOverflowRecovery(send, options) {
   if (typeof send !== 'function') throw new TypeError(`send must be a function, got ${describe(send)}`)
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object with messages and contextWindowTokens, got ${describe(options)}`)
+  if (!isPlainObject(options))
+    throw new TypeError(`options must be an object with messages and contextWindowTokens, got ${describe(options)}`)
   checkKeys(options, RECOVERY_OPTIONS)
   const { messages, maxAttempts: attemptsGiven, ...clampGiven } = options
   if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)

@@ -52,7 +52,7 @@ function missingAddon(error) {
       `lockfile was made on another platform, or with --no-optional / --omit=optional), or build ` +
       `from source in a clone with Rust installed: npm install && npm run build. ` +
       `Supported: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. ` +
-      'What the loader tried is in this error\'s cause.',
+      "What the loader tried is in this error's cause.",
   )
   addon.code = 'TOOLCLAMP_NO_ADDON'
   addon.cause = error
@@ -153,7 +153,20 @@ function checkTemplate(template) {
  */
 function bindingNotice(notice) {
   if (typeof notice !== 'function') return notice
-  return (where, mask, omittedChars, omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart, fromLine, toLine) => {
+  return (
+    where,
+    mask,
+    omittedChars,
+    omittedBytes,
+    omittedLines,
+    totalChars,
+    totalBytes,
+    totalLines,
+    headEnd,
+    tailStart,
+    fromLine,
+    toLine,
+  ) => {
     const text = notice({
       where: POSITIONS[where],
       truncatedBy: dimNames(mask),
@@ -243,11 +256,27 @@ function planText(text, strategy, limits, headRatio, notice, exact, snap = false
     const w2 = text.slice(from2, out[SLOTS.window2To])
     const wide = isWide(w0) || isWide(w1) || isWide(w2)
     out[VERDICT] = 0
-    const plan = readPlan(binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio), 'planWindows')
+    const plan = readPlan(
+      binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio),
+      'planWindows',
+    )
     plan.strategy = strategy
     return plan
   }
-  const glue = binding.plan(slotBuffer, text, isWide(text), code, maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), exact, snap, restack)
+  const glue = binding.plan(
+    slotBuffer,
+    text,
+    isWide(text),
+    code,
+    maxChars,
+    maxBytes,
+    maxLines,
+    headRatio,
+    bindingNotice(notice),
+    exact,
+    snap,
+    restack,
+  )
   return withStrategy(readPlan(glue, 'plan'))
 }
 
@@ -413,12 +442,7 @@ function normalizeTerminal(text, flags) {
   const normalized =
     typeof text === 'string'
       ? binding.normalizeTerminal(slotBuffer, text, isWide(text), flags, MAX_STRING_LENGTH)
-      : binding.normalizeTerminalBuffer(
-          slotBuffer,
-          byteLengthOf.call(text) === 0 ? Buffer.alloc(0) : text,
-          flags,
-          MAX_STRING_LENGTH,
-        )
+      : binding.normalizeTerminalBuffer(slotBuffer, byteLengthOf.call(text) === 0 ? Buffer.alloc(0) : text, flags, MAX_STRING_LENGTH)
   if (out[VERDICT] !== VERDICTS.normalized || !(typeof normalized === 'string' || normalized === null)) {
     throw noAnswer('normalizeTerminal')
   }
@@ -470,17 +494,7 @@ function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
 function planJsonText(text, strategy, limits, headRatio, inlineMarkers, gap) {
   out[VERDICT] = 0
   const { maxChars, maxBytes, maxLines } = limits
-  const answer = binding.clampJsonText(
-    slotBuffer,
-    text,
-    codeOf(strategy),
-    maxChars,
-    maxBytes,
-    maxLines,
-    headRatio,
-    inlineMarkers,
-    gap,
-  )
+  const answer = binding.clampJsonText(slotBuffer, text, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, inlineMarkers, gap)
   return jsonPlan(answer, 'clampJsonText')
 }
 
@@ -641,7 +655,6 @@ function captureSettleHead(handle, notice, snap) {
 
 module.exports = {
   STRATEGIES,
-  MAX_STRING_LENGTH: LAYOUT.maxStringLength,
   byteLengthOf,
   bufferView,
   dimNames,

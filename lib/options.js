@@ -25,7 +25,6 @@ function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !isArray(value)
 }
 
-
 /** `unknown option "maxchars"; did you mean "maxChars"?`, keys shown with `prefix` (`stdout.`). */
 function unknownOption(key, allowed, prefix = '') {
   const near = didYouMean(key, allowed)
@@ -99,9 +98,7 @@ function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBy
 function readLimitArgument(name, limit) {
   if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
   if (!isPlainObject(limit)) {
-    throw new TypeError(
-      `${name} must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${describe(limit)}`,
-    )
+    throw new TypeError(`${name} must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${describe(limit)}`)
   }
   if (name === 'limit') {
     checkKeys(limit, LIMIT_KEYS)

@@ -10,7 +10,7 @@ const native = require('./native.js')
 const spills = require('./spill.js')
 const json = require('./json.js')
 const partial = require('./partial.js')
-const { clampString, truncateSpilling, measureText } = require('./clamp.js')
+const { clampString, truncateSpilling } = require('./clamp.js')
 const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
 const {
@@ -76,8 +76,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, responseFormat, snap } =
-    limits
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, responseFormat, snap } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw new TypeError(`responseFormat must be "content" or "content_and_artifact", got ${describe(responseFormat)}`)
@@ -130,8 +129,7 @@ function clampWith(text, limits) {
     return clampString(text, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
   }
   if (fitsByLength(text.length, limits)) return text
-  return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap)
-    .text
+  return truncateSpilling(text, limits, limits.strategy, limits.headRatio, limits.notice, limits.spill, limits.snap).text
 }
 
 /**
@@ -305,8 +303,24 @@ function withProperty(object, key, value) {
 // Content-block types of the frameworks toolclamp serves: MCP, pi-ai, the AI SDK's
 // tool-result content parts, OpenAI's input/output parts, LangChain's standard blocks.
 const BLOCK_TYPES = new Set([
-  'text', 'image', 'audio', 'resource', 'resource_link', 'media', 'file', 'image-data', 'image-url', 'file-data',
-  'file-url', 'file-id', 'image-file-id', 'input_text', 'output_text', 'input_image', 'input_file', 'input_audio',
+  'text',
+  'image',
+  'audio',
+  'resource',
+  'resource_link',
+  'media',
+  'file',
+  'image-data',
+  'image-url',
+  'file-data',
+  'file-url',
+  'file-id',
+  'image-file-id',
+  'input_text',
+  'output_text',
+  'input_image',
+  'input_file',
+  'input_audio',
   'image_url',
 ])
 // Block types whose text toolclamp reads (see blockText).
@@ -315,8 +329,20 @@ const TEXT_TYPES = new Set(['text', 'input_text', 'output_text', 'resource'])
 // id, an MCP resource). A record with a block type and none of these keys (`{ type: 'file',
 // path, size }` from a directory listing) is data, not a block.
 const MEDIA_KEYS = [
-  'data', 'url', 'uri', 'image', 'image_url', 'file', 'file_id', 'fileId', 'file_data', 'file_url', 'input_audio',
-  'resource', 'source', 'blob',
+  'data',
+  'url',
+  'uri',
+  'image',
+  'image_url',
+  'file',
+  'file_id',
+  'fileId',
+  'file_data',
+  'file_url',
+  'input_audio',
+  'resource',
+  'source',
+  'blob',
 ]
 // AI SDK ToolResultOutput: { type, value }.
 const TEXT_OUTPUTS = new Set(['text', 'error-text'])
@@ -583,7 +609,10 @@ function clampJsonOutput(result, type, value, limits) {
   if (!clamped.truncated) return result
   if (clamped.value !== undefined) return withChanges(result, [['value', value, clamped.value]])
   const textType = type === 'error-json' ? 'error-text' : 'text'
-  return withChanges(result, [['type', type, textType], ['value', value, '']])
+  return withChanges(result, [
+    ['type', type, textType],
+    ['value', value, ''],
+  ])
 }
 
 /** A copy of `object` with each `[key, before, after]` change where `after` differs. */
@@ -685,7 +714,13 @@ function appended(list, block) {
 // pi's `details`: kept for a UI and logs, never sent to a model, so outside the budget, but
 // bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
 const DETAILS_MAX_BYTES = 8192
-const DETAILS_LIMITS = limitsRecord({ maxChars: Infinity, maxBytes: DETAILS_MAX_BYTES, maxLines: Infinity, strategy: 'head', headRatio: DEFAULT_HEAD_RATIO })
+const DETAILS_LIMITS = limitsRecord({
+  maxChars: Infinity,
+  maxBytes: DETAILS_MAX_BYTES,
+  maxLines: Infinity,
+  strategy: 'head',
+  headRatio: DEFAULT_HEAD_RATIO,
+})
 // The keys of a result with content that are not sent as its other data.
 const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
 
@@ -1057,9 +1092,7 @@ function clampPayload(result, limits) {
 
 /** The clamp of a tool's final result, in the response format the limits name. */
 function clampResult(result, limits) {
-  return limits.responseFormat === 'content_and_artifact'
-    ? clampContentAndArtifact(result, limits)
-    : clampPayload(result, limits)
+  return limits.responseFormat === 'content_and_artifact' ? clampContentAndArtifact(result, limits) : clampPayload(result, limits)
 }
 
 function hardTruncateToolPayload(result, limits) {

@@ -84,7 +84,11 @@ function gather(error) {
       const nested = read(key)
       if (isArraySafely(nested)) {
         const length = readSafely(nested, 'length', () => 0)
-        for (let i = 0; i < Math.min(Number.isInteger(length) ? length : 0, 8); i++) walk(readSafely(nested, i, () => undefined), depth + 1)
+        for (let i = 0; i < Math.min(Number.isInteger(length) ? length : 0, 8); i++)
+          walk(
+            readSafely(nested, i, () => undefined),
+            depth + 1,
+          )
       } else {
         walk(nested, depth + 1)
       }

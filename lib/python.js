@@ -71,14 +71,9 @@ function buildWithin(result, limits) {
   const room = Math.max(0, limits.maxTotalChars - layoutChars)
   const clampOptions = { headRatio: limits.headRatio, snap: limits.snap }
 
-  const output =
-    outputText === undefined
-      ? ''
-      : stringTruncateHeadTail(outputText, Math.min(limits.maxOutputChars, room), clampOptions)
+  const output = outputText === undefined ? '' : stringTruncateHeadTail(outputText, Math.min(limits.maxOutputChars, room), clampOptions)
   const prints =
-    printText === undefined
-      ? ''
-      : stringTruncateHeadTail(printText, Math.min(limits.maxPrintChars, room - output.length), clampOptions)
+    printText === undefined ? '' : stringTruncateHeadTail(printText, Math.min(limits.maxPrintChars, room - output.length), clampOptions)
 
   const text = printHead + prints + SECTION_SEPARATOR + resultHead + output
   return stringTruncateHeadTail(text, limits.maxTotalChars, clampOptions)
@@ -93,9 +88,7 @@ function formatPythonResult(result, options) {
   const wrapperChars = OPEN_TAG.length + CLOSE_TAG.length
   // maxTotalChars bounds the whole message, tags included.
   if (limits.maxTotalChars < wrapperChars) {
-    throw new RangeError(
-      `maxTotalChars must be at least ${wrapperChars} to hold the <python_result> tags, got ${limits.maxTotalChars}`,
-    )
+    throw new RangeError(`maxTotalChars must be at least ${wrapperChars} to hold the <python_result> tags, got ${limits.maxTotalChars}`)
   }
   const inner = buildWithin(result, { ...limits, maxTotalChars: limits.maxTotalChars - wrapperChars })
   return OPEN_TAG + inner + CLOSE_TAG

@@ -201,13 +201,9 @@ function readOrUndefined(object, key) {
  */
 function guardSessionManager(sessionManager, limits) {
   const append =
-    typeof sessionManager === 'object' && sessionManager !== null
-      ? readOrUndefined(sessionManager, 'appendMessage')
-      : undefined
+    typeof sessionManager === 'object' && sessionManager !== null ? readOrUndefined(sessionManager, 'appendMessage') : undefined
   if (typeof append !== 'function') {
-    throw new TypeError(
-      `sessionManager must be an object with an appendMessage method, got ${describe(sessionManager)}`,
-    )
+    throw new TypeError(`sessionManager must be an object with an appendMessage method, got ${describe(sessionManager)}`)
   }
   if (limits !== undefined) {
     if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
@@ -960,7 +956,10 @@ function finishKilled(file, id) {
   const { spilled, backup } = journalFiles(file, readJournal(journal))
   if (fs.existsSync(temp)) {
     // Only the last spill file can have been in the middle of its write.
-    spilled.forEach((spill, i) => (i === spilled.length - 1 ? spills.removeSpill(spill) : removeQuietly(spill)))
+    for (const [i, spill] of spilled.entries()) {
+      if (i === spilled.length - 1) spills.removeSpill(spill)
+      else removeQuietly(spill)
+    }
     if (backup !== undefined) removeQuietly(backup.backup)
     removeQuietly(journal)
     removeQuietly(temp)

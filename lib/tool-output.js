@@ -99,7 +99,9 @@ function truncateToolOutput(toolName, output, options) {
     const plan = native.planToolOutput(output, profile.maxChars, profile.maxLines, ratio, planned)
     const cut = plan.cut
     return {
-      text: cut ? unshared(plan.first + output.slice(0, plan.headEnd) + plan.glue + plan.last + output.slice(plan.tailStart), output.length) : output,
+      text: cut
+        ? unshared(plan.first + output.slice(0, plan.headEnd) + plan.glue + plan.last + output.slice(plan.tailStart), output.length)
+        : output,
       truncated: cut,
       profile,
       totalChars: plan.total.chars,

@@ -79,14 +79,20 @@ test('a 5 MB string, content blocks or an array of records: the ToolMessage the 
   const image = { type: 'image', url: 'https://example.com/screenshot.png' }
   const shapes = [log, [{ type: 'text', text: log }, image, { type: 'text', text: log }], records]
   for (const [i, returned] of shapes.entries()) {
-    const search = tool(wrapExecute(async () => returned), { name: `search_${i}`, description: 'Searches', schema: z.object({}) })
+    const search = tool(
+      wrapExecute(async () => returned),
+      { name: `search_${i}`, description: 'Searches', schema: z.object({}) },
+    )
     const message = await toolMessageSentToModel(search)
     if (i === 1) {
       // Blocks stay blocks: the model reads their texts, which share the budget; the image
       // reaches it as it was.
       assert.ok(Array.isArray(message.content))
       assert.deepEqual(message.content[1], image)
-      const text = message.content.filter((b) => b.type === 'text').map((b) => b.text).join('')
+      const text = message.content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('')
       assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
       assert.match(text, /truncated at the end/)
       continue
@@ -113,7 +119,9 @@ test('a ToolMessage or a Command returned as it is reaches the model clamped, th
   assert.ok(bytesOf(message.content) <= BUDGET)
   assert.equal(message.artifact, artifact)
   const command = tool(
-    wrapExecute(async (_, config) => new Command({ update: { messages: [new ToolMessage({ content: log, tool_call_id: config.toolCall.id })] } })),
+    wrapExecute(
+      async (_, config) => new Command({ update: { messages: [new ToolMessage({ content: log, tool_call_id: config.toolCall.id })] } }),
+    ),
     { name: 'command', description: 'Returns a Command', schema: z.object({}) },
   )
   const fromCommand = await toolMessageSentToModel(command)
@@ -122,7 +130,7 @@ test('a ToolMessage or a Command returned as it is reaches the model clamped, th
   assert.match(fromCommand.content, /truncated in the middle/)
 })
 
-test("a Command whose update holds one ToolMessage, or is a list of [key, value] tuples, reaches the model clamped", async () => {
+test('a Command whose update holds one ToolMessage, or is a list of [key, value] tuples, reaches the model clamped', async () => {
   const log = 'compiled src/module.ts in 12 ms\n'.repeat(32_000) // 1 MB
   const forms = {
     // update.messages: one ToolMessage, not a list (the messages reducer takes either).

@@ -100,9 +100,7 @@ function createServer(clamp = (result) => result) {
     },
     async ({ size }) => clamp(buildResult(size)),
   )
-  server.registerTool('run_failing_build', { description: 'A build that crashes' }, async () =>
-    clamp(failingResult()),
-  )
+  server.registerTool('run_failing_build', { description: 'A build that crashes' }, async () => clamp(failingResult()))
   return server
 }
 

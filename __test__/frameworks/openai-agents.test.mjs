@@ -90,10 +90,20 @@ test('text and image outputs: the input_text parts share the budget, the input_i
   const log = 'line of build output\n'.repeat(250_000)
   const image = 'data:image/png;base64,' + 'iVBORw0KGgo='.repeat(50_000)
   const item = await toolResultSentToModel(
-    wrapExecute(async () => [{ type: 'text', text: log }, { type: 'image', image }, { type: 'text', text: log }]),
+    wrapExecute(async () => [
+      { type: 'text', text: log },
+      { type: 'image', image },
+      { type: 'text', text: log },
+    ]),
   )
-  assert.deepEqual(item.output.map((part) => part.type), ['input_text', 'input_image', 'input_text'])
-  const text = item.output.filter((part) => part.type === 'input_text').map((part) => part.text).join('')
+  assert.deepEqual(
+    item.output.map((part) => part.type),
+    ['input_text', 'input_image', 'input_text'],
+  )
+  const text = item.output
+    .filter((part) => part.type === 'input_text')
+    .map((part) => part.text)
+    .join('')
   assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
   assert.match(text, /truncated at the end/)
   assert.equal(item.output[1].image, image)

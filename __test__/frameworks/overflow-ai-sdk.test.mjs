@@ -151,7 +151,10 @@ const answerParts = [
 function streamingModel({ refusal = 'reject', refuse = overWindow } = {}) {
   return new MockLanguageModelV3({
     doStream: async ({ prompt }) => {
-      const prelude = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: 'resp-1', modelId: 'gpt-4.1' }]
+      const prelude = [
+        { type: 'stream-start', warnings: [] },
+        { type: 'response-metadata', id: 'resp-1', modelId: 'gpt-4.1' },
+      ]
       let action
       try {
         action = decide(prompt, refuse)
@@ -265,7 +268,10 @@ describe('toolResultsMiddleware with generateText', () => {
 
   test('control: the same runbook without the middleware is refused', async () => {
     const model = generatingModel()
-    await assert.rejects(run(model, { prompt: promptWithDocument(28_000) }), (error) => APICallError.isInstance(error) && error.statusCode === 400)
+    await assert.rejects(
+      run(model, { prompt: promptWithDocument(28_000) }),
+      (error) => APICallError.isInstance(error) && error.statusCode === 400,
+    )
   })
 
   test('a rate limit passes through untouched and is not retried', async () => {
@@ -279,7 +285,9 @@ describe('toolResultsMiddleware with generateText', () => {
   })
 
   test('when every retry is refused, the last refusal is thrown after maxAttempts calls', async () => {
-    const model = generatingModel((prompt, tokens) => (toolResultParts(prompt).length > 0 ? openAIOverflow(tokens + WINDOW, prompt) : undefined))
+    const model = generatingModel((prompt, tokens) =>
+      toolResultParts(prompt).length > 0 ? openAIOverflow(tokens + WINDOW, prompt) : undefined,
+    )
     const middleware = toolResultsMiddleware({ contextWindowTokens: WINDOW, maxAttempts: 2 })
     await assert.rejects(run(model, { middleware }), (error) => {
       assert.ok(APICallError.isInstance(error))
@@ -347,7 +355,9 @@ describe('toolResultsMiddleware with streamText', () => {
       refusal: 'error-part',
       refuse: (prompt, tokens) => (toolResultParts(prompt).length > 0 ? openAIOverflow(tokens + WINDOW, prompt) : undefined),
     })
-    const { errors } = await drain(run(model, { stream: true, middleware: toolResultsMiddleware({ contextWindowTokens: WINDOW, maxAttempts: 2 }) }))
+    const { errors } = await drain(
+      run(model, { stream: true, middleware: toolResultsMiddleware({ contextWindowTokens: WINDOW, maxAttempts: 2 }) }),
+    )
     assert.equal(model.doStreamCalls.length, 1 + 2)
     assert.equal(errors.length, 1)
     assert.match(errors[0].message, new RegExp(`resulted in ${promptTokens(model.doStreamCalls.at(-1).prompt) + WINDOW} tokens`))
@@ -355,7 +365,11 @@ describe('toolResultsMiddleware with streamText', () => {
 
   test('wrapStream: when the attempts run out, the caller reads the last refused stream as the model sent it', async () => {
     const refusal = openAIOverflow(WINDOW + 1, [])
-    const parts = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: 'resp-9' }, { type: 'error', error: refusal }]
+    const parts = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: 'resp-9' },
+      { type: 'error', error: refusal },
+    ]
     const streams = []
     const model = new MockLanguageModelV3({
       doStream: async () => {
@@ -365,7 +379,9 @@ describe('toolResultsMiddleware with streamText', () => {
       },
     })
     const middleware = toolResultsMiddleware({ contextWindowTokens: WINDOW, maxAttempts: 2 })
-    const prompt = [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: TOOL_NAME, output: { type: 'text', value: LOG } }] }]
+    const prompt = [
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: TOOL_NAME, output: { type: 'text', value: LOG } }] },
+    ]
     const params = { prompt }
     const result = await middleware.wrapStream({ doStream: () => model.doStream(params), doGenerate: undefined, params, model })
 
@@ -380,14 +396,22 @@ describe('toolResultsMiddleware with streamText', () => {
   test('transformParams: a prompt within its shares is passed on as the same object', async () => {
     const middleware = toolResultsMiddleware({ contextWindowTokens: WINDOW })
     const params = {
-      prompt: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: TOOL_NAME, output: { type: 'text', value: 'ok' } }] }],
+      prompt: [
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: TOOL_NAME, output: { type: 'text', value: 'ok' } }],
+        },
+      ],
     }
     assert.equal(await middleware.transformParams({ type: 'stream', params, model: undefined }), params)
   })
 
   test('wrapStream: a rate limit in the stream is passed through and not retried', async () => {
     const rateLimit = openAIRateLimit()
-    const model = streamingModel({ refusal: 'error-part', refuse: (prompt) => (toolResultParts(prompt).length > 0 ? rateLimit : undefined) })
+    const model = streamingModel({
+      refusal: 'error-part',
+      refuse: (prompt) => (toolResultParts(prompt).length > 0 ? rateLimit : undefined),
+    })
     const { errors } = await drain(run(model, { stream: true, middleware: toolResultsMiddleware({ contextWindowTokens: WINDOW }) }))
     assert.equal(model.doStreamCalls.length, 2)
     assert.deepEqual(errors, [rateLimit])
@@ -396,7 +420,10 @@ describe('toolResultsMiddleware with streamText', () => {
 
 test('an onClamp or onRecovered that throws is a warning, never a failed call', async () => {
   const prompt = [
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'x\n'.repeat(300_000) } }] },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'x\n'.repeat(300_000) } }],
+    },
   ]
   const overflow = new APICallError({
     message: 'prompt is too long: 300000 tokens > 200000 maximum',
@@ -422,5 +449,8 @@ test('an onClamp or onRecovered that throws is a warning, never a failed call', 
       assert.deepEqual(result.content, [{ type: 'text', text: 'answer' }])
     })
   ).map((w) => w.message)
-  assert.deepEqual(warnings, ['toolclamp: onClamp threw: observer bug in onClamp', 'toolclamp: onRecovered threw: observer bug in onRecovered'])
+  assert.deepEqual(warnings, [
+    'toolclamp: onClamp threw: observer bug in onClamp',
+    'toolclamp: onRecovered threw: observer bug in onRecovered',
+  ])
 })

@@ -42,7 +42,12 @@ function makeBuildLog(targetChars) {
 const BUILD_LOG = makeBuildLog(LOG_BYTES)
 
 const textOfBlocks = (content) =>
-  typeof content === 'string' ? content : content.filter((block) => block.type === 'text').map((block) => block.text).join('')
+  typeof content === 'string'
+    ? content
+    : content
+        .filter((block) => block.type === 'text')
+        .map((block) => block.text)
+        .join('')
 
 /** The text of a pi-ai message, as a provider would tokenize it. */
 function messageText(message) {
@@ -65,14 +70,20 @@ const toolResultTokens = (message) => Math.ceil(textOfBlocks(message.content).le
 
 /** What pi-ai's Anthropic provider makes of Anthropic's 400 for a request over the window. */
 function anthropicOverflow(tokens, limit) {
-  const body = { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${limit} maximum` } }
+  const body = {
+    type: 'error',
+    error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${limit} maximum` },
+  }
   return fauxAssistantMessage([], { stopReason: 'error', errorMessage: `400 ${JSON.stringify(body)}` })
 }
 
 function anthropicRateLimit() {
   const body = {
     type: 'error',
-    error: { type: 'rate_limit_error', message: 'This request would exceed the rate limit for your organization of 40,000 input tokens per minute.' },
+    error: {
+      type: 'rate_limit_error',
+      message: 'This request would exceed the rate limit for your organization of 40,000 input tokens per minute.',
+    },
   }
   return fauxAssistantMessage([], { stopReason: 'error', errorMessage: `429 ${JSON.stringify(body)}` })
 }
@@ -99,7 +110,10 @@ after(() => {
  * `refuse(context)` says, any request over the window. Every request is recorded with its
  * token count.
  */
-function scriptModel({ toolCalls = 1, refuse = (context, tokens) => (tokens > WINDOW ? anthropicOverflow(tokens, WINDOW) : undefined) } = {}) {
+function scriptModel({
+  toolCalls = 1,
+  refuse = (context, tokens) => (tokens > WINDOW ? anthropicOverflow(tokens, WINDOW) : undefined),
+} = {}) {
   const faux = registerFauxProvider({ models: [{ id: 'faux-small', contextWindow: WINDOW }] })
   fauxProviders.push(faux)
   const requests = []
@@ -110,7 +124,9 @@ function scriptModel({ toolCalls = 1, refuse = (context, tokens) => (tokens > WI
     if (refusal) return refusal
     const done = toolResultsOf(context.messages).length
     if (done < toolCalls) {
-      return fauxAssistantMessage(fauxToolCall('read_build_log', { buildId: `74${21 + done}` }, { id: `call_${done + 1}` }), { stopReason: 'toolUse' })
+      return fauxAssistantMessage(fauxToolCall('read_build_log', { buildId: `74${21 + done}` }, { id: `call_${done + 1}` }), {
+        stopReason: 'toolUse',
+      })
     }
     return fauxAssistantMessage(fauxText(ANSWER))
   }
@@ -240,7 +256,9 @@ test('wrapStreamFnWithOverflowRecovery: contextWindowTokens defaults to the mode
   const measured = scriptModel()
   await runAgent(measured.model, { streamFn: wrapStreamFnWithOverflowRecovery(streamSimple) })
   const byHand = scriptModel()
-  await runAgent(byHand.model, { streamFn: wrapStreamFnWithOverflowRecovery(streamSimple, { contextWindowTokens: 100_000, maxAttempts: 2 }) })
+  await runAgent(byHand.model, {
+    streamFn: wrapStreamFnWithOverflowRecovery(streamSimple, { contextWindowTokens: 100_000, maxAttempts: 2 }),
+  })
 
   const retriedTokens = ({ requests }) => toolResultTokens(toolResultsOf(requests[2].messages)[0])
   assert.ok(retriedTokens(byHand) > retriedTokens(measured), `${retriedTokens(byHand)} vs ${retriedTokens(measured)}`)
@@ -296,7 +314,14 @@ test('toolResultsContextGuard: messages within their shares come back as they we
   const guard = toolResultsContextGuard({ contextWindowTokens: WINDOW })
   const messages = [
     { role: 'user', content: 'Why did build 7421 fail?', timestamp: 1 },
-    { role: 'toolResult', toolCallId: 'call_1', toolName: 'read_build_log', content: [{ type: 'text', text: 'ok' }], isError: false, timestamp: 2 },
+    {
+      role: 'toolResult',
+      toolCallId: 'call_1',
+      toolName: 'read_build_log',
+      content: [{ type: 'text', text: 'ok' }],
+      isError: false,
+      timestamp: 2,
+    },
   ]
   assert.equal(await guard(messages), messages)
   assert.throws(() => toolResultsContextGuard({}), TypeError)
@@ -311,7 +336,10 @@ test('toolResultsContextGuard with wrapStreamFnWithOverflowRecovery: a request o
   const { model, requests } = scriptModel()
   const { agent, last } = await runAgent(
     model,
-    { transformContext: toolResultsContextGuard({ contextWindowTokens: WINDOW }), streamFn: wrapStreamFnWithOverflowRecovery(streamSimple) },
+    {
+      transformContext: toolResultsContextGuard({ contextWindowTokens: WINDOW }),
+      streamFn: wrapStreamFnWithOverflowRecovery(streamSimple),
+    },
     `Why did build 7421 fail? The spec:\n${spec}`,
   )
 

@@ -73,7 +73,11 @@ const openAIResponsesOverflow = () =>
 const anthropicOverflow = (tokens) =>
   Anthropic.APIError.generate(
     400,
-    { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${WINDOW} maximum` }, request_id: 'req_011CTest' },
+    {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${WINDOW} maximum` },
+      request_id: 'req_011CTest',
+    },
     undefined,
     headers,
   )
@@ -81,7 +85,13 @@ const anthropicOverflow = (tokens) =>
 const openAIRateLimit = () =>
   OpenAI.APIError.generate(
     429,
-    { error: { message: 'Rate limit reached for gpt-4.1 on tokens per min (TPM): Limit 30000, Used 29000, Requested 9000.', type: 'tokens', code: 'rate_limit_exceeded' } },
+    {
+      error: {
+        message: 'Rate limit reached for gpt-4.1 on tokens per min (TPM): Limit 30000, Used 29000, Requested 9000.',
+        type: 'tokens',
+        code: 'rate_limit_exceeded',
+      },
+    },
     undefined,
     headers,
   )
@@ -119,7 +129,12 @@ const SHAPES = [
       { role: 'tool', tool_call_id: 'call_a', content: LOG },
       { role: 'tool', tool_call_id: 'call_b', content: [{ type: 'text', text: LOG }] },
     ],
-    toolText: (message) => (message.role !== 'tool' ? undefined : typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('')),
+    toolText: (message) =>
+      message.role !== 'tool'
+        ? undefined
+        : typeof message.content === 'string'
+          ? message.content
+          : message.content.map((part) => part.text).join(''),
     ids: (messages) => messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id),
   },
   {
@@ -160,9 +175,15 @@ const SHAPES = [
       if (message.role !== 'user' || typeof message.content === 'string') return undefined
       const results = message.content.filter((part) => part.type === 'tool_result')
       if (results.length === 0) return undefined
-      return results.map((part) => (typeof part.content === 'string' ? part.content : part.content.map((block) => block.text).join(''))).join('')
+      return results
+        .map((part) => (typeof part.content === 'string' ? part.content : part.content.map((block) => block.text).join('')))
+        .join('')
     },
-    ids: (messages) => messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((part) => part.type === 'tool_result').map((part) => part.tool_use_id),
+    ids: (messages) =>
+      messages
+        .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+        .filter((part) => part.type === 'tool_result')
+        .map((part) => part.tool_use_id),
   },
 ]
 
@@ -206,7 +227,10 @@ for (const shape of SHAPES) {
     test('a rate limit is thrown as it came, without a retry', async () => {
       const rateLimit = openAIRateLimit()
       const { send, requests } = fakeSend(() => rateLimit)
-      await assert.rejects(withContextOverflowRecovery(send, { messages: shape.messages(), contextWindowTokens: WINDOW }), (error) => error === rateLimit)
+      await assert.rejects(
+        withContextOverflowRecovery(send, { messages: shape.messages(), contextWindowTokens: WINDOW }),
+        (error) => error === rateLimit,
+      )
       assert.equal(requests.length, 1)
     })
   })
@@ -218,7 +242,11 @@ const CJK = '用户登录成功，订单已确认。'.repeat(4000)
 async function recoverCjk() {
   const messages = [
     { role: 'user', content: 'Summarize the log.' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'read_logs', arguments: '{}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'read_logs', arguments: '{}' } }],
+    },
     { role: 'tool', tool_call_id: 'call_a', content: CJK },
   ]
   const requests = []
@@ -239,12 +267,9 @@ test('withContextOverflowRecovery: a provider that counts 1.4 times the estimate
   assert.ok(requests.at(-1) <= WINDOW)
 })
 
-test(
-  'withContextOverflowRecovery: a request far over the window keeps the part of the tool result that fits',
-  async () => {
-    const { messages } = await recoverCjk()
-    const kept = messages[2].content
-    assert.ok(CJK.startsWith(kept.slice(0, 100)), kept.slice(0, 200))
-    assert.ok(Math.ceil(kept.length * 1.4) >= WINDOW / 10, `${kept.length} chars kept`)
-  },
-)
+test('withContextOverflowRecovery: a request far over the window keeps the part of the tool result that fits', async () => {
+  const { messages } = await recoverCjk()
+  const kept = messages[2].content
+  assert.ok(CJK.startsWith(kept.slice(0, 100)), kept.slice(0, 200))
+  assert.ok(Math.ceil(kept.length * 1.4) >= WINDOW / 10, `${kept.length} chars kept`)
+})

@@ -85,8 +85,7 @@ function logPrefix(log, at) {
 // Built once; every call returns fresh result objects around these strings.
 const BUILD_LOG = makeBuildLog(LOG_BYTES)
 const SCREENSHOT_BASE64 = makePngBase64(SCREENSHOT_BYTES)
-const HUGE_ERROR_MESSAGE =
-  'Command failed: cargo build --release (exit code 101)\n' + makeBuildLog(ERROR_MESSAGE_BYTES)
+const HUGE_ERROR_MESSAGE = 'Command failed: cargo build --release (exit code 101)\n' + makeBuildLog(ERROR_MESSAGE_BYTES)
 
 // Partial results grow from well under to far over the limits (the log is streamed as it comes in).
 const PARTIAL_LOG_SIZES = [4_000, 30_000, 200_000, 1_500_000, LOG_BYTES]
@@ -199,15 +198,14 @@ test('the wrapped tool keeps its other properties and leaves the original alone'
 
 test('a 5 MB log with an image: the transcript, the model and every update stay within the limits', async () => {
   const { tool, sent } = makeBuildLogTool()
-  const { toolResult, events, toolResultSeenByModel } = await runAgentWithTool(
-    wrapToolWithHardOutputTruncate(tool),
-    { buildId: '7421' },
-  )
+  const { toolResult, events, toolResultSeenByModel } = await runAgentWithTool(wrapToolWithHardOutputTruncate(tool), { buildId: '7421' })
 
   assert.equal(toolResult.toolName, 'read_build_log')
   assert.equal(toolResult.isError, false)
   assertWithinLimits(toolResult.content, PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES, 'toolResult')
-  const text = textBlocksOf(toolResult.content).map((block) => block.text).join('')
+  const text = textBlocksOf(toolResult.content)
+    .map((block) => block.text)
+    .join('')
   assert.match(text, /truncated/)
   assert.ok(text.startsWith('Build 7421 failed. Full log follows.\n'), 'the head of the output is kept')
 
@@ -236,7 +234,10 @@ test('a 5 MB log with an image: the transcript, the model and every update stay 
   // Every streamed partial reached listeners clamped, though the tool sent some far over the limits.
   const updates = eventsOfType(events, 'tool_execution_update')
   assert.equal(updates.length, PARTIAL_LOG_SIZES.length)
-  assert.ok(sent.partials.some((partial) => isOverPayloadLimits(partial.content)), 'some partials were over the limits')
+  assert.ok(
+    sent.partials.some((partial) => isOverPayloadLimits(partial.content)),
+    'some partials were over the limits',
+  )
   for (const [i, update] of updates.entries()) {
     assertWithinLimits(update.partialResult.content, PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES, `update ${i}`)
     assert.equal(update.partialResult.details, sent.partials[i].details)
@@ -261,10 +262,9 @@ test('control: without the wrapper the same tool overflows the transcript and th
 // pi-agent-core catches a throw from execute and makes an error tool result of `error.message`:
 // { content: [{ type: 'text', text: message }], details: {} } with isError: true.
 test('a thrown 1 MB error becomes an error tool result clamped to the error limits', async () => {
-  const { toolResult, events, toolResultSeenByModel } = await runAgentWithTool(
-    wrapToolWithHardOutputTruncate(makeFailingTool()),
-    { target: 'release' },
-  )
+  const { toolResult, events, toolResultSeenByModel } = await runAgentWithTool(wrapToolWithHardOutputTruncate(makeFailingTool()), {
+    target: 'release',
+  })
 
   assert.equal(toolResult.toolName, 'run_build')
   assert.equal(toolResult.isError, true)
@@ -313,7 +313,13 @@ test('a 5 MB object as JSON text and details: the model gets at most the budget,
   assert.deepEqual(kept, rows.slice(0, kept.length))
   // Small details stay by reference.
   const small = { buildId: '7421' }
-  const smallTool = { ...tool, name: 'small', async execute() { return { content: [{ type: 'text', text: 'ok' }], details: small } } }
+  const smallTool = {
+    ...tool,
+    name: 'small',
+    async execute() {
+      return { content: [{ type: 'text', text: 'ok' }], details: small }
+    },
+  }
   const fromSmall = await runAgentWithTool(wrapToolWithHardOutputTruncate(smallTool), { buildId: '7421' })
   assert.equal(fromSmall.toolResult.details, small)
 })

@@ -9,12 +9,7 @@ import {
   type PartialView,
   type SpillReport,
 } from 'toolclamp'
-import {
-  truncateToolOutput,
-  resolveToolProfile,
-  DEFAULT_TOOL_PROFILES,
-  type TruncateToolOutputResult,
-} from 'toolclamp/presets'
+import { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES, type TruncateToolOutputResult } from 'toolclamp/presets'
 
 const view: PartialView = readPartial('a\nb\n', { maxLines: 1, offset: 1, onOverflow: 'partial' })
 const next: number | null = view.nextOffset

@@ -1,12 +1,6 @@
 // Type-level checks of index.d.ts, compiled with `tsc -p` in strict mode (never run).
 // The package is imported by its own name, so resolution goes through package.json "exports".
-import {
-  stringTruncateHead,
-  stringTruncateTail,
-  stringTruncateHeadTail,
-  truncateText,
-  measureText,
-} from 'toolclamp'
+import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } from 'toolclamp'
 import type {
   HeadTailOptions,
   Limit,
@@ -105,8 +99,22 @@ const wrongWhere: NoticeFacts['where'] = 'both'
 stringTruncateHead(text, { maxChars: 10, maxbytes: 10 })
 
 export {
-  head, tail, middle, noBudgetTyped, resultText, truncated, by, used, offsets, counts, dropped,
-  chars, bytes, lines, wrongType, wrongWhere,
+  head,
+  tail,
+  middle,
+  noBudgetTyped,
+  resultText,
+  truncated,
+  by,
+  used,
+  offsets,
+  counts,
+  dropped,
+  chars,
+  bytes,
+  lines,
+  wrongType,
+  wrongWhere,
 }
 
 // JSON values
@@ -154,7 +162,10 @@ const tuple = hardTruncateToolPayload(['matches', { count: 1 }] as [string, { co
 const artifactCount: number = tuple[1].count
 const modelOutput: ToolResultOutput = hardTruncateToolPayload<ToolResultOutput>({ type: 'json', value: { rows: [1, 2] } })
 const outputItem: FunctionCallOutputItem = hardTruncateToolPayload({ type: 'function_call_output' as const, call_id: 'c', output: 'x' })
-const callToolResult: ToolResultWithContent = hardTruncateToolPayload({ content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 } })
+const callToolResult: ToolResultWithContent = hardTruncateToolPayload({
+  content: [{ type: 'text', text: 'x' }],
+  structuredContent: { a: 1 },
+})
 const payload: ToolPayload = hardTruncateToolPayload<ToolPayload>([{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])
 // @ts-expect-error a text ToolResultOutput holds a string
 const badOutput: ToolResultOutput = { type: 'text', value: 1 }
@@ -182,11 +193,7 @@ const shouldShrink: boolean = isContextOverflowError({ status: 413 })
 export { overflowKind, shouldShrink }
 
 import { truncateText as truncateTextByTokens } from 'toolclamp'
-import {
-  estimateTokens,
-  clampToolResultsInMessages,
-  withContextOverflowRecovery,
-} from 'toolclamp/conversation'
+import { estimateTokens, clampToolResultsInMessages, withContextOverflowRecovery } from 'toolclamp/conversation'
 import { toolResultsMiddleware } from 'toolclamp/ai-sdk'
 import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from 'toolclamp/pi'
 import type { ClampMessagesResult, OverflowAttempt } from 'toolclamp/conversation'
@@ -211,7 +218,9 @@ async function recovered(): Promise<string> {
   return result + attempts.length
 }
 const guard = toolResultsContextGuard({ contextWindowTokens: 200_000, onClamp: (r) => r.savedTokens })
-const streamFn = wrapStreamFnWithOverflowRecovery((model: string, context: { messages: unknown[] }) => ({ model, context }), { maxAttempts: 2 })
+const streamFn = wrapStreamFnWithOverflowRecovery((model: string, context: { messages: unknown[] }) => ({ model, context }), {
+  maxAttempts: 2,
+})
 const middleware = toolResultsMiddleware({ contextWindowTokens: 1_000_000 })
 // The stream wrapper's window defaults to the model's; any clamp option may be given.
 const streamOptions: StreamRecoveryOptions = { resultShare: 0.2, strategy: 'head', onRecovered: ({ attempts }) => attempts.length }

@@ -1,4 +1,4 @@
-// readPartial (seed 003): the leading banner, the continuation handle, pages that
+// readPartial: the leading banner, the continuation handle, pages that
 // reassemble the original exactly (strings and Buffers, a single line longer than a page),
 // fail-closed reads, and exact errors. FC_RUNS sets the runs per property (default 10,000).
 import { test, describe } from 'node:test'

@@ -1,6 +1,7 @@
 // The public surface, pinned: the root exports exactly what a tool author calls, each subpath
 // exactly its list, so no entry grows (or loses a name) without this list changing with it.
-// And the design card's names work from the root in CommonJS, ESM and TypeScript.
+// And the four names the package is known by (stringTruncateTail, stringTruncateHeadTail,
+// hardTruncateToolPayload, wrapOnUpdate) work from the root in CommonJS, ESM and TypeScript.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -75,7 +76,7 @@ test('the root stays small, and a name lives in one entry only', () => {
   for (const name of DESIGN_CARD) assert.ok(SURFACE.toolclamp.includes(name), name)
 })
 
-test("the design card's names work from the root in CommonJS and ESM", async () => {
+test('the four names the package is known by work from the root in CommonJS and ESM', async () => {
   const text = 'abcdefghij'.repeat(10)
   const result = { content: [{ type: 'text', text: 'line\n'.repeat(100) }] }
   const clamped = { content: [{ type: 'text', text: 'line\nline\n[... 98 lines truncated at the end ...]' }] }
@@ -95,7 +96,7 @@ test("the design card's names work from the root in CommonJS and ESM", async () 
 const work = mkdtempSync(join(ROOT, '__test__', '.surface-'))
 after(() => rmSync(work, { recursive: true, force: true }))
 
-test("the design card's names work from the root in TypeScript, ESM and CommonJS", { timeout: 120_000 }, () => {
+test('the four names the package is known by work from the root in TypeScript, ESM and CommonJS', { timeout: 120_000 }, () => {
   const types = join(ROOT, '__test__', 'types')
   writeFileSync(
     join(work, 'tsconfig.json'),

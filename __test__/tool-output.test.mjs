@@ -1,4 +1,4 @@
-// truncateToolOutput and the per-tool profiles (seed 000): the limits table, layering of a
+// truncateToolOutput and the per-tool profiles: the limits table, layering of a
 // caller's profiles, the indicators' shape, and, as properties over random outputs, that
 // the view fits both limits and that every count in it is a count of the original.
 // FC_RUNS sets the runs per property (default 10,000).
@@ -33,7 +33,7 @@ function parseView(output, result) {
 }
 
 describe('profiles', () => {
-  test('the seed table, and a default for every other tool', () => {
+  test('the limits table, and a default for every other tool', () => {
     assert.deepEqual(Object.fromEntries(Object.entries(DEFAULT_TOOL_PROFILES).map(([k, v]) => [k, { ...v }])), {
       read_file: { maxChars: 50000, maxLines: 500 },
       run_command: { maxChars: 20000, maxLines: 200 },
@@ -110,7 +110,7 @@ describe('truncateToolOutput', () => {
     assert.equal(r.omittedLines, 0)
   })
 
-  test("the seed's shape: first lines, marker, last lines, counts of the original", () => {
+  test("the view's shape: first lines, marker, last lines, counts of the original", () => {
     const output = numbered(500)
     const r = truncateToolOutput('list_directory', output)
     assert.equal(r.truncated, true)

@@ -22,7 +22,7 @@ const { checkText } = require('./clamp.js')
 const { describe, unshared } = require('./format.js')
 const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('./options.js')
 
-/** Limits per tool, from the seed; `default` serves every other tool. */
+/** Limits per tool, as docs/presets.md lists them; `default` serves every other tool. */
 const DEFAULT_TOOL_PROFILES = Object.freeze({
   read_file: Object.freeze({ maxChars: 50000, maxLines: 500 }),
   run_command: Object.freeze({ maxChars: 20000, maxLines: 200 }),

@@ -1,4 +1,4 @@
-// The design card's names at the root, from CommonJS (the file compiles to require calls):
+// The four names the package is known by, at the root, from CommonJS (the file compiles to require calls):
 // type-checked with the other type tests, and compiled and run by surface.test.mjs. Each name
 // that moved to a subpath is an error at the root (left unused, so the compiled file does not
 // import it).

@@ -1,5 +1,5 @@
 //! The head/tail view of a tool's output under a character and a line limit, with line
-//! indicators (seed 000's two-stage pipeline):
+//! indicators (a two-stage pipeline):
 //!
 //! ```text
 //! [First 30 lines of 500]

@@ -1,3 +1,5 @@
+// The string API: stringTruncate*, truncateText and measureText against the documented
+// examples, every strategy and limit, the default, custom and fallback notices.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 

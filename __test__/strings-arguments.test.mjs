@@ -1,3 +1,5 @@
+// The string API refuses what it cannot honour, with exact messages: texts that are not
+// strings, limits out of range, unknown option keys (with the one meant), notice templates.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 

@@ -71,6 +71,63 @@ fn chars_only(budget: Span) -> bool {
 
 const BLOCK: usize = 256;
 
+/// [`Source::fit_forward`] by counting: whole blocks of [`BLOCK`] units while they fit, then
+/// unit by unit inside the block that does not. For sources whose `span` of a block is cheap.
+pub(crate) fn fit_blocks_forward<S: Source + ?Sized>(
+    src: &S,
+    from: usize,
+    limit: usize,
+    budget: Span,
+) -> (usize, Span) {
+    let mut pos = from;
+    let mut used = Span::ZERO;
+    while pos < limit {
+        let end = (pos + BLOCK).min(limit);
+        let next = used + src.span(pos, end);
+        if next.fits(budget) {
+            used = next;
+            pos = end;
+            continue;
+        }
+        while pos < end {
+            let next = used + src.unit_span(pos);
+            if !next.fits(budget) {
+                return (pos, used);
+            }
+            used = next;
+            pos += 1;
+        }
+    }
+    (pos, used)
+}
+
+/// [`Source::fit_backward`] by counting, blocks first as [`fit_blocks_forward`]. A block's
+/// span is counted as inside the text (a low surrogate at its start pairs with the unit
+/// before); a UTF-8 continuation byte weighs no chars, and the first byte of its char then
+/// carries them, so a stop inside a char is moved to its end by the caller.
+pub(crate) fn fit_blocks_backward<S: Source + ?Sized>(src: &S, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+    let mut pos = to;
+    let mut used = Span::ZERO;
+    while pos > floor {
+        let start = pos.saturating_sub(BLOCK).max(floor);
+        let next = used + src.span(start, pos);
+        if next.fits(budget) {
+            used = next;
+            pos = start;
+            continue;
+        }
+        while pos > start {
+            let next = used + src.unit_span(pos - 1);
+            if !next.fits(budget) {
+                return (pos, used);
+            }
+            used = next;
+            pos -= 1;
+        }
+    }
+    (pos, used)
+}
+
 /// A whole text held in memory.
 pub struct Units<'a, U: Unit> {
     units: &'a [U],
@@ -121,28 +178,7 @@ impl<U: Unit> Source for Units<'_, U> {
         if chars_only(budget) {
             return (limit, Span { chars: (limit - from) as u64, ..Span::ZERO });
         }
-        let mut pos = from;
-        let mut used = Span::ZERO;
-        // Whole blocks while they fit, then unit by unit inside the block that does not.
-        while pos < limit {
-            let end = (pos + BLOCK).min(limit);
-            let block = self.span(pos, end);
-            let next = used + block;
-            if next.fits(budget) {
-                used = next;
-                pos = end;
-                continue;
-            }
-            while pos < end {
-                let next = used + self.unit_span(pos);
-                if !next.fits(budget) {
-                    return (pos, used);
-                }
-                used = next;
-                pos += 1;
-            }
-        }
-        (pos, used)
+        fit_blocks_forward(self, from, limit, budget)
     }
 
     fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
@@ -151,28 +187,7 @@ impl<U: Unit> Source for Units<'_, U> {
         if chars_only(budget) {
             return (floor, Span { chars: (to - floor) as u64, ..Span::ZERO });
         }
-        let mut pos = to;
-        let mut used = Span::ZERO;
-        while pos > floor {
-            let start = pos.saturating_sub(BLOCK).max(floor);
-            // Counted as inside the text: a low surrogate at `start` pairs with the unit before.
-            let block = self.span(start, pos);
-            let next = used + block;
-            if next.fits(budget) {
-                used = next;
-                pos = start;
-                continue;
-            }
-            while pos > start {
-                let next = used + self.unit_span(pos - 1);
-                if !next.fits(budget) {
-                    return (pos, used);
-                }
-                used = next;
-                pos -= 1;
-            }
-        }
-        (pos, used)
+        fit_blocks_backward(self, to, floor, budget)
     }
 
     fn last_newline(&self, from: usize, to: usize) -> Option<usize> {

@@ -16,13 +16,10 @@
 use std::borrow::Cow;
 
 use crate::measure::{lines_of, Measure, Span};
-use crate::source::Source;
+use crate::source::{fit_blocks_backward, fit_blocks_forward, Source};
 
 const NL: u8 = b'\n';
 const CR: u8 = b'\r';
-
-/// Bytes counted at once by `fit_forward`/`fit_backward` before going byte by byte.
-const BLOCK: usize = 256;
 
 /// A whole UTF-8 text held in memory.
 pub struct Utf8<'a> {
@@ -270,56 +267,11 @@ impl Source for Utf8<'_> {
     // Chars are counted even when unlimited: positions are bytes, so unlike UTF-16 units
     // they say nothing about chars, and the planner needs the kept chars to report them.
     fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
-        let limit = limit.min(from.saturating_add(byte_reach(budget)));
-        let bytes = self.bytes();
-        let mut pos = from;
-        let mut used = Span::ZERO;
-        // Whole blocks while they fit, then byte by byte inside the block that does not.
-        while pos < limit {
-            let end = (pos + BLOCK).min(limit);
-            let next = used + count(&bytes[pos..end]);
-            if next.fits(budget) {
-                used = next;
-                pos = end;
-                continue;
-            }
-            while pos < end {
-                let next = used + self.unit_span(pos);
-                if !next.fits(budget) {
-                    return (pos, used);
-                }
-                used = next;
-                pos += 1;
-            }
-        }
-        (pos, used)
+        fit_blocks_forward(self, from, limit.min(from.saturating_add(byte_reach(budget))), budget)
     }
 
     fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
-        let floor = floor.max(to.saturating_sub(byte_reach(budget)));
-        let bytes = self.bytes();
-        let mut pos = to;
-        let mut used = Span::ZERO;
-        while pos > floor {
-            let start = pos.saturating_sub(BLOCK).max(floor);
-            let next = used + count(&bytes[start..pos]);
-            if next.fits(budget) {
-                used = next;
-                pos = start;
-                continue;
-            }
-            // Continuation bytes come first and weigh no chars; the first byte of their char
-            // then carries its chars, so a stop inside a char is moved to its end by the caller.
-            while pos > start {
-                let next = used + self.unit_span(pos - 1);
-                if !next.fits(budget) {
-                    return (pos, used);
-                }
-                used = next;
-                pos -= 1;
-            }
-        }
-        (pos, used)
+        fit_blocks_backward(self, to, floor.max(to.saturating_sub(byte_reach(budget))), budget)
     }
 
     fn last_newline(&self, from: usize, to: usize) -> Option<usize> {

@@ -206,9 +206,10 @@ function streamThrough(wrap, partials) {
   return received
 }
 
-// Tool-facing functions cut on whole lines by default; the pure-JS competitors make the
-// exact cut, so these rows ask toolclamp for the exact cut too (the same job, equal outputs).
-const EXACT = { snap: 'none' }
+// Tool-facing functions cut on whole lines by default, and keep the end too when it reads
+// as a failure ('auto'); the pure-JS competitors make the exact cut of the head, so these
+// rows ask toolclamp for that too (the same job, equal outputs).
+const EXACT = { snap: 'none', strategy: 'head' }
 
 const payloadImpls = {
   toolclamp: (result) => toolclamp.hardTruncateToolPayload(result, EXACT),

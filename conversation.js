@@ -3,15 +3,15 @@
 // toolclamp/conversation: the tool results of a whole conversation kept within shares of the
 // context window, and what a provider's error says (is the prompt too long?).
 // Each function lives in the module named beside it (the root entry, index.js, holds the rest).
-const messages = require('./lib/messages.js')
-const providerErrors = require('./lib/provider-errors.js')
+const messages = require('./lib/conversation/messages.js')
+const providerErrors = require('./lib/conversation/provider-errors.js')
 
 module.exports = {
-  // lib/messages.js
+  // lib/conversation/messages.js
   estimateTokens: messages.estimateTokens,
   clampToolResultsInMessages: messages.clampToolResultsInMessages,
   withContextOverflowRecovery: messages.withContextOverflowRecovery,
-  // lib/provider-errors.js
+  // lib/conversation/provider-errors.js
   classifyProviderError: providerErrors.classifyProviderError,
   isContextOverflowError: providerErrors.isContextOverflowError,
 }

@@ -4,43 +4,43 @@
 // their own: toolclamp/conversation, toolclamp/ai-sdk, toolclamp/pi and toolclamp/presets
 // (conversation.js, ai-sdk.js, pi.js, presets.js beside this file). Each function lives in
 // the module named beside it.
-const clamp = require('./lib/clamp.js')
-const payload = require('./lib/payload.js')
-const exec = require('./lib/exec.js')
-const partial = require('./lib/partial.js')
-const spill = require('./lib/spill.js')
-const json = require('./lib/json.js')
-const terminal = require('./lib/terminal.js')
-const capture = require('./lib/capture.js')
-const run = require('./lib/run.js')
+const clamp = require('./lib/text/clamp.js')
+const payload = require('./lib/results/payload.js')
+const exec = require('./lib/commands/exec.js')
+const partial = require('./lib/results/partial.js')
+const spill = require('./lib/files/spill.js')
+const json = require('./lib/json/json.js')
+const terminal = require('./lib/text/terminal.js')
+const capture = require('./lib/commands/capture.js')
+const run = require('./lib/commands/run.js')
 
 module.exports = {
-  // Strings (lib/clamp.js)
+  // Strings (lib/text/clamp.js)
   stringTruncateHead: clamp.stringTruncateHead,
   stringTruncateTail: clamp.stringTruncateTail,
   stringTruncateHeadTail: clamp.stringTruncateHeadTail,
   truncateText: clamp.truncateText,
   measureText: clamp.measureText,
-  // JSON values (lib/json.js)
+  // JSON values (lib/json/json.js)
   clampJson: json.clampJson,
   clampJsonText: json.clampJsonText,
-  // Tool results (lib/payload.js)
+  // Tool results (lib/results/payload.js)
   hardTruncateToolPayload: payload.hardTruncateToolPayload,
   hardTruncateToolError: payload.hardTruncateToolError,
   wrapOnUpdate: payload.wrapOnUpdate,
   wrapToolWithHardOutputTruncate: payload.wrapToolWithHardOutputTruncate,
   wrapExecute: payload.wrapExecute,
-  // Shell commands (lib/exec.js)
+  // Shell commands (lib/commands/exec.js)
   formatExecOutput: exec.formatExecOutput,
-  // Terminal output as a terminal would finally show it (lib/terminal.js)
+  // Terminal output as a terminal would finally show it (lib/text/terminal.js)
   normalizeTerminalOutput: terminal.normalizeTerminalOutput,
-  // Output captured while it arrives, in bounded memory (lib/capture.js)
+  // Output captured while it arrives, in bounded memory (lib/commands/capture.js)
   createOutputCapture: capture.createOutputCapture,
-  // Commands run with their output captured as it arrives (lib/run.js)
+  // Commands run with their output captured as it arrives (lib/commands/run.js)
   runCommand: run.runCommand,
-  // Paging with a continuation handle (lib/partial.js)
+  // Paging with a continuation handle (lib/results/partial.js)
   readPartial: partial.readPartial,
   ToolOutputTooLargeError: partial.ToolOutputTooLargeError,
-  // Spill files (lib/spill.js)
+  // Spill files (lib/files/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
 }

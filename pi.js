@@ -3,14 +3,14 @@
 // toolclamp/pi: pi-agent-core (a context guard, a stream function that retries an overflow) and
 // pi-coding-agent session transcripts (clamped before persisting, repaired after).
 // Each function lives in the module named beside it (the root entry, index.js, holds the rest).
-const piAgent = require('./lib/pi-agent.js')
-const session = require('./lib/session.js')
+const piAgent = require('./lib/integrations/pi-agent.js')
+const session = require('./lib/integrations/pi-session.js')
 
 module.exports = {
-  // lib/pi-agent.js
+  // lib/integrations/pi-agent.js
   toolResultsContextGuard: piAgent.toolResultsContextGuard,
   wrapStreamFnWithOverflowRecovery: piAgent.wrapStreamFnWithOverflowRecovery,
-  // lib/session.js
+  // lib/integrations/pi-session.js
   guardSessionManager: session.guardSessionManager,
   repairSessionFile: session.repairSessionFile,
 }

@@ -15,7 +15,7 @@ import fc from 'fast-check'
 import { createOutputCapture, truncateText } from '../index.mjs'
 
 const require = createRequire(import.meta.url)
-const CAPTURE_JS = require.resolve('../lib/capture.js')
+const CAPTURE_JS = require.resolve('../lib/commands/capture.js')
 const NODE = process.execPath
 const RUNS = Math.max(50, Math.floor(Number(process.env.FC_RUNS ?? 2000) / 100))
 const FD_DIR = fs.existsSync('/proc/self/fd') ? '/proc/self/fd' : '/dev/fd'

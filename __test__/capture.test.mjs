@@ -1236,12 +1236,12 @@ describe('hostile callers', () => {
   })
 })
 
-/** lib/capture.js loaded again, with fresh copies of lib/ and the binding's loader. */
+/** lib/commands/capture.js loaded again, with fresh copies of lib/ and the binding's loader. */
 function freshCaptureModule() {
   const saved = new Map(Object.entries(require.cache))
   for (const key of saved.keys()) if (key.startsWith(ROOT) && !key.includes(`${path.sep}node_modules${path.sep}`)) delete require.cache[key]
   try {
-    return require('../lib/capture.js')
+    return require('../lib/commands/capture.js')
   } finally {
     for (const key of Object.keys(require.cache)) if (!saved.has(key)) delete require.cache[key]
     for (const [key, value] of saved) require.cache[key] = value

@@ -7,9 +7,9 @@ import fc from 'fast-check'
 import { collectWarnings } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const { wrapToolOutputEnvelope, resolveToolOutputLimit } = require('../lib/envelope.js')
-const { parseSize } = require('../lib/size.js')
-const { truncateText } = require('../lib/clamp.js')
+const { wrapToolOutputEnvelope, resolveToolOutputLimit } = require('../lib/presets/envelope.js')
+const { parseSize } = require('../lib/common/size.js')
+const { truncateText } = require('../lib/text/clamp.js')
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const check = (property) => fc.assert(property, { numRuns: RUNS })
@@ -175,7 +175,7 @@ describe('resolveToolOutputLimit', () => {
   })
 })
 
-describe('parseSize (lib/size.js)', () => {
+describe('parseSize (lib/common/size.js)', () => {
   test('is the parser the CLI uses', () => {
     assert.equal(require('../bin/toolclamp.js').parseSize, parseSize)
   })

@@ -9,7 +9,7 @@ import { spawnSync, execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 
 const require = createRequire(import.meta.url)
-const { formatExecOutput } = require('../lib/exec.js')
+const { formatExecOutput } = require('../lib/commands/exec.js')
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 

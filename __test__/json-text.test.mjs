@@ -19,7 +19,7 @@ import { repairSessionFile } from '../pi.mjs'
 import { measure } from './reference.mjs'
 
 const require = createRequire(import.meta.url)
-const { replaceJsonValue } = require('../lib/json.js')
+const { replaceJsonValue } = require('../lib/json/json.js')
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const check = (property, runs = RUNS) => fc.assert(property, { numRuns: runs })

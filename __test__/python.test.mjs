@@ -6,8 +6,8 @@ import { createRequire } from 'node:module'
 import fc from 'fast-check'
 
 const require = createRequire(import.meta.url)
-const { buildPythonResultText, formatPythonResult } = require('../lib/python.js')
-const { stringTruncateHeadTail } = require('../lib/clamp.js')
+const { buildPythonResultText, formatPythonResult } = require('../lib/presets/python.js')
+const { stringTruncateHeadTail } = require('../lib/text/clamp.js')
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const check = (property) => fc.assert(property, { numRuns: RUNS })

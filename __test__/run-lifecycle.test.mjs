@@ -12,11 +12,11 @@ import path from 'node:path'
 import { isAlive } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const { runCommand } = require('../lib/run.js')
+const { runCommand } = require('../lib/commands/run.js')
 
 const NODE = process.execPath
 const POSIX = process.platform !== 'win32'
-const RUN_JS = require.resolve('../lib/run.js')
+const RUN_JS = require.resolve('../lib/commands/run.js')
 const FAST_CHECK = require.resolve('fast-check')
 const FD_DIR = fs.existsSync('/proc/self/fd') ? '/proc/self/fd' : '/dev/fd'
 const RUNS = Number(process.env.FC_RUNS ?? 100)

@@ -12,12 +12,12 @@ import path from 'node:path'
 import { waitUntilDead } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const { runCommand } = require('../lib/run.js')
-const { formatExecOutput } = require('../lib/exec.js')
+const { runCommand } = require('../lib/commands/run.js')
+const { formatExecOutput } = require('../lib/commands/exec.js')
 
 const NODE = process.execPath
 const POSIX = process.platform !== 'win32'
-const RUN_JS = require.resolve('../lib/run.js')
+const RUN_JS = require.resolve('../lib/commands/run.js')
 
 let tmp
 before(() => {

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 
 const require = createRequire(import.meta.url)
-const SESSION_MODULE = fileURLToPath(new URL('../lib/session.js', import.meta.url))
+const SESSION_MODULE = fileURLToPath(new URL('../lib/integrations/pi-session.js', import.meta.url))
 const { repairSessionFile } = require(SESSION_MODULE)
 const RUNS = Number(process.env.FC_RUNS ?? 1000)
 

@@ -19,7 +19,7 @@ import { measure } from './reference.mjs'
 import { deepFreeze } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const SESSION_MODULE = fileURLToPath(new URL('../lib/session.js', import.meta.url))
+const SESSION_MODULE = fileURLToPath(new URL('../lib/integrations/pi-session.js', import.meta.url))
 const { guardSessionManager, repairSessionFile } = require(SESSION_MODULE)
 const { MAX_STRING_LENGTH } = constants
 const RUNS = Number(process.env.FC_RUNS ?? 1000)

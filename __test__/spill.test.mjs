@@ -20,7 +20,7 @@ import { truncateToolOutput } from '../presets.mjs'
 import { collectWarnings } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const spill = require('../lib/spill.js')
+const spill = require('../lib/files/spill.js')
 
 let root
 before(() => {

@@ -252,7 +252,7 @@ const RUNNER = `
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const toolclamp = require(path.resolve(process.argv[1], 'index.js'));
-const { runCommand } = require(path.resolve(process.argv[1], 'lib/run.js'));
+const { runCommand } = require(path.resolve(process.argv[1], 'lib/commands/run.js'));
 const [, , how, mib, generator] = process.argv;
 const args = ['-e', generator, mib];
 const t0 = performance.now();
@@ -284,7 +284,7 @@ function runOnce(how, mib) {
 export const RUN_COLUMNS = ['output', 'runCommand', 'peak RSS', 'spawn + collect + formatExecOutput', 'peak RSS', 'target']
 
 export function runCommandCases({ quick }) {
-  if (!existsSync(path.join(ROOT, 'lib/run.js'))) return []
+  if (!existsSync(path.join(ROOT, 'lib/commands/run.js'))) return []
   const rows = []
   for (const mib of quick ? [16] : [16, 256]) {
     const a = runOnce('runCommand', mib)

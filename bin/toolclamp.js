@@ -2,7 +2,7 @@
 'use strict'
 
 // The toolclamp command. Input is read in chunks into one reused buffer and fed to a
-// bounded capture (lib/capture.js), so memory follows the budgets, not the input: a 1 GB
+// bounded capture (lib/commands/capture.js), so memory follows the budgets, not the input: a 1 GB
 // stream is clamped in about as much memory as an empty one. Bytes go through as bytes
 // (invalid UTF-8 included) unless --text asks for decoded text.
 
@@ -10,9 +10,9 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 
-const { parseSize } = require('../lib/size.js')
-const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/defaults.js')
-const { didYouMean } = require('../lib/format.js')
+const { parseSize } = require('../lib/common/size.js')
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/common/defaults.js')
+const { didYouMean } = require('../lib/common/format.js')
 
 const USAGE = `Usage: toolclamp [options] [file]
        toolclamp run [options] [--] <command> [args...]
@@ -722,7 +722,7 @@ function overBudget(totals, options) {
  * input does.
  */
 async function clamp(parsed) {
-  const { openCapture, SPILL_NOTICE, END_INTERRUPTED } = require('../lib/capture.js')
+  const { openCapture, SPILL_NOTICE, END_INTERRUPTED } = require('../lib/commands/capture.js')
   // Ended early by a signal or a read error, its notice says so: room is kept for that.
   const createOutputCapture = (o) => openCapture(o, SPILL_NOTICE, undefined, true)
   const { options, file, json } = parsed
@@ -859,7 +859,7 @@ async function page(parsed) {
 
 /** `toolclamp run`: runs the command and prints what a model sees for it. */
 async function run(parsed) {
-  const { runCommand } = require('../lib/run.js')
+  const { runCommand } = require('../lib/commands/run.js')
   const controller = new AbortController()
   // The command leads a process group of its own, so a Ctrl-C at the terminal reaches only
   // us: pass it on, and still print what the command said.

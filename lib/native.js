@@ -10,7 +10,7 @@
 // The slot indices and the codes that cross the boundary come from the binding's LAYOUT,
 // the one place they are written (src/layout.rs).
 
-const { describe } = require('./format.js')
+const { describe } = require('./common/format.js')
 
 const binding = loadBinding()
 
@@ -466,7 +466,7 @@ function normalizedMayOutgrowString(text) {
  * Clamps a JSON text (as `JSON.stringify(value)` wrote it) under `limits`, which apply to
  * `JSON.stringify(value, null, gap)`: `{ cut, answer, total, output }`, where `answer` is
  * null when it fits, else the core's elisions (a JSON array on one line), a line feed and
- * the clamped value as compact JSON, empty when no form of it fits (lib/json.js reads it).
+ * the clamped value as compact JSON, empty when no form of it fits (lib/json/json.js reads it).
  */
 function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
   out[VERDICT] = 0
@@ -582,7 +582,7 @@ function repage(text, limits, byteColumns) {
   return { banner, pageStart: out[SLOTS.pageStart], pageEnd: out[SLOTS.pageEnd] }
 }
 
-// Captures (lib/capture.js): a handle to output kept in the core, fed chunk by chunk.
+// Captures (lib/commands/capture.js): a handle to output kept in the core, fed chunk by chunk.
 
 /** A new capture handle. `flags` 0 is no normalisation; `raw` keeps bytes as they came. */
 function captureCreate(strategy, limits, headRatio, flags, raw) {

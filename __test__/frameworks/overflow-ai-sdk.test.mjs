@@ -13,7 +13,7 @@ import { APICallError, generateText, streamText, stepCountIs, tool, wrapLanguage
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test'
 import { z } from 'zod'
 
-import { toolResultsMiddleware } from '../../lib/ai-sdk.js'
+import { toolResultsMiddleware } from '../../lib/integrations/ai-sdk.js'
 import { collectWarnings } from '../helpers.mjs'
 
 const WINDOW = 32_000

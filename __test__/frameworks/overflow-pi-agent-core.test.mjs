@@ -13,7 +13,7 @@ import assert from 'node:assert/strict'
 import { Agent } from '@mariozechner/pi-agent-core'
 import { Type, fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider, streamSimple } from '@mariozechner/pi-ai'
 
-import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from '../../lib/pi-agent.js'
+import { toolResultsContextGuard, wrapStreamFnWithOverflowRecovery } from '../../lib/integrations/pi-agent.js'
 import { collectWarnings } from '../helpers.mjs'
 
 const WINDOW = 20_000

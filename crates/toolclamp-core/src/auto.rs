@@ -285,7 +285,7 @@ mod tests {
     fn a_signal_glued_to_a_name_does_not_count() {
         for end in [
             "/usr/include/x86_64-linux-gnu/gpg-error.h",
-            "lib/provider-errors.js",
+            "lib/conversation/provider-errors.js",
             "    console.error(message)",
             "    console.warning(message)",
             "def on_error(self):",

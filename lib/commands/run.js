@@ -2,10 +2,10 @@
 
 // runCommand: runs a command and gives the text a model sees for it, as formatExecOutput
 // lays it out, without ever holding the whole output. Each stream goes through its own
-// bounded capture (lib/capture.js) as it arrives, with the budgets, strategy, notice and
-// spill formatExecOutput reads from the same options; the layout is formatExecOutput's
-// (exec.formatClamped), so the text is the same as spawning, collecting both streams and
-// calling formatExecOutput on them.
+// bounded capture (lib/commands/capture.js) as it arrives, with the budgets, strategy,
+// notice and spill formatExecOutput reads from the same options; the layout is
+// formatExecOutput's (exec.formatClamped), so the text is the same as spawning, collecting
+// both streams and calling formatExecOutput on them.
 //
 // The child leads a process group of its own (POSIX), so a timeout or an abort can stop
 // everything it started: the group gets `killSignal`, then SIGKILL if anything in it is
@@ -34,9 +34,9 @@ const { types } = require('node:util')
 
 const { openCapture } = require('./capture.js')
 const exec = require('./exec.js')
-const native = require('./native.js')
-const { describe, formatCount, isArray, isError, messageOf } = require('./format.js')
-const { isPlainObject, readOptionsObject } = require('./options.js')
+const native = require('../native.js')
+const { describe, formatCount, isArray, isError, messageOf } = require('../common/format.js')
+const { isPlainObject, readOptionsObject } = require('../common/options.js')
 
 const IS_WINDOWS = process.platform === 'win32'
 const STREAMS = ['stdout', 'stderr']

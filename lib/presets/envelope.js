@@ -4,10 +4,10 @@
 // that picks its byte limit: explicit argument > config > environment variable > 16 KiB.
 // The cut itself (byte-based, head and tail kept, notice included) is truncateText's.
 
-const { truncateText } = require('./clamp.js')
-const { parseSize } = require('./size.js')
-const { describe, formatCount } = require('./format.js')
-const { checkKeys, isPlainObject, nearMiss, readBudget } = require('./options.js')
+const { truncateText } = require('../text/clamp.js')
+const { parseSize } = require('../common/size.js')
+const { describe, formatCount } = require('../common/format.js')
+const { checkKeys, isPlainObject, nearMiss, readBudget } = require('../common/options.js')
 
 const DEFAULT_TOOL_OUTPUT_LIMIT = 16 * 1024
 const LIMIT_ENV_VARIABLE = 'TOOLCLAMP_MAX_TOOL_OUTPUT'

@@ -13,8 +13,8 @@
 // stream opens with) and passes every other error through untouched. Nothing here imports
 // the SDK: the middleware is a plain object of that shape.
 
-const { clampMessages, withContextOverflowRecovery } = require('./messages.js')
-const { isContextOverflowError } = require('./provider-errors.js')
+const { clampMessages, withContextOverflowRecovery } = require('../conversation/messages.js')
+const { isContextOverflowError } = require('../conversation/provider-errors.js')
 const { readAdapterOptions, recoveryOptions, observe } = require('./adapter-options.js')
 
 // Stream parts that say nothing of the answer yet: held back until one that does.

@@ -16,11 +16,11 @@
 // The core plans the cut, the indicators and the middle marker in one call (see
 // crates/toolclamp-core/src/tool_output.rs); the whole view stays within both limits.
 
-const native = require('./native.js')
-const spills = require('./spill.js')
-const { checkText } = require('./clamp.js')
-const { describe, unshared } = require('./format.js')
-const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('./options.js')
+const native = require('../native.js')
+const spills = require('../files/spill.js')
+const { checkText } = require('../text/clamp.js')
+const { describe, unshared } = require('../common/format.js')
+const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('../common/options.js')
 
 /** Limits per tool, as docs/presets.md lists them; `default` serves every other tool. */
 const DEFAULT_TOOL_PROFILES = Object.freeze({

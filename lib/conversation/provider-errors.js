@@ -8,8 +8,8 @@
 // the rules and classifies. Nothing here throws: every property is read through a guard, and
 // a revoked Proxy anywhere is skipped.
 
-const native = require('./native.js')
-const { readSafely } = require('./format.js')
+const native = require('../native.js')
+const { readSafely } = require('../common/format.js')
 
 // Bounds on what is gathered: a hostile or huge error must not make this slow.
 const MAX_DEPTH = 8

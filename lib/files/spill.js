@@ -14,8 +14,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { createHash, randomBytes } = require('node:crypto')
 
-const { describe, messageOf } = require('./format.js')
-const { checkKeys, isPlainObject, readNotice } = require('./options.js')
+const { describe, messageOf } = require('../common/format.js')
+const { checkKeys, isPlainObject, readNotice } = require('../common/options.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
@@ -355,10 +355,11 @@ module.exports = {
   clampAndSpill,
   unsavedNotice,
   pruneSpillDir,
-  // For lib/session.js, which removes the spill files of a repair that did not finish.
+  // For lib/integrations/pi-session.js, which removes the spill files of a repair that did
+  // not finish.
   isSpillName,
   removeSpill,
-  // For lib/capture.js, which writes a spill as the output arrives.
+  // For lib/commands/capture.js, which writes a spill as the output arrives.
   makeDirectory,
   linkNew,
   spillNotices,

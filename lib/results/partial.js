@@ -5,9 +5,9 @@
 // file validates options, slices the page and names the fields.
 
 const { types } = require('node:util')
-const native = require('./native.js')
-const { describe, formatCount, unshared } = require('./format.js')
-const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, withTokenBudget } = require('./options.js')
+const native = require('../native.js')
+const { describe, formatCount, unshared } = require('../common/format.js')
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, withTokenBudget } = require('../common/options.js')
 
 const OPTIONS = ['maxBytes', 'maxLines', 'maxTokens', 'tokenizer', 'offset', 'column', 'onOverflow']
 

@@ -7,7 +7,7 @@
 
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { describe, didYouMean, isArray, nearMiss } = require('./format.js')
-const native = require('./native.js')
+const native = require('../native.js')
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
 const TOKENIZERS = ['estimate']

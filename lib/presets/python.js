@@ -4,9 +4,9 @@
 // bounded however many prints accumulate. Every cut is stringTruncateHeadTail's: this file
 // only lays the sections out and shares the budget between them.
 
-const { stringTruncateHeadTail } = require('./clamp.js')
-const { describe, textOf } = require('./format.js')
-const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject, readSnap } = require('./options.js')
+const { stringTruncateHeadTail } = require('../text/clamp.js')
+const { describe, textOf } = require('../common/format.js')
+const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject, readSnap } = require('../common/options.js')
 
 const DEFAULT_MAX_PRINT_CHARS = 8000
 const DEFAULT_MAX_OUTPUT_CHARS = 8000

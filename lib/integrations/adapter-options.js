@@ -1,13 +1,13 @@
 'use strict'
 
-// Options of the framework adapters (lib/pi-agent.js, lib/ai-sdk.js): each adapter takes a
-// few keys of its own (callbacks, maxAttempts) and hands every other key to the clamp of
-// lib/messages.js, which checks them. All are read once, when the adapter is made, so a
-// mistake throws there and not in the middle of an agent run.
+// Options of the framework adapters (lib/integrations/pi-agent.js and ai-sdk.js): each
+// adapter takes a few keys of its own (callbacks, maxAttempts) and hands every other key to
+// the clamp of lib/conversation/messages.js, which checks them. All are read once, when the
+// adapter is made, so a mistake throws there and not in the middle of an agent run.
 
-const { describe, messageOf } = require('./format.js')
-const { checkKeys, isPlainObject } = require('./options.js')
-const { readClampOptions, readMaxAttempts, CLAMP_OPTIONS } = require('./messages.js')
+const { describe, messageOf } = require('../common/format.js')
+const { checkKeys, isPlainObject } = require('../common/options.js')
+const { readClampOptions, readMaxAttempts, CLAMP_OPTIONS } = require('../conversation/messages.js')
 
 /**
  * `{ own, clamp, read }`: the values of `ownKeys`, the clamp options as given (for

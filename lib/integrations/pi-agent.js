@@ -17,9 +17,9 @@
 // event stream of its own with the interface the agent loop reads (async iteration and
 // result()).
 
-const { clampMessages, withContextOverflowRecovery } = require('./messages.js')
-const { isContextOverflowError } = require('./provider-errors.js')
-const { describe, messageOf } = require('./format.js')
+const { clampMessages, withContextOverflowRecovery } = require('../conversation/messages.js')
+const { isContextOverflowError } = require('../conversation/provider-errors.js')
+const { describe, messageOf } = require('../common/format.js')
 const { readAdapterOptions, recoveryOptions, observe } = require('./adapter-options.js')
 
 /**

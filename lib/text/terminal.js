@@ -7,9 +7,9 @@
 
 const { types } = require('node:util')
 
-const native = require('./native.js')
-const { describe } = require('./format.js')
-const { checkKeys, isPlainObject } = require('./options.js')
+const native = require('../native.js')
+const { describe } = require('../common/format.js')
+const { checkKeys, isPlainObject } = require('../common/options.js')
 
 const RULES = native.NORMALIZE_FLAGS
 const ALL = (1 << RULES.length) - 1

@@ -7,10 +7,10 @@
 // JSON text: a JSON text given by a user is never read into JS numbers, so every token it
 // keeps is the very text it had. replaceJsonValue edits a JSON text the same way.
 
-const { DEFAULT_HEAD_RATIO } = require('./defaults.js')
-const native = require('./native.js')
-const { truncateWith } = require('./clamp.js')
-const { describe, messageOf } = require('./format.js')
+const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const native = require('../native.js')
+const { truncateWith } = require('../text/clamp.js')
+const { describe, messageOf } = require('../common/format.js')
 const {
   checkKeys,
   DEFAULT_MAX_BYTES,
@@ -21,7 +21,7 @@ const {
   readHeadRatio,
   readOptionalBudget,
   withTokenBudget,
-} = require('./options.js')
+} = require('../common/options.js')
 
 const JSON_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'markers', 'space']
 const JSON_STRATEGIES = ['head', 'tail', 'headTail']

@@ -6,19 +6,19 @@
 //
 // This file finds the tool results in the message formats of the frameworks toolclamp
 // serves and puts the shortened ones back; the Rust core (budget.rs) decides which to cut
-// and by how much, lib/payload.js cuts them.
+// and by how much, lib/results/payload.js cuts them.
 
 const { types } = require('node:util')
 
-const native = require('./native.js')
-const spills = require('./spill.js')
-const payloads = require('./payload.js')
-const { stringifyAny, clampJsonText } = require('./json.js')
+const native = require('../native.js')
+const spills = require('../files/spill.js')
+const payloads = require('../results/payload.js')
+const { stringifyAny, clampJsonText } = require('../json/json.js')
 const { classifyProviderError } = require('./provider-errors.js')
-const { describe, isArray, textOf } = require('./format.js')
-const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('./options.js')
+const { describe, isArray, textOf } = require('../common/format.js')
+const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('../common/options.js')
 
-const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('./defaults.js')
+const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 
 const { read, lengthOf, withProperty, copyList, kindOf, blockText, typeOf } = payloads
 

@@ -34,13 +34,13 @@
 // isTerminated, isMaxBuffer). The exit code is the first of exitCode, status, a numeric
 // `code` of the result, a numeric `code` of its error.
 
-const { DEFAULT_HEAD_RATIO } = require('./defaults.js')
+const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const { types } = require('node:util')
-const native = require('./native.js')
-const spills = require('./spill.js')
-const { resultOf, truncateWith } = require('./clamp.js')
-const terminal = require('./terminal.js')
-const { describe, formatCount, isError, messageOf, readSafely } = require('./format.js')
+const native = require('../native.js')
+const spills = require('../files/spill.js')
+const { resultOf, truncateWith } = require('../text/clamp.js')
+const terminal = require('../text/terminal.js')
+const { describe, formatCount, isError, messageOf, readSafely } = require('../common/format.js')
 const {
   isPlainObject,
   nearMiss,
@@ -50,7 +50,7 @@ const {
   readStrategy,
   readNotice,
   readOptionsObject,
-} = require('./options.js')
+} = require('../common/options.js')
 
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
@@ -318,8 +318,8 @@ function formatClamped({ stdout, stderr, error, exitCode, signal, durationMs }) 
 
 module.exports = {
   formatExecOutput,
-  // For lib/run.js, not the public API: the same options, notices and layout for a command
-  // whose streams were captured as they came.
+  // For lib/commands/run.js, not the public API: the same options, notices and layout for
+  // a command whose streams were captured as they came.
   EXEC_OPTIONS,
   DEFAULT_NOTICE,
   SPILL_NOTICE,

@@ -3,16 +3,16 @@
 // Tool results: hardTruncateToolPayload, hardTruncateToolError and the wrappers. Whatever
 // a tool returns (a string, content blocks, an MCP CallToolResult with structuredContent,
 // AI SDK outputs, OpenAI Agents items, LangChain tuples and messages, any JSON value) is
-// clamped to one budget. Strings are cut by lib/clamp.js, JSON data by lib/json.js; this
-// file tells the shapes apart and maps the cuts back onto them.
+// clamped to one budget. Strings are cut by lib/text/clamp.js, JSON data by
+// lib/json/json.js; this file tells the shapes apart and maps the cuts back onto them.
 
-const native = require('./native.js')
-const spills = require('./spill.js')
-const json = require('./json.js')
+const native = require('../native.js')
+const spills = require('../files/spill.js')
+const json = require('../json/json.js')
 const partial = require('./partial.js')
-const { clampString, truncateSpilling } = require('./clamp.js')
-const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('./defaults.js')
-const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('./format.js')
+const { clampString, truncateSpilling } = require('../text/clamp.js')
+const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('../common/format.js')
 const {
   checkKeys,
   DEFAULT_MAX_BYTES,
@@ -26,9 +26,9 @@ const {
   readSnap,
   readStrategy,
   withTokenBudget,
-} = require('./options.js')
+} = require('../common/options.js')
 
-// A strategy the caller gives is used as it is, for failures too (lib/defaults.js).
+// A strategy the caller gives is used as it is, for failures too (lib/common/defaults.js).
 const PAYLOAD_DEFAULTS = Object.freeze({
   maxChars: Infinity,
   maxBytes: DEFAULT_MAX_BYTES,
@@ -1290,8 +1290,8 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
 
 module.exports = {
   hardTruncateToolPayload,
-  PAYLOAD_OPTIONS, // the option names, for lib/session.js (not the public API)
-  hardTruncateFailedPayload, // for lib/session.js too
+  PAYLOAD_OPTIONS, // the option names, for lib/integrations/pi-session.js (not the public API)
+  hardTruncateFailedPayload, // for lib/integrations/pi-session.js too
   // For the sibling modules, not the public API (index.js lists that).
   clampPayload,
   payloadSize,

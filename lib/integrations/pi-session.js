@@ -39,11 +39,11 @@ const {
   constants: { MAX_STRING_LENGTH },
 } = require('node:buffer')
 
-const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('./payload.js')
-const { replaceJsonValue } = require('./json.js')
-const spills = require('./spill.js')
-const { describe, isArray, messageOf } = require('./format.js')
-const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('./options.js')
+const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('../results/payload.js')
+const { replaceJsonValue } = require('../json/json.js')
+const spills = require('../files/spill.js')
+const { describe, isArray, messageOf } = require('../common/format.js')
+const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('../common/options.js')
 
 // The payload limits that apply to a tool result message (its content is a block list, so
 // responseFormat does not apply).

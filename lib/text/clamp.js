@@ -3,13 +3,13 @@
 // The string API: stringTruncate*, truncateText, measureText. This file reads options,
 // takes the O(1) shortcuts that need no reading of the text, and assembles results with
 // `slice`: the cut positions, counts and notices all come from the Rust core, through
-// lib/native.js. Tool results (any shape a tool returns) are in lib/payload.js.
+// lib/native.js. Tool results (any shape a tool returns) are in lib/results/payload.js.
 
-const { DEFAULT_HEAD_RATIO } = require('./defaults.js')
-const native = require('./native.js')
-const spills = require('./spill.js')
+const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const native = require('../native.js')
+const spills = require('../files/spill.js')
 const terminal = require('./terminal.js')
-const { describe, unshared } = require('./format.js')
+const { describe, unshared } = require('../common/format.js')
 const {
   fitsByLength,
   LIMIT_KEYS,
@@ -20,7 +20,7 @@ const {
   readOptionsObject,
   readSnap,
   readStrategy,
-} = require('./options.js')
+} = require('../common/options.js')
 
 function checkText(text) {
   if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`)
@@ -119,7 +119,7 @@ function truncateText(text, options) {
     // Its normalised text might not fit in a string: only the clamped text is built.
     const options = { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy: name, headRatio: ratio, notice, snap, normalize }
     if (spillTo !== undefined) options.spill = { dir: spillTo.dir, name: spillTo.name }
-    return require('./capture.js').clampNormalized(text, options, limits)
+    return require('../commands/capture.js').clampNormalized(text, options, limits)
   }
   const shown = terminal.normalizeWith(text, flags)
   if (spillTo === undefined) return truncateWith(shown, limits, name, ratio, readNotice(notice), lines)

@@ -16,11 +16,11 @@ const path = require('node:path')
 const { randomBytes } = require('node:crypto')
 const { types } = require('node:util')
 
-const native = require('./native.js')
-const spills = require('./spill.js')
-const terminal = require('./terminal.js')
-const { describe } = require('./format.js')
-const { resultOf } = require('./clamp.js')
+const native = require('../native.js')
+const spills = require('../files/spill.js')
+const terminal = require('../text/terminal.js')
+const { describe } = require('../common/format.js')
+const { resultOf } = require('../text/clamp.js')
 const {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
@@ -31,7 +31,7 @@ const {
   readOptionsObject,
   readSnap,
   readStrategy,
-} = require('./options.js')
+} = require('../common/options.js')
 
 const CAPTURE_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'snap', 'spill', 'normalize', 'raw']
 const STRATEGIES = ['tail', 'head', 'headTail']

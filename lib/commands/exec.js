@@ -40,7 +40,7 @@ const native = require('../native.js')
 const spills = require('../files/spill.js')
 const { resultOf, truncateWith } = require('../text/clamp.js')
 const terminal = require('../text/terminal.js')
-const { describe, formatCount, isError, messageOf, readSafely } = require('../common/format.js')
+const { describe, formatCount, isError, messageOf, read } = require('../common/format.js')
 const {
   isPlainObject,
   nearMiss,
@@ -152,7 +152,7 @@ function readStream(result, stream) {
 /** A property of an error or result, or undefined when it cannot be read. */
 function quietly(object, key) {
   if (typeof object !== 'object' || object === null) return undefined
-  return readSafely(object, key, () => undefined)
+  return read(object, key)
 }
 
 /** The first line of an error's message, bounded. */

@@ -91,6 +91,15 @@ function isError(value) {
   }
 }
 
+/** A property read that never throws: undefined when it cannot be read (a throwing getter, a revoked Proxy). */
+function read(object, key) {
+  try {
+    return object[key]
+  } catch {
+    return undefined
+  }
+}
+
 /** A property read that never throws (a throwing getter yields `fallback(thrown)`). */
 function readSafely(object, key, fallback) {
   try {
@@ -174,4 +183,16 @@ function didYouMean(key, candidates) {
   return bestDistance <= reach && ties === 0 ? best : undefined
 }
 
-module.exports = { unshared, formatCount, describe, isArray, textOf, isError, readSafely, messageOf, nearMiss, didYouMean }
+module.exports = {
+  read,
+  unshared,
+  formatCount,
+  describe,
+  isArray,
+  textOf,
+  isError,
+  readSafely,
+  messageOf,
+  nearMiss,
+  didYouMean,
+}

@@ -9,7 +9,7 @@
 // a revoked Proxy anywhere is skipped.
 
 const native = require('../native.js')
-const { readSafely } = require('../common/format.js')
+const { isArray, readSafely } = require('../common/format.js')
 
 // Bounds on what is gathered: a hostile or huge error must not make this slow.
 const MAX_DEPTH = 8
@@ -29,18 +29,9 @@ function lastRetried(value) {
   if (last !== undefined && last !== null) return last
   const name = read('name')
   const errors = read('errors')
-  if (typeof name !== 'string' || !/RetryError$/.test(name) || !isArraySafely(errors)) return undefined
+  if (typeof name !== 'string' || !/RetryError$/.test(name) || !isArray(errors)) return undefined
   const length = readSafely(errors, 'length', () => 0)
   return Number.isInteger(length) && length > 0 ? readSafely(errors, length - 1, () => undefined) : undefined
-}
-
-/** `Array.isArray`, false for a revoked Proxy (on which it throws). */
-function isArraySafely(value) {
-  try {
-    return Array.isArray(value)
-  } catch {
-    return false
-  }
 }
 
 /** `{ texts, status, code }` of `error`, walked to MAX_DEPTH through its nested errors. */
@@ -82,7 +73,7 @@ function gather(error) {
     }
     for (const key of NESTED_KEYS) {
       const nested = read(key)
-      if (isArraySafely(nested)) {
+      if (isArray(nested)) {
         const length = readSafely(nested, 'length', () => 0)
         for (let i = 0; i < Math.min(Number.isInteger(length) ? length : 0, 8); i++)
           walk(

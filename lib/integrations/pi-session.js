@@ -42,7 +42,7 @@ const {
 const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('../results/payload.js')
 const { replaceJsonValue } = require('../json/json.js')
 const spills = require('../files/spill.js')
-const { describe, isArray, messageOf } = require('../common/format.js')
+const { describe, isArray, messageOf, read } = require('../common/format.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('../common/options.js')
 
 // The payload limits that apply to a tool result message (its content is a block list, so
@@ -176,20 +176,11 @@ function guardMessage(message, options) {
   const content = readField(message, 'content')
   const toolName = readField(message, 'toolName')
   // An unreadable isError says nothing: the result is clamped as any other.
-  const clamped = clampFor(readOrUndefined(message, 'isError'))(content, limitsFor(options, toolName))
+  const clamped = clampFor(read(message, 'isError'))(content, limitsFor(options, toolName))
   // A content getter could answer differently when the manager serializes it: the copy
   // holds the value read here.
   if (clamped === content && holdsContent(message, content)) return message
   return withContent(message, clamped)
-}
-
-/** `object[key]`, undefined when reading throws. */
-function readOrUndefined(object, key) {
-  try {
-    return object[key]
-  } catch {
-    return undefined
-  }
 }
 
 /**
@@ -200,8 +191,7 @@ function readOrUndefined(object, key) {
  * frozen manager can be guarded too.
  */
 function guardSessionManager(sessionManager, limits) {
-  const append =
-    typeof sessionManager === 'object' && sessionManager !== null ? readOrUndefined(sessionManager, 'appendMessage') : undefined
+  const append = typeof sessionManager === 'object' && sessionManager !== null ? read(sessionManager, 'appendMessage') : undefined
   if (typeof append !== 'function') {
     throw new TypeError(`sessionManager must be an object with an appendMessage method, got ${describe(sessionManager)}`)
   }

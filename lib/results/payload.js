@@ -12,7 +12,7 @@ const json = require('../json/json.js')
 const partial = require('./partial.js')
 const { clampString, truncateSpilling } = require('../text/clamp.js')
 const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
-const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared } = require('../common/format.js')
+const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
   checkKeys,
   DEFAULT_MAX_BYTES,
@@ -350,15 +350,6 @@ const JSON_OUTPUTS = new Set(['json', 'error-json'])
 const ERROR_OUTPUTS = new Set(['error-text', 'error-json'])
 // OpenAI Agents SDK / Responses API items carrying a tool's output.
 const OUTPUT_ITEMS = new Set(['function_call_result', 'function_call_output'])
-
-/** A property read that never throws (undefined when it cannot be read). */
-function read(object, key) {
-  try {
-    return object[key]
-  } catch {
-    return undefined
-  }
-}
 
 function typeOf(item) {
   if (typeof item !== 'object' || item === null) return undefined

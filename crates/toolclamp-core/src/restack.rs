@@ -47,7 +47,7 @@
 //! The text before the notice is the kept head and the text after it (past the notice's
 //! line break) the kept tail. A kept head that ended a line has the notice on a line of its
 //! own; one that ended inside a line has it at the end of that line, after a space (see
-//! [`crate::plan`]): a notice on a line of its own, after a head cut inside a line, would
+//! [`crate::plan()`]): a notice on a line of its own, after a head cut inside a line, would
 //! leave the line break before it either the head's own or a separator, and no count can
 //! tell which (`abc` + 4 chars dropped reads like `abc\n` + 4 chars dropped). So an inline
 //! notice's head ends before its space, and a notice at the start of a line has the text

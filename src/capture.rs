@@ -19,8 +19,9 @@ use napi::sys;
 use toolclamp_core::{plan_head_at, Capture, CaptureError, CaptureOptions, Gapped, Plan, Source, Span, Strategy};
 
 use crate::call::{Answer, Call, Thrown};
-use crate::exports::{plan_results, plan_with, snap_of, template_stand_ins, with_notice, NoticeArg};
 use crate::layout::{normalize_of, Results, Slot, Verdict};
+use crate::notice::{template_stand_ins, with_notice, NoticeArg};
+use crate::plan::{plan_results, plan_with, snap_of};
 use crate::text::{with_scratch, LATIN1, UTF16};
 
 /// Marks externals made by this module (random, fixed: a handle of another build of the

@@ -20,8 +20,14 @@
 
 mod call;
 mod capture;
+mod conversation;
 mod exports;
+mod json;
 mod layout;
+mod notice;
+mod page;
+mod plan;
+mod terminal;
 mod text;
 
 use std::ptr;

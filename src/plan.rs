@@ -1,0 +1,393 @@
+//! Plans of texts: strings (whole, in windows, or as a list), UTF-8 buffers, and the head/tail
+//! view of a tool's output; each answer is written to the result buffer (see [`crate::layout`]).
+
+use napi::sys;
+use toolclamp_core::{
+    chars_windows, decode_lossy, estimate_tokens, find_prior, measure, plan_restacked, plan_tool_output,
+    plan_with_snap, Limits, Measure, Plan, Snap, Source, Strategy, Units, Utf8, Windows,
+};
+
+use crate::call::{Answer, Call, StrategyArg, Thrown};
+use crate::layout::{strategy_code, Results, Slot, Verdict};
+use crate::notice::{template_stand_ins, with_notice, NoticeArg};
+use crate::text::{with_scratch, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
+
+/// Plans `src` with the notice argument; also returns the stand-ins its notices used.
+pub(crate) fn plan_with<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    limits: &Limits,
+    strategy: Strategy,
+    notice: &NoticeArg,
+    exact: bool,
+    snap: Snap,
+) -> Result<(Option<Plan>, StandIns), Thrown> {
+    with_notice(call, notice, |n| plan_with_snap(src, limits, strategy, n, exact, snap))
+}
+
+pub(crate) fn snap_of(line: bool) -> Snap {
+    if line {
+        Snap::Line
+    } else {
+        Snap::None
+    }
+}
+
+pub(crate) fn plan_results(p: &Plan) -> Results {
+    let mut r = Results::new(Verdict::Cut);
+    r.set(Slot::HeadEnd, p.head_end)
+        .set(Slot::TailStart, p.tail_start)
+        .set_measure(Slot::TotalChars, p.total)
+        .set_measure(Slot::OutputChars, p.output)
+        .set_measure(Slot::OmittedChars, p.omitted)
+        .set(Slot::TruncatedBy, p.truncated_by.0);
+    r
+}
+
+/// The results of a text that fits: nothing cut, both offsets at the end.
+fn whole_results<S: Source + ?Sized>(src: &S) -> Results {
+    let total = src.totals();
+    let mut r = Results::new(Verdict::Fits);
+    r.set(Slot::HeadEnd, src.len())
+        .set(Slot::TailStart, src.len())
+        .set_measure(Slot::TotalChars, total)
+        .set_measure(Slot::OutputChars, total);
+    r
+}
+
+/// Plans a string source and answers with the glue, or `null` when the text fits; the
+/// strategy used (`auto` resolved) is in its slot either way.
+fn answer_plan<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    limits: &Limits,
+    strategy: StrategyArg,
+    notice: NoticeArg,
+    exact: bool,
+    snap: Snap,
+) -> Answer {
+    let strategy = strategy.resolve(src);
+    let (planned, from_function) = plan_with(call, src, limits, strategy, &notice, exact, snap)?;
+    answer_planned(call, src, strategy, notice, planned, from_function)
+}
+
+/// Answers a plan (or `None`: the text fits) with its glue.
+fn answer_planned<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    strategy: Strategy,
+    notice: NoticeArg,
+    planned: Option<Plan>,
+    from_function: StandIns,
+) -> Answer {
+    match planned {
+        None => {
+            let mut r = whole_results(src);
+            r.set(Slot::Strategy, strategy_code(strategy));
+            call.answer(&r)?;
+            call.null()
+        }
+        Some(p) => {
+            let glue = call.string_from_core(&p.glue, &template_stand_ins(notice, from_function))?;
+            let mut r = plan_results(&p);
+            r.set(Slot::Strategy, strategy_code(strategy));
+            call.answer(&r)?;
+            Ok(glue)
+        }
+    }
+}
+
+/// How `plan` and `planList` plan a text, as their arguments say.
+#[derive(Clone, Copy)]
+struct TextPlan {
+    limits: Limits,
+    strategy: StrategyArg,
+    exact: bool,
+    snap: Snap,
+    /// Whether a text carrying earlier notices is planned as the original they stand for.
+    restack: bool,
+}
+
+impl TextPlan {
+    /// The arguments from `first` on: strategy, maxChars, maxBytes, maxLines, headRatio,
+    /// notice (skipped: read by the caller), exact, snap, restack.
+    fn read(call: &Call, first: usize) -> Result<TextPlan, Thrown> {
+        Ok(TextPlan {
+            strategy: call.strategy_or_auto(first, first + 4)?,
+            limits: call.limits(first + 1)?,
+            exact: call.boolean(first + 6)?,
+            snap: snap_of(call.boolean(first + 7)?),
+            restack: call.boolean(first + 8)?,
+        })
+    }
+}
+
+/// [`answer_plan`] of a text's units; with `restack`, a text over its limits that carries
+/// earlier notices of the library is planned as the original they stand for (see
+/// [`toolclamp_core::restack`]).
+fn answer_units<U: toolclamp_core::Unit>(call: &Call, units: &[U], how: &TextPlan, notice: NoticeArg) -> Answer {
+    let TextPlan { limits, strategy, exact, snap, restack } = *how;
+    let src = Units::new(units);
+    // The scan first: most texts carry no notice, and then the plan counts them once.
+    let prior = if restack { find_prior(units) } else { None };
+    let prior = prior.filter(|_| !fits_limits(&src.totals(), &limits));
+    let Some(prior) = prior else {
+        return answer_plan(call, &src, &limits, strategy, notice, exact, snap);
+    };
+    let strategy = strategy.resolve(&src);
+    let (planned, from_function) =
+        with_notice(call, &notice, |n| plan_restacked(units, &prior, &limits, strategy, n, snap).map(Some))?;
+    answer_planned(call, &src, strategy, notice, planned, from_function)
+}
+
+/// Runs `f` on the string argument `i` as a source: Latin-1 units unless `wide`.
+pub(crate) fn with_string<R>(
+    call: &Call,
+    i: usize,
+    wide: bool,
+    f: impl FnOnce(&dyn Source) -> Result<R, Thrown>,
+) -> Result<R, Thrown> {
+    if wide {
+        with_scratch(&UTF16, |buf| f(&Units::new(call.string_arg(i, buf)?)))
+    } else {
+        with_scratch(&LATIN1, |buf| f(&Units::new(call.string_arg(i, buf)?)))
+    }
+}
+
+fn fits_limits(m: &Measure, limits: &Limits) -> bool {
+    m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines
+}
+
+/// `plan(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact,
+/// snap, restack)` → the glue string, or `null` when the text fits. `wide` must be true
+/// when the text has a char above U+00FF.
+pub(crate) fn plan_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let how = TextPlan::read(call, 3)?;
+    let notice = NoticeArg::read(call, 8)?;
+    if wide {
+        with_scratch(&UTF16, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
+    } else {
+        with_scratch(&LATIN1, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
+    }
+}
+
+/// `planList(out, texts, wide, totalLength, strategy, maxChars, maxBytes, maxLines,
+/// headRatio, notice, exact, snap, restack)`: `plan` over the concatenation of an array of
+/// strings (the text blocks of a tool result), copied straight from the strings. Offsets
+/// are into the concatenation.
+pub(crate) fn plan_list(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let total = call.index(3)?;
+    let how = TextPlan::read(call, 4)?;
+    let notice = NoticeArg::read(call, 9)?;
+    if wide {
+        with_scratch(&UTF16, |buf| answer_units(call, read_list(call, total, buf)?, &how, notice))
+    } else {
+        with_scratch(&LATIN1, |buf| answer_units(call, read_list(call, total, buf)?, &how, notice))
+    }
+}
+
+/// Copies the strings of the array argument 1, end to end, into `buf`: the units of their
+/// concatenation, which JS never has to build. `total` is the sum of their lengths.
+fn read_list<'b, U: StringUnit>(call: &Call, total: usize, buf: &'b mut Vec<U>) -> Result<&'b [U], Thrown> {
+    let env = call.env();
+    let list = call.arg(1);
+    let mut is_array = false;
+    // SAFETY: `env` and `list` are valid while the call runs.
+    call.check(unsafe { sys::napi_is_array(env, list, &mut is_array) })?;
+    if !is_array {
+        return Err(call.type_error(1, "an array of strings"));
+    }
+    let mut count = 0u32;
+    // SAFETY: as above.
+    call.check(unsafe { sys::napi_get_array_length(env, list, &mut count) })?;
+    buf.clear();
+    buf.reserve(total);
+    let mut item_units = Vec::new();
+    for i in 0..count {
+        let mut item = std::ptr::null_mut();
+        // SAFETY: as above; `i` is below the array's length.
+        call.check(unsafe { sys::napi_get_element(env, list, i, &mut item) })?;
+        let units = call.units_of(item, &mut item_units).map_err(|e| call.naming(e, 1, "an array of strings"))?;
+        if buf.len() + units.len() > total {
+            return Err(call.range_error(3, "the sum of the strings' lengths", total));
+        }
+        buf.extend_from_slice(units);
+    }
+    if buf.len() != total {
+        return Err(call.range_error(3, "the sum of the strings' lengths", total));
+    }
+    Ok(&buf[..])
+}
+
+/// `charsWindows(out, length, strategy, maxChars, headRatio)`: the three ranges of the
+/// text a chars-only plan with the default notice reads, in the window slots, for
+/// `planWindows`.
+pub(crate) fn windows_of(call: &Call) -> Answer {
+    let len = call.index(1)?;
+    let strategy = call.strategy(2, 4)?;
+    let max_chars = call.budget(3)?;
+    let ranges = chars_windows(len, max_chars, strategy);
+    let mut r = Results::new(Verdict::Windows);
+    let slots = [
+        (Slot::Window0From, Slot::Window0To),
+        (Slot::Window1From, Slot::Window1To),
+        (Slot::Window2From, Slot::Window2To),
+    ];
+    for ((from, to), (from_slot, to_slot)) in ranges.into_iter().zip(slots) {
+        r.set(from_slot, from).set(to_slot, to);
+    }
+    call.answer(&r)?;
+    call.null()
+}
+
+/// `planWindows(out, window0, from0, window1, from1, window2, from2, length, wide,
+/// strategy, maxChars, headRatio)`: a chars-only plan of a long text seen through the
+/// windows `charsWindows` named, with the default notice, so a 100 MB string costs a few
+/// hundred units. Answers as `plan`.
+pub(crate) fn plan_windows(call: &Call) -> Answer {
+    let len = call.index(7)?;
+    let offsets = [call.index(2)?, call.index(4)?, call.index(6)?];
+    let wide = call.boolean(8)?;
+    let strategy = call.strategy(9, 11)?;
+    let limits = Limits { max_chars: call.budget(10)?, ..Limits::NONE };
+    let check_window = |k: usize, units: usize| {
+        if offsets[k].checked_add(units).is_some_and(|end| end <= len) {
+            Ok(())
+        } else {
+            Err(call.range_error(1 + 2 * k, "a window inside the text", format!("{units} units at {}", offsets[k])))
+        }
+    };
+    if wide {
+        with_scratch(&UTF16_WINDOWS, |bufs| plan_through(call, bufs, offsets, len, check_window, &limits, strategy))
+    } else {
+        with_scratch(&LATIN1_WINDOWS, |bufs| plan_through(call, bufs, offsets, len, check_window, &limits, strategy))
+    }
+}
+
+/// `planWindows` on windows copied as `U` units.
+fn plan_through<U: StringUnit + toolclamp_core::Unit>(
+    call: &Call,
+    bufs: &mut [Vec<U>; 3],
+    offsets: [usize; 3],
+    len: usize,
+    check_window: impl Fn(usize, usize) -> Result<(), Thrown>,
+    limits: &Limits,
+    strategy: Strategy,
+) -> Answer {
+    let [b0, b1, b2] = bufs;
+    let units = [call.string_arg(1, b0)?, call.string_arg(3, b1)?, call.string_arg(5, b2)?];
+    for (k, u) in units.iter().enumerate() {
+        check_window(k, u.len())?;
+    }
+    let src = Windows::from_pieces([(offsets[0], units[0]), (offsets[1], units[1]), (offsets[2], units[2])], len);
+    answer_plan(call, &src, limits, StrategyArg::Fixed(strategy), NoticeArg::Default, false, Snap::None)
+}
+
+/// `measure(out, text, wide)`: chars, bytes and lines in the total slots.
+pub(crate) fn measure_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let m = if wide {
+        with_scratch(&UTF16, |buf| call.string_arg::<u16>(1, buf).map(measure))?
+    } else {
+        with_scratch(&LATIN1, |buf| call.string_arg::<u8>(1, buf).map(measure))?
+    };
+    let mut r = Results::new(Verdict::Measured);
+    r.set_measure(Slot::TotalChars, m).set(Slot::TotalTokens, estimate_tokens(m.bytes));
+    call.answer(&r)?;
+    call.null()
+}
+
+/// `planBuffer(out, bytes, strategy, maxChars, maxBytes, maxLines, headRatio, notice)` →
+/// the clamped text of a `Uint8Array` of UTF-8 as a new string (the whole decoded text when
+/// it fits, with the `fits` verdict). Invalid UTF-8 decodes as `buf.toString('utf8')` does:
+/// each maximal invalid subpart becomes U+FFFD. Counts are of the decoded text and exact in
+/// every dimension. `headEnd`/`tailStart` are byte offsets into the UTF-8 of the decoded
+/// text, which are offsets into `bytes` when it is valid UTF-8.
+pub(crate) fn plan_buffer(call: &Call) -> Answer {
+    let strategy = call.strategy_or_auto(2, 6)?;
+    let limits = call.limits(3)?;
+    let notice = NoticeArg::read(call, 7)?;
+    let snap = snap_of(call.boolean(8)?);
+    let (borrowed, shared) = call.bytes(1)?;
+    // A notice function runs JS while the plan reads the bytes, and JS could write to the
+    // array or detach its memory; shared memory can change at any time. Plan a private
+    // copy then.
+    let private_copy: Vec<u8>;
+    let data = if shared || notice.is_function() {
+        private_copy = borrowed.to_vec();
+        &private_copy[..]
+    } else {
+        borrowed
+    };
+    // Borrows valid UTF-8; allocates only to replace invalid sequences.
+    let decoded = decode_lossy(data);
+    let src = Utf8::new(&decoded);
+    let text = src.as_bytes();
+    let strategy = strategy.resolve(&src);
+    let (planned, from_function) = plan_with(call, &src, &limits, strategy, &notice, true, snap)?;
+    let Some(p) = planned else {
+        let string = call.string_from_utf8(text, src.totals().chars as usize)?;
+        let mut r = whole_results(&src);
+        r.set(Slot::Strategy, strategy_code(strategy));
+        call.answer(&r)?;
+        return Ok(string);
+    };
+    let stand_ins = template_stand_ins(notice, from_function);
+    let head = &text[..p.head_end];
+    let tail = &text[p.tail_start..];
+    let string = match stand_ins.restore(&p.glue) {
+        None => {
+            let mut clamped = Vec::with_capacity(head.len() + p.glue.len() + tail.len());
+            clamped.extend_from_slice(head);
+            clamped.extend_from_slice(p.glue.as_bytes());
+            clamped.extend_from_slice(tail);
+            call.string_from_utf8(&clamped, p.output.chars as usize)?
+        }
+        // A notice with lone surrogates: only UTF-16 can carry them.
+        Some(glue) => {
+            let utf16 = |bytes: &[u8]| String::from_utf8_lossy(bytes).encode_utf16().collect::<Vec<u16>>();
+            let units = [utf16(head), glue, utf16(tail)].concat();
+            call.string_from_utf16(&units)?
+        }
+    };
+    let mut r = plan_results(&p);
+    r.set(Slot::Strategy, strategy_code(strategy));
+    call.answer(&r)?;
+    Ok(string)
+}
+
+/// `planToolOutput(out, text, wide, maxChars, maxLines, headRatio, notice)` → `null` when
+/// the output is within both limits, else `first + glue + last`, the indicator lines and
+/// the glue in one string, split by the `firstLength` and `glueLength` slots: the view is
+/// `first + text.slice(0, headEnd) + glue + last + text.slice(tailStart)`.
+pub(crate) fn plan_tool_output_string(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let max_chars = call.budget(3)?;
+    let max_lines = call.budget(4)?;
+    let head_ratio = call.number(5)?;
+    if !(0.0..=1.0).contains(&head_ratio) {
+        return Err(call.range_error(5, "a number from 0 to 1", head_ratio));
+    }
+    let notice = NoticeArg::read(call, 6)?;
+    with_string(call, 1, wide, |src| {
+        let (planned, from_function) =
+            with_notice(call, &notice, |n| plan_tool_output(src, max_chars, max_lines, head_ratio, n))?;
+        let Some(view) = planned else {
+            let mut r = whole_results(src);
+            r.set(Slot::HeadLines, src.totals().lines);
+            call.answer(&r)?;
+            return call.null();
+        };
+        let pieces = [view.first.as_str(), view.plan.glue.as_str(), view.last.as_str()].concat();
+        let string = call.string_from_core(&pieces, &template_stand_ins(notice, from_function))?;
+        let mut r = plan_results(&view.plan);
+        r.set(Slot::HeadLines, view.head_lines)
+            .set(Slot::TailLines, view.tail_lines)
+            .set(Slot::FirstLength, view.first.len())
+            .set(Slot::GlueLength, view.plan.glue.encode_utf16().count());
+        call.answer(&r)?;
+        Ok(string)
+    })
+}

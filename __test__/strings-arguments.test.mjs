@@ -2,6 +2,9 @@
 // strings, limits out of range, unknown option keys (with the one meant), notice templates.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } from '../index.mjs'
 
@@ -336,5 +339,23 @@ describe('notice functions', () => {
       }),
     )
     assert.equal(stringTruncateHead(LONG, 100, { notice: 'cut' }), 'y'.repeat(96) + '\ncut')
+  })
+})
+
+describe('error codes', () => {
+  test('a value of the wrong kind is TOOLCLAMP_INVALID_ARGUMENT, one out of range TOOLCLAMP_OUT_OF_RANGE', () => {
+    assert.throws(() => truncateText(5), { name: 'TypeError', code: 'TOOLCLAMP_INVALID_ARGUMENT', message: 'text must be a string, got 5' })
+    assert.throws(() => truncateText('x', { maxChars: -1 }), { name: 'RangeError', code: 'TOOLCLAMP_OUT_OF_RANGE' })
+    assert.throws(() => truncateText('x', { maxChars: '5' }), { name: 'TypeError', code: 'TOOLCLAMP_INVALID_ARGUMENT' })
+  })
+
+  test('every "must be ..., got" error in lib/ is made by the one error factory', () => {
+    const root = fileURLToPath(new URL('../lib/', import.meta.url))
+    const files = readdirSync(root, { recursive: true }).filter((f) => f.endsWith('.js') && !f.endsWith('errors.js'))
+    assert.ok(files.length > 20)
+    for (const file of files) {
+      const source = readFileSync(join(root, file), 'utf8')
+      assert.doesNotMatch(source, /new (Type|Range)Error\(`[^`]* must be [^`]*, got /, file)
+    }
   })
 })

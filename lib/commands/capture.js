@@ -11,6 +11,7 @@
 // gets its spill file closed and removed once it is collected, and its buffers freed by the
 // binding's finalizer.
 
+const { mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { randomBytes } = require('node:crypto')
@@ -19,7 +20,6 @@ const { types } = require('node:util')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
 const terminal = require('../text/terminal.js')
-const { describe } = require('../common/format.js')
 const { resultOf } = require('../text/clamp.js')
 const {
   DEFAULT_MAX_BYTES,
@@ -179,7 +179,7 @@ class StreamingSpill {
 
 function checkChunk(chunk) {
   if (typeof chunk === 'string' || types.isUint8Array(chunk)) return
-  throw new TypeError(`chunk must be a string, Buffer or Uint8Array, got ${describe(chunk)}`)
+  throw mustBe(TypeError, `chunk`, `a string, Buffer or Uint8Array`, chunk)
 }
 
 /**
@@ -202,12 +202,12 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const limits = readCaptureLimits(opts)
   const name = readStrategy(strategy, 'tail')
   if (!STRATEGIES.includes(name)) {
-    throw new TypeError(`strategy must be "tail", "head" or "headTail" for a capture, got ${describe(strategy)}`)
+    throw mustBe(TypeError, `strategy`, `"tail", "head" or "headTail" for a capture`, strategy)
   }
   const ratio = readHeadRatio(headRatio)
   const lineSnap = readSnap(snap, 'none')
   const flags = terminal.readNormalize(normalize)
-  if (raw !== undefined && typeof raw !== 'boolean') throw new TypeError(`raw must be a boolean, got ${describe(raw)}`)
+  if (raw !== undefined && typeof raw !== 'boolean') throw mustBe(TypeError, `raw`, `a boolean`, raw)
   if (raw && flags !== 0) throw new TypeError('raw and normalize cannot be combined: normalised output is text')
   const spillTo = spills.readSpill(spill, 'output', spills.SPILL_KEYS_WITH_CALLBACK)
   // With a spill, the notice may name the file ({spillPath}): spillNotices reads it.

@@ -34,13 +34,14 @@
 // isTerminated, isMaxBuffer). The exit code is the first of exitCode, status, a numeric
 // `code` of the result, a numeric `code` of its error.
 
+const { mustBe } = require('../common/errors.js')
 const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const { types } = require('node:util')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
 const { resultOf, truncateWith } = require('../text/clamp.js')
 const terminal = require('../text/terminal.js')
-const { describe, formatCount, isError, messageOf, read } = require('../common/format.js')
+const { formatCount, isError, messageOf, read } = require('../common/format.js')
 const {
   isPlainObject,
   nearMiss,
@@ -106,7 +107,7 @@ function readStreamNotice(notice, stream) {
   if (notice === undefined) user = undefined
   else if (typeof notice === 'string') user = templateFor(notice, stream)
   else if (typeof notice === 'function') user = (facts) => notice({ ...facts, stream })
-  else throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+  else throw mustBe(TypeError, `notice`, `a string or a function`, notice)
   // Checks a template now, so a bad one fails even when every stream fits.
   return { user, planned: readNotice(user === undefined ? templateFor(DEFAULT_NOTICE, stream) : user) }
 }
@@ -146,7 +147,7 @@ function readStream(result, stream) {
   const value = result[stream]
   if (value === undefined || value === null) return ''
   if (typeof value === 'string' || types.isUint8Array(value)) return value
-  throw new TypeError(`result.${stream} must be a string, Buffer or Uint8Array, got ${describe(value)}`)
+  throw mustBe(TypeError, `result.${stream}`, `a string, Buffer or Uint8Array`, value)
 }
 
 /** A property of an error or result, or undefined when it cannot be read. */
@@ -191,7 +192,7 @@ function errorLine(result, error, signal) {
 
 function readResult(result) {
   if (!isPlainObject(result)) {
-    throw new TypeError(`result must be an object with stdout and stderr, got ${describe(result)}`)
+    throw mustBe(TypeError, `result`, `an object with stdout and stderr`, result)
   }
   // Other keys are the caller's (execa results carry many), but a misspelt one must not
   // silently drop a stream or the exit code.
@@ -209,18 +210,18 @@ function readResult(result) {
   const signal = result.signal ?? (typeof quietly(error, 'signal') === 'string' ? quietly(error, 'signal') : undefined)
   const { durationMs } = result
   if (exitCode !== undefined && exitCode !== null) {
-    if (typeof exitCode !== 'number') throw new TypeError(`result.exitCode must be an integer, got ${describe(exitCode)}`)
-    if (!Number.isInteger(exitCode)) throw new RangeError(`result.exitCode must be an integer, got ${describe(exitCode)}`)
+    if (typeof exitCode !== 'number') throw mustBe(TypeError, `result.exitCode`, `an integer`, exitCode)
+    if (!Number.isInteger(exitCode)) throw mustBe(RangeError, `result.exitCode`, `an integer`, exitCode)
   }
   if (signal !== undefined && signal !== null && (typeof signal !== 'string' || signal === '')) {
-    throw new TypeError(`result.signal must be a signal name such as "SIGTERM", got ${describe(signal)}`)
+    throw mustBe(TypeError, `result.signal`, `a signal name such as "SIGTERM"`, signal)
   }
   if (durationMs !== undefined && durationMs !== null) {
     if (typeof durationMs !== 'number') {
-      throw new TypeError(`result.durationMs must be a number, got ${describe(durationMs)}`)
+      throw mustBe(TypeError, `result.durationMs`, `a number`, durationMs)
     }
     if (!(Number.isFinite(durationMs) && durationMs >= 0)) {
-      throw new RangeError(`result.durationMs must be a finite non-negative number, got ${describe(durationMs)}`)
+      throw mustBe(RangeError, `result.durationMs`, `a finite non-negative number`, durationMs)
     }
   }
   return {

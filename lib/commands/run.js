@@ -27,6 +27,7 @@
 // a byte budget (`stdout: { maxLines: 400 }`, `stdout: Infinity`) is held to 51,200 bytes,
 // as any capture is.
 
+const { invalid, mustBe } = require('../common/errors.js')
 const { spawn, execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -35,7 +36,7 @@ const { types } = require('node:util')
 const { openCapture } = require('./capture.js')
 const exec = require('./exec.js')
 const native = require('../native.js')
-const { describe, formatCount, isArray, isError, messageOf } = require('../common/format.js')
+const { formatCount, isArray, isError, messageOf } = require('../common/format.js')
 const { isPlainObject, readOptionsObject } = require('../common/options.js')
 
 const IS_WINDOWS = process.platform === 'win32'
@@ -66,7 +67,7 @@ const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, nu
 
 function readCommand(command) {
   if (typeof command !== 'string' || command === '') {
-    throw new TypeError(`command must be a non-empty string, got ${describe(command)}`)
+    throw mustBe(TypeError, `command`, `a non-empty string`, command)
   }
   if (command.includes('\0')) throw new TypeError('command must not contain a NUL character')
   return command
@@ -74,10 +75,10 @@ function readCommand(command) {
 
 function readArgs(args) {
   if (args === undefined) return []
-  if (!isArray(args)) throw new TypeError(`args must be an array of strings, got ${describe(args)}`)
+  if (!isArray(args)) throw mustBe(TypeError, `args`, `an array of strings`, args)
   const list = [...args]
   list.forEach((arg, k) => {
-    if (typeof arg !== 'string') throw new TypeError(`args[${k}] must be a string, got ${describe(arg)}`)
+    if (typeof arg !== 'string') throw mustBe(TypeError, `args[${k}]`, `a string`, arg)
     if (arg.includes('\0')) throw new TypeError(`args[${k}] must not contain a NUL character`)
   })
   return list
@@ -86,9 +87,9 @@ function readArgs(args) {
 /** A duration option: a non-negative number of milliseconds (`positive`: above 0), or Infinity. */
 function readMs(name, value, fallback, positive = false) {
   if (value === undefined) return fallback
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `${name}`, `a number of milliseconds`, value)
   if (!(positive ? value > 0 : value >= 0)) {
-    throw new RangeError(`${name} must be a ${positive ? 'positive' : 'non-negative'} number of milliseconds, got ${describe(value)}`)
+    throw mustBe(RangeError, `${name}`, `a ${positive ? 'positive' : 'non-negative'} number of milliseconds`, value)
   }
   return value
 }
@@ -98,54 +99,54 @@ function readKillSignal(value) {
   if (value === undefined) return DEFAULT_KILL_SIGNAL
   if (typeof value === 'string' && Object.hasOwn(os.constants.signals, value)) return value
   if (typeof value === 'number' && SIGNAL_NAMES.has(value)) return SIGNAL_NAMES.get(value)
-  throw new TypeError(`killSignal must be a signal name such as "SIGTERM" or its number, got ${describe(value)}`)
+  throw mustBe(TypeError, `killSignal`, `a signal name such as "SIGTERM" or its number`, value)
 }
 
 function readAbortSignal(signal) {
   if (signal === undefined) return undefined
   const isSignal =
     typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function'
-  if (!isSignal) throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`)
+  if (!isSignal) throw mustBe(TypeError, `signal`, `an AbortSignal`, signal)
   return signal
 }
 
 function readCwd(cwd) {
   if (cwd === undefined) return undefined
   if (cwd instanceof URL) {
-    if (cwd.protocol !== 'file:') throw new TypeError(`cwd must be a path or a file: URL, got ${JSON.stringify(cwd.href)}`)
+    if (cwd.protocol !== 'file:') throw invalid(TypeError, `cwd must be a path or a file: URL, got ${JSON.stringify(cwd.href)}`)
     return cwd
   }
-  if (typeof cwd !== 'string' || cwd === '') throw new TypeError(`cwd must be a non-empty string or a file: URL, got ${describe(cwd)}`)
+  if (typeof cwd !== 'string' || cwd === '') throw mustBe(TypeError, `cwd`, `a non-empty string or a file: URL`, cwd)
   if (cwd.includes('\0')) throw new TypeError('cwd must not contain a NUL character')
   return cwd
 }
 
 function readEnv(env) {
   if (env === undefined) return undefined
-  if (!isPlainObject(env)) throw new TypeError(`env must be an object of environment variables, got ${describe(env)}`)
+  if (!isPlainObject(env)) throw mustBe(TypeError, `env`, `an object of environment variables`, env)
   return env
 }
 
 function readInput(input) {
   if (input === undefined || typeof input === 'string' || types.isUint8Array(input)) return input
-  throw new TypeError(`input must be a string, Buffer or Uint8Array, got ${describe(input)}`)
+  throw mustBe(TypeError, `input`, `a string, Buffer or Uint8Array`, input)
 }
 
 function readShell(shell) {
   if (shell === undefined) return false
   if (typeof shell === 'boolean' || (typeof shell === 'string' && shell !== '')) return shell
-  throw new TypeError(`shell must be a boolean or the path of a shell, got ${describe(shell)}`)
+  throw mustBe(TypeError, `shell`, `a boolean or the path of a shell`, shell)
 }
 
 function readWaitForStreams(value) {
   if (value === undefined) return true
   if (typeof value === 'boolean') return value
-  throw new TypeError(`waitForStreams must be a boolean, got ${describe(value)}`)
+  throw mustBe(TypeError, `waitForStreams`, `a boolean`, value)
 }
 
 function readOnUpdate(onUpdate) {
   if (onUpdate === undefined || typeof onUpdate === 'function') return onUpdate
-  throw new TypeError(`onUpdate must be a function, got ${describe(onUpdate)}`)
+  throw mustBe(TypeError, `onUpdate`, `a function`, onUpdate)
 }
 
 /** The `normalize` flags as the option object they were read from (the capture reads options). */

@@ -5,8 +5,9 @@
 // caller's object exactly once, into locals, so a getter that calls toolclamp (or returns
 // something else the second time) cannot change a call's budgets.
 
+const { mustBe } = require('./errors.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_HEAD_RATIO } = require('./defaults.js')
-const { describe, didYouMean, isArray, nearMiss } = require('./format.js')
+const { didYouMean, isArray, nearMiss } = require('./format.js')
 const native = require('../native.js')
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
@@ -46,9 +47,9 @@ function checkKeys(object, allowed, prefix = '') {
 
 /** A budget that is set: a non-negative integer or Infinity. */
 function readBudget(name, value) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `${name}`, `a number`, value)
   if (!(value === Infinity || (Number.isInteger(value) && value >= 0))) {
-    throw new RangeError(`${name} must be a non-negative integer or Infinity, got ${describe(value)}`)
+    throw mustBe(RangeError, `${name}`, `a non-negative integer or Infinity`, value)
   }
   return value
 }
@@ -66,7 +67,7 @@ function readOptionalBudget(name, value, fallback = Infinity) {
  */
 function withTokenBudget(maxBytes, maxTokens, tokenizer, prefix = '') {
   if (tokenizer !== undefined && !TOKENIZERS.includes(tokenizer)) {
-    throw new TypeError(`${prefix}tokenizer must be "estimate", got ${describe(tokenizer)}`)
+    throw mustBe(TypeError, `${prefix}tokenizer`, `"estimate"`, tokenizer)
   }
   if (maxTokens === undefined) return maxBytes
   const tokens = readBudget(`${prefix}maxTokens`, maxTokens)
@@ -98,7 +99,7 @@ function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBy
 function readLimitArgument(name, limit) {
   if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
   if (!isPlainObject(limit)) {
-    throw new TypeError(`${name} must be a number or an object with maxChars, maxBytes, maxLines or maxTokens, got ${describe(limit)}`)
+    throw mustBe(TypeError, `${name}`, `a number or an object with maxChars, maxBytes, maxLines or maxTokens`, limit)
   }
   if (name === 'limit') {
     checkKeys(limit, LIMIT_KEYS)
@@ -111,10 +112,10 @@ function readLimitArgument(name, limit) {
 function readHeadRatio(value, fallback = DEFAULT_HEAD_RATIO) {
   if (value === undefined) return fallback
   if (typeof value !== 'number') {
-    throw new TypeError(`headRatio must be a number from 0 to 1, got ${describe(value)}`)
+    throw mustBe(TypeError, `headRatio`, `a number from 0 to 1`, value)
   }
   if (!(value >= 0 && value <= 1)) {
-    throw new RangeError(`headRatio must be a number from 0 to 1, got ${describe(value)}`)
+    throw mustBe(RangeError, `headRatio`, `a number from 0 to 1`, value)
   }
   return value
 }
@@ -126,7 +127,7 @@ const STRATEGY_NAMES = `${STRATEGY_LIST.slice(0, -1).join(', ')} or ${STRATEGY_L
 function readStrategy(value, fallback = 'head') {
   const strategy = value === undefined ? fallback : value
   if (typeof strategy !== 'string' || !native.STRATEGIES.includes(strategy)) {
-    throw new TypeError(`strategy must be ${STRATEGY_NAMES}, got ${describe(strategy)}`)
+    throw mustBe(TypeError, `strategy`, `${STRATEGY_NAMES}`, strategy)
   }
   return strategy
 }
@@ -137,7 +138,7 @@ function readStrategy(value, fallback = 'head') {
  */
 function readSnap(value, fallback) {
   const snap = value === undefined ? fallback : value
-  if (snap !== 'line' && snap !== 'none') throw new TypeError(`snap must be "line" or "none", got ${describe(snap)}`)
+  if (snap !== 'line' && snap !== 'none') throw mustBe(TypeError, `snap`, `"line" or "none"`, snap)
   return snap === 'line'
 }
 
@@ -145,13 +146,13 @@ function readSnap(value, fallback) {
 function readNotice(notice) {
   if (notice === undefined || typeof notice === 'function') return notice
   if (typeof notice === 'string') return native.checkTemplate(notice)
-  throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+  throw mustBe(TypeError, `notice`, `a string or a function`, notice)
 }
 
 /** An options object (or `undefined` when `optional`), with its keys checked. */
 function readOptionsObject(options, allowed, optional = false) {
   if (options === undefined && optional) return {}
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object`, options)
   checkKeys(options, allowed)
   return options
 }

@@ -8,6 +8,7 @@
 // serves and puts the shortened ones back; the Rust core (budget.rs) decides which to cut
 // and by how much, lib/results/payload.js cuts them.
 
+const { invalid, mustBe } = require('../common/errors.js')
 const { types } = require('node:util')
 
 const native = require('../native.js')
@@ -15,7 +16,7 @@ const spills = require('../files/spill.js')
 const payloads = require('../results/payload.js')
 const { stringifyAny, clampJsonText } = require('../json/json.js')
 const { classifyProviderError } = require('./provider-errors.js')
-const { describe, isArray, textOf } = require('../common/format.js')
+const { isArray, textOf } = require('../common/format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('../common/options.js')
 
 const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
@@ -33,15 +34,15 @@ const DEFAULTS = Object.freeze({ resultShare: 0.3, aggregateShare: 0.5, minKeepC
 
 function readShare(name, value, fallback) {
   if (value === undefined) return fallback
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number above 0 and at most 1, got ${describe(value)}`)
-  if (!(value > 0 && value <= 1)) throw new RangeError(`${name} must be a number above 0 and at most 1, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `${name}`, `a number above 0 and at most 1`, value)
+  if (!(value > 0 && value <= 1)) throw mustBe(RangeError, `${name}`, `a number above 0 and at most 1`, value)
   return value
 }
 
 function readCount(name, value, fallback) {
   if (value === undefined) return fallback
   const count = readBudget(name, value)
-  if (count === Infinity) throw new RangeError(`${name} must be a non-negative integer, got Infinity`)
+  if (count === Infinity) throw invalid(RangeError, `${name} must be a non-negative integer, got Infinity`)
   return count
 }
 
@@ -50,21 +51,21 @@ function readMaxAttempts(value) {
   if (value === undefined) return DEFAULTS.maxAttempts
   if (!(Number.isSafeInteger(value) && value >= 1)) {
     const Type = typeof value === 'number' ? RangeError : TypeError
-    throw new Type(`maxAttempts must be an integer of at least 1, got ${describe(value)}`)
+    throw mustBe(Type, `maxAttempts`, `an integer of at least 1`, value)
   }
   return value
 }
 
 /** The options of clampToolResultsInMessages, read once: budgets in tokens and how to cut. */
 function readClampOptions(options) {
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object with contextWindowTokens, got ${describe(options)}`)
+  if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object with contextWindowTokens`, options)
   checkKeys(options, CLAMP_OPTIONS)
   const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap } = options
   if (contextWindowTokens === undefined) throw new TypeError('contextWindowTokens is required')
   const window = contextWindowTokens
-  if (typeof window !== 'number') throw new TypeError(`contextWindowTokens must be a positive integer, got ${describe(window)}`)
+  if (typeof window !== 'number') throw mustBe(TypeError, `contextWindowTokens`, `a positive integer`, window)
   if (!(Number.isSafeInteger(window) && window > 0)) {
-    throw new RangeError(`contextWindowTokens must be a positive integer, got ${describe(window)}`)
+    throw mustBe(RangeError, `contextWindowTokens`, `a positive integer`, window)
   }
   const shares = {
     result: readShare('resultShare', resultShare, DEFAULTS.resultShare),
@@ -418,7 +419,7 @@ function withContent(message, key, value) {
  * tokens are measured even when lengths alone show that everything fits.
  */
 function clampMessages(messages, options, perResult = options.perResult, aggregate = options.aggregate, exact = false) {
-  if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
+  if (!isArray(messages)) throw mustBe(TypeError, `messages`, `an array`, messages)
   const found = []
   for (let i = 0, n = lengthOf(messages); i < n; i++) {
     for (const result of toolResultsOf(read(messages, i), i)) found.push(result)
@@ -621,12 +622,11 @@ function tighterBudget(tokensSent, classification) {
  * the messages of the call that succeeded and what each attempt did.
  */
 async function withContextOverflowRecovery(send, options) {
-  if (typeof send !== 'function') throw new TypeError(`send must be a function, got ${describe(send)}`)
-  if (!isPlainObject(options))
-    throw new TypeError(`options must be an object with messages and contextWindowTokens, got ${describe(options)}`)
+  if (typeof send !== 'function') throw mustBe(TypeError, `send`, `a function`, send)
+  if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object with messages and contextWindowTokens`, options)
   checkKeys(options, RECOVERY_OPTIONS)
   const { messages, maxAttempts: attemptsGiven, ...clampGiven } = options
-  if (!isArray(messages)) throw new TypeError(`messages must be an array, got ${describe(messages)}`)
+  if (!isArray(messages)) throw mustBe(TypeError, `messages`, `an array`, messages)
   const maxAttempts = readMaxAttempts(attemptsGiven)
   const clampOptions = readClampOptions(clampGiven)
   const attempts = []

@@ -10,11 +10,12 @@
 // fails, the caller re-plans with a notice that does not name a file, and the error is
 // reported beside the result; the clamped result itself is never lost.
 
+const { mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { createHash, randomBytes } = require('node:crypto')
 
-const { describe, messageOf } = require('../common/format.js')
+const { messageOf } = require('../common/format.js')
 const { checkKeys, isPlainObject, readNotice } = require('../common/options.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
@@ -59,20 +60,20 @@ const SPILL_KEYS_WITH_CALLBACK = ['dir', 'name', 'onSpill']
 function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
   if (spill === undefined) return undefined
   if (!isPlainObject(spill)) {
-    throw new TypeError(`spill must be an object with a dir, got ${describe(spill)}`)
+    throw mustBe(TypeError, `spill`, `an object with a dir`, spill)
   }
   checkKeys(spill, allowed)
   // Each read once: a getter must not pass the checks with one value and name the file with another.
   const { dir, name, onSpill, [BEFORE_WRITE]: beforeWrite } = spill
   if (typeof dir !== 'string' || dir === '') {
-    throw new TypeError(`spill.dir must be a non-empty string, got ${describe(dir)}`)
+    throw mustBe(TypeError, `spill.dir`, `a non-empty string`, dir)
   }
   if (dir.includes('\0')) throw new TypeError('spill.dir must not contain a NUL character')
   if (name !== undefined && typeof name !== 'string') {
-    throw new TypeError(`spill.name must be a string, got ${describe(name)}`)
+    throw mustBe(TypeError, `spill.name`, `a string`, name)
   }
   if (onSpill !== undefined && typeof onSpill !== 'function') {
-    throw new TypeError(`spill.onSpill must be a function, got ${describe(onSpill)}`)
+    throw mustBe(TypeError, `spill.onSpill`, `a function`, onSpill)
   }
   return { dir: path.resolve(dir), name: name === undefined ? fallbackName : name, onSpill, beforeWrite }
 }
@@ -218,7 +219,7 @@ function spillNotices(notice, file, namedDefault, unnamedDefault) {
   if (notice === undefined) return { named: readNotice(templateWithPath(namedDefault, file)), unnamed: unnamedDefault }
   if (typeof notice === 'string') return { named: readNotice(templateWithPath(notice, file)), unnamed: unsavedNotice(notice) }
   if (typeof notice !== 'function') {
-    throw new TypeError(`notice must be a string or a function, got ${describe(notice)}`)
+    throw mustBe(TypeError, `notice`, `a string or a function`, notice)
   }
   return { named: (facts) => notice({ ...facts, spillPath: file }), unnamed: unsavedNotice(notice) }
 }
@@ -293,10 +294,10 @@ function removeSpill(file) {
 
 function checkMaxAge(maxAgeMs) {
   if (typeof maxAgeMs !== 'number') {
-    throw new TypeError(`maxAgeMs must be a non-negative number of milliseconds, got ${describe(maxAgeMs)}`)
+    throw mustBe(TypeError, `maxAgeMs`, `a non-negative number of milliseconds`, maxAgeMs)
   }
   if (!(maxAgeMs >= 0)) {
-    throw new RangeError(`maxAgeMs must be a non-negative number of milliseconds, got ${describe(maxAgeMs)}`)
+    throw mustBe(RangeError, `maxAgeMs`, `a non-negative number of milliseconds`, maxAgeMs)
   }
 }
 
@@ -306,9 +307,9 @@ function checkMaxAge(maxAgeMs) {
  * alone. Returns the removed paths; a missing directory removes nothing.
  */
 function pruneSpillDir(dir, options) {
-  if (typeof dir !== 'string' || dir === '') throw new TypeError(`dir must be a non-empty string, got ${describe(dir)}`)
+  if (typeof dir !== 'string' || dir === '') throw mustBe(TypeError, `dir`, `a non-empty string`, dir)
   if (!isPlainObject(options)) {
-    throw new TypeError(`options must be an object with maxAgeMs, got ${describe(options)}`)
+    throw mustBe(TypeError, `options`, `an object with maxAgeMs`, options)
   }
   checkKeys(options, ['maxAgeMs'])
   checkMaxAge(options.maxAgeMs)

@@ -5,7 +5,8 @@
 // the clamp of lib/conversation/messages.js, which checks them. All are read once, when the
 // adapter is made, so a mistake throws there and not in the middle of an agent run.
 
-const { describe, messageOf } = require('../common/format.js')
+const { mustBe } = require('../common/errors.js')
+const { messageOf } = require('../common/format.js')
 const { checkKeys, isPlainObject } = require('../common/options.js')
 const { readClampOptions, readMaxAttempts, CLAMP_OPTIONS } = require('../conversation/messages.js')
 
@@ -15,7 +16,7 @@ const { readClampOptions, readMaxAttempts, CLAMP_OPTIONS } = require('../convers
  * the caller may leave `contextWindowTokens` out, `window` stands in for it in the check.
  */
 function readAdapterOptions(options, ownKeys, { window } = {}) {
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object`, options)
   // Checked here too, so that a misspelt key of the adapter's own is named with its near miss.
   checkKeys(options, [...CLAMP_OPTIONS, ...ownKeys])
   const own = {}
@@ -26,7 +27,7 @@ function readAdapterOptions(options, ownKeys, { window } = {}) {
   }
   for (const key of ['onClamp', 'onRecovered']) {
     if (own[key] !== undefined && typeof own[key] !== 'function') {
-      throw new TypeError(`${key} must be a function, got ${describe(own[key])}`)
+      throw mustBe(TypeError, `${key}`, `a function`, own[key])
     }
   }
   // Checked here too, so a bad value fails when the adapter is made, not at the first call.

@@ -17,9 +17,10 @@
 // event stream of its own with the interface the agent loop reads (async iteration and
 // result()).
 
+const { mustBe } = require('../common/errors.js')
 const { clampMessages, withContextOverflowRecovery } = require('../conversation/messages.js')
 const { isContextOverflowError } = require('../conversation/provider-errors.js')
-const { describe, messageOf } = require('../common/format.js')
+const { messageOf } = require('../common/format.js')
 const { readAdapterOptions, recoveryOptions, observe } = require('./adapter-options.js')
 
 /**
@@ -137,7 +138,7 @@ function failedMessage(model, error, aborted) {
  */
 function wrapStreamFnWithOverflowRecovery(streamFn, options = {}) {
   if (typeof streamFn !== 'function') {
-    throw new TypeError(`streamFn must be a function (pi-ai's streamSimple or one with its signature), got ${describe(streamFn)}`)
+    throw mustBe(TypeError, `streamFn`, `a function (pi-ai's streamSimple or one with its signature)`, streamFn)
   }
   const { own, clamp } = readAdapterOptions(options, ['maxAttempts', 'onRecovered'], { window: 200_000 })
   let warned = false

@@ -30,6 +30,7 @@
 //
 // fs is called through the module object (fs.renameSync, ...) so tests can fail a step.
 
+const { mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -42,7 +43,7 @@ const {
 const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('../results/payload.js')
 const { replaceJsonValue } = require('../json/json.js')
 const spills = require('../files/spill.js')
-const { describe, isArray, messageOf, read } = require('../common/format.js')
+const { isArray, messageOf, read } = require('../common/format.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('../common/options.js')
 
 // The payload limits that apply to a tool result message (its content is a block list, so
@@ -83,7 +84,7 @@ function readLimitOptions(options, spillKeys, spilling = false) {
   const given = options.spill
   let spill
   if (given !== undefined) {
-    if (!isPlainObject(given)) throw new TypeError(`spill must be an object with a dir, got ${describe(given)}`)
+    if (!isPlainObject(given)) throw mustBe(TypeError, `spill`, `an object with a dir`, given)
     checkKeys(given, spillKeys)
     spill = {}
     for (const key of spillKeys) {
@@ -193,10 +194,10 @@ function guardMessage(message, options) {
 function guardSessionManager(sessionManager, limits) {
   const append = typeof sessionManager === 'object' && sessionManager !== null ? read(sessionManager, 'appendMessage') : undefined
   if (typeof append !== 'function') {
-    throw new TypeError(`sessionManager must be an object with an appendMessage method, got ${describe(sessionManager)}`)
+    throw mustBe(TypeError, `sessionManager`, `an object with an appendMessage method`, sessionManager)
   }
   if (limits !== undefined) {
-    if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
+    if (!isPlainObject(limits)) throw mustBe(TypeError, `limits`, `an object`, limits)
     checkKeys(limits, LIMIT_OPTIONS)
   }
   const options = readLimitOptions(limits ?? {}, GUARD_SPILL_KEYS)
@@ -248,7 +249,7 @@ function sessionError(message, code, cause) {
 
 function readBackup(value) {
   if (value === undefined) return true
-  if (typeof value !== 'boolean') throw new TypeError(`backup must be true or false, got ${describe(value)}`)
+  if (typeof value !== 'boolean') throw mustBe(TypeError, `backup`, `true or false`, value)
   return value
 }
 
@@ -755,9 +756,9 @@ function linkBackup(file, backup) {
 /** maxLineBytes: the longest line read whole (see DEFAULT_MAX_LINE_BYTES). */
 function readMaxLineBytes(value) {
   if (value === undefined) return DEFAULT_MAX_LINE_BYTES
-  if (typeof value !== 'number') throw new TypeError(`maxLineBytes must be a number, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `maxLineBytes`, `a number`, value)
   if (!Number.isInteger(value) || value < 1 || value > MAX_STRING_LENGTH) {
-    throw new RangeError(`maxLineBytes must be an integer from 1 to ${MAX_STRING_LENGTH}, got ${describe(value)}`)
+    throw mustBe(RangeError, `maxLineBytes`, `an integer from 1 to ${MAX_STRING_LENGTH}`, value)
   }
   return value
 }
@@ -768,7 +769,7 @@ function readMaxLineBytes(value) {
  */
 function repairSessionFile(file, options) {
   if (typeof file !== 'string' || file === '') {
-    throw new TypeError(`path must be a non-empty string, got ${describe(file)}`)
+    throw mustBe(TypeError, `path`, `a non-empty string`, file)
   }
   if (file.includes('\0')) throw new TypeError('path must not contain a NUL character')
   // Every option is checked before anything is touched.

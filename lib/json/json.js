@@ -7,10 +7,11 @@
 // JSON text: a JSON text given by a user is never read into JS numbers, so every token it
 // keeps is the very text it had. replaceJsonValue edits a JSON text the same way.
 
+const { invalid, mustBe } = require('../common/errors.js')
 const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const native = require('../native.js')
 const { truncateWith } = require('../text/clamp.js')
-const { describe, messageOf } = require('../common/format.js')
+const { messageOf } = require('../common/format.js')
 const {
   checkKeys,
   DEFAULT_MAX_BYTES,
@@ -33,7 +34,7 @@ function readChoice(name, value, choices, fallback) {
   if (value === undefined) return fallback
   if (typeof value !== 'string' || !choices.includes(value)) {
     const names = choices.map((c) => JSON.stringify(c))
-    throw new TypeError(`${name} must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${describe(value)}`)
+    throw mustBe(TypeError, `${name}`, `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`, value)
   }
   return value
 }
@@ -43,21 +44,21 @@ function readGap(space) {
   if (space === undefined) return ''
   if (typeof space === 'number') {
     if (!(Number.isInteger(space) && space >= 0 && space <= 10)) {
-      throw new RangeError(`space must be an integer from 0 to 10 or a string, got ${describe(space)}`)
+      throw mustBe(RangeError, `space`, `an integer from 0 to 10 or a string`, space)
     }
     return ' '.repeat(space)
   }
   if (typeof space === 'string') {
-    if (space.length > 10) throw new RangeError(`space must be at most 10 chars, got ${space.length}`)
+    if (space.length > 10) throw invalid(RangeError, `space must be at most 10 chars, got ${space.length}`)
     return space
   }
-  throw new TypeError(`space must be a number or a string, got ${describe(space)}`)
+  throw mustBe(TypeError, `space`, `a number or a string`, space)
 }
 
 /** The options of clampJson / clampJsonText, read once into a record. */
 function readJsonOptions(options) {
   if (options === undefined) return DEFAULT_JSON_OPTIONS
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object`, options)
   checkKeys(options, JSON_OPTIONS)
   const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, markers, space } = options
   return {
@@ -279,7 +280,7 @@ function isNotJson(error) {
  * strategy) and says `json: false`. `totalBytes` is the text's.
  */
 function clampJsonText(text, options) {
-  if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`)
+  if (typeof text !== 'string') throw mustBe(TypeError, `text`, `a string`, text)
   const o = readJsonOptions(options)
   let plan
   try {

@@ -4,9 +4,10 @@
 // that picks its byte limit: explicit argument > config > environment variable > 16 KiB.
 // The cut itself (byte-based, head and tail kept, notice included) is truncateText's.
 
+const { mustBe } = require('../common/errors.js')
 const { truncateText } = require('../text/clamp.js')
 const { parseSize } = require('../common/size.js')
-const { describe, formatCount } = require('../common/format.js')
+const { formatCount } = require('../common/format.js')
 const { checkKeys, isPlainObject, nearMiss, readBudget } = require('../common/options.js')
 
 const DEFAULT_TOOL_OUTPUT_LIMIT = 16 * 1024
@@ -20,7 +21,7 @@ const RESOLVE_OPTIONS = ['arg', 'config', 'env']
 const ENVELOPE_OPTIONS = ['limit', 'config', 'env']
 
 function checkLimit(name, value) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of bytes, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `${name}`, `a number of bytes`, value)
   return readBudget(name, value)
 }
 
@@ -29,7 +30,7 @@ function readConfigLimit(config) {
   if (config === undefined) return undefined
   if (typeof config === 'number') return checkLimit('config', config)
   if (!isPlainObject(config)) {
-    throw new TypeError(`config must be a number or an object with ${CONFIG_KEY}, got ${describe(config)}`)
+    throw mustBe(TypeError, `config`, `a number or an object with ${CONFIG_KEY}`, config)
   }
   // The config is the caller's own object and may hold other settings, so other keys are
   // allowed; a misspelt maxToolOutput (max_tool_output, maxtooloutput) must not be ignored.
@@ -73,7 +74,7 @@ function resolveLimit(arg, argName, config, env) {
   const fromArg = arg === undefined ? undefined : checkLimit(argName, arg)
   const fromConfig = readConfigLimit(config)
   if (env !== undefined && (typeof env !== 'object' || env === null)) {
-    throw new TypeError(`env must be an object of environment variables, got ${describe(env)}`)
+    throw mustBe(TypeError, `env`, `an object of environment variables`, env)
   }
   if (fromArg !== undefined) return { value: fromArg, source: 'arg' }
   if (fromConfig !== undefined) return { value: fromConfig, source: 'config' }
@@ -84,19 +85,19 @@ function resolveLimit(arg, argName, config, env) {
 
 function resolveToolOutputLimit(options) {
   if (options === undefined) return resolveLimit(undefined, 'arg', undefined, undefined)
-  if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object`, options)
   checkKeys(options, RESOLVE_OPTIONS)
   return resolveLimit(options.arg, 'arg', options.config, options.env)
 }
 
 function wrapToolOutputEnvelope(toolName, output, options) {
-  if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
-  if (typeof output !== 'string') throw new TypeError(`output must be a string, got ${describe(output)}`)
+  if (typeof toolName !== 'string') throw mustBe(TypeError, `toolName`, `a string`, toolName)
+  if (typeof output !== 'string') throw mustBe(TypeError, `output`, `a string`, output)
   let resolved
   if (options === undefined) {
     resolved = resolveLimit(undefined, 'limit', undefined, undefined)
   } else {
-    if (!isPlainObject(options)) throw new TypeError(`options must be an object, got ${describe(options)}`)
+    if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object`, options)
     checkKeys(options, ENVELOPE_OPTIONS)
     resolved = resolveLimit(options.limit, 'limit', options.config, options.env)
   }

@@ -4,8 +4,9 @@
 // bounded however many prints accumulate. Every cut is stringTruncateHeadTail's: this file
 // only lays the sections out and shares the budget between them.
 
+const { invalid, mustBe } = require('../common/errors.js')
 const { stringTruncateHeadTail } = require('../text/clamp.js')
-const { describe, textOf } = require('../common/format.js')
+const { textOf } = require('../common/format.js')
 const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject, readSnap } = require('../common/options.js')
 
 const DEFAULT_MAX_PRINT_CHARS = 8000
@@ -36,15 +37,15 @@ function readOptions(options) {
 /** The joined prints, or undefined when nothing was printed. Other keys of `result` are ignored. */
 function readPrints(result) {
   if (!isPlainObject(result)) {
-    throw new TypeError(`result must be an object with a printOutput array, got ${describe(result)}`)
+    throw mustBe(TypeError, `result`, `an object with a printOutput array`, result)
   }
   const prints = result.printOutput
   if (!Array.isArray(prints)) {
-    throw new TypeError(`result.printOutput must be an array of strings, got ${describe(prints)}`)
+    throw mustBe(TypeError, `result.printOutput`, `an array of strings`, prints)
   }
   for (let i = 0; i < prints.length; i++) {
     if (typeof prints[i] !== 'string') {
-      throw new TypeError(`result.printOutput[${i}] must be a string, got ${describe(prints[i])}`)
+      throw mustBe(TypeError, `result.printOutput[${i}]`, `a string`, prints[i])
     }
   }
   return prints.length === 0 ? undefined : prints.join('\n')
@@ -88,7 +89,10 @@ function formatPythonResult(result, options) {
   const wrapperChars = OPEN_TAG.length + CLOSE_TAG.length
   // maxTotalChars bounds the whole message, tags included.
   if (limits.maxTotalChars < wrapperChars) {
-    throw new RangeError(`maxTotalChars must be at least ${wrapperChars} to hold the <python_result> tags, got ${limits.maxTotalChars}`)
+    throw invalid(
+      RangeError,
+      `maxTotalChars must be at least ${wrapperChars} to hold the <python_result> tags, got ${limits.maxTotalChars}`,
+    )
   }
   const inner = buildWithin(result, { ...limits, maxTotalChars: limits.maxTotalChars - wrapperChars })
   return OPEN_TAG + inner + CLOSE_TAG

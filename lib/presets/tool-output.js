@@ -16,10 +16,11 @@
 // The core plans the cut, the indicators and the middle marker in one call (see
 // crates/toolclamp-core/src/tool_output.rs); the whole view stays within both limits.
 
+const { invalid, mustBe } = require('../common/errors.js')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
 const { checkText } = require('../text/clamp.js')
-const { describe, unshared } = require('../common/format.js')
+const { unshared } = require('../common/format.js')
 const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('../common/options.js')
 
 /** Limits per tool, as docs/presets.md lists them; `default` serves every other tool. */
@@ -39,17 +40,17 @@ const SPILL_MARKER = '... [{omitted} truncated — full output saved to {spillPa
 
 /** A limit a profile sets: as readBudget, but a key set to undefined is an error, not "none". */
 function readLimit(name, value) {
-  if (value === undefined) throw new TypeError(`${name} must be a number, got undefined`)
+  if (value === undefined) throw invalid(TypeError, `${name} must be a number, got undefined`)
   return readBudget(name, value)
 }
 
 function checkProfiles(profiles) {
-  if (!isPlainObject(profiles)) throw new TypeError(`profiles must be an object, got ${describe(profiles)}`)
+  if (!isPlainObject(profiles)) throw mustBe(TypeError, `profiles`, `an object`, profiles)
   for (const name of Object.keys(profiles)) {
     const profile = profiles[name]
     const where = `profiles[${JSON.stringify(name)}]`
     if (!isPlainObject(profile)) {
-      throw new TypeError(`${where} must be an object with maxChars and/or maxLines, got ${describe(profile)}`)
+      throw mustBe(TypeError, `${where}`, `an object with maxChars and/or maxLines`, profile)
     }
     for (const key of Object.keys(profile)) {
       if (!PROFILE_KEYS.includes(key)) {
@@ -66,7 +67,7 @@ function checkProfiles(profiles) {
  * only the keys it sets (`{ read_file: { maxLines: 1000 } }` keeps 50,000 chars).
  */
 function resolveToolProfile(toolName, profiles) {
-  if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
+  if (typeof toolName !== 'string') throw mustBe(TypeError, `toolName`, `a string`, toolName)
   if (profiles !== undefined) checkProfiles(profiles)
   const own = (object, key) => (object !== undefined && Object.hasOwn(object, key) ? object[key] : undefined)
   const builtIn = own(DEFAULT_TOOL_PROFILES, toolName)
@@ -82,7 +83,7 @@ function resolveToolProfile(toolName, profiles) {
  * saved to a spill file that the marker names.
  */
 function truncateToolOutput(toolName, output, options) {
-  if (typeof toolName !== 'string') throw new TypeError(`toolName must be a string, got ${describe(toolName)}`)
+  if (typeof toolName !== 'string') throw mustBe(TypeError, `toolName`, `a string`, toolName)
   checkText(output)
   const given = readOptionsObject(options, OPTIONS, true)
   const { maxChars, maxLines, headRatio, notice } = given

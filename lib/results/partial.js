@@ -4,9 +4,10 @@
 // page (whole lines when they fit, never a split character) and writes the banner; this
 // file validates options, slices the page and names the fields.
 
+const { mustBe } = require('../common/errors.js')
 const { types } = require('node:util')
 const native = require('../native.js')
-const { describe, formatCount, unshared } = require('../common/format.js')
+const { formatCount, unshared } = require('../common/format.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, withTokenBudget } = require('../common/options.js')
 
 const OPTIONS = ['maxBytes', 'maxLines', 'maxTokens', 'tokenizer', 'offset', 'column', 'onOverflow']
@@ -30,18 +31,18 @@ class ToolOutputTooLargeError extends Error {
 
 function readCount(name, value, fallback, min) {
   if (value === undefined) return fallback
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `${name}`, `a number`, value)
   if (!(value === Infinity || (Number.isInteger(value) && value >= min))) {
-    throw new RangeError(`${name} must be an integer of at least ${min} or Infinity, got ${describe(value)}`)
+    throw mustBe(RangeError, `${name}`, `an integer of at least ${min} or Infinity`, value)
   }
   return value
 }
 
 function readPosition(name, value, fallback, min) {
   if (value === undefined) return fallback
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
+  if (typeof value !== 'number') throw mustBe(TypeError, `${name}`, `a number`, value)
   if (!(Number.isSafeInteger(value) && value >= min)) {
-    throw new RangeError(`${name} must be an integer of at least ${min}, got ${describe(value)}`)
+    throw mustBe(RangeError, `${name}`, `an integer of at least ${min}`, value)
   }
   return value
 }
@@ -53,7 +54,7 @@ function readPosition(name, value, fallback, min) {
  */
 function readPartial(text, options) {
   if (typeof text !== 'string' && !types.isUint8Array(text)) {
-    throw new TypeError(`text must be a string, Buffer or Uint8Array, got ${describe(text)}`)
+    throw mustBe(TypeError, `text`, `a string, Buffer or Uint8Array`, text)
   }
   // An array with no bytes (also one whose buffer was detached) is the empty text.
   if (typeof text !== 'string' && native.byteLengthOf.call(text) === 0) text = ''
@@ -69,7 +70,7 @@ function readPartial(text, options) {
   const { onOverflow: overflow } = given
   const onOverflow = overflow === undefined ? 'partial' : overflow
   if (onOverflow !== 'partial' && onOverflow !== 'error') {
-    throw new TypeError(`onOverflow must be "partial" or "error", got ${describe(onOverflow)}`)
+    throw mustBe(TypeError, `onOverflow`, `"partial" or "error"`, onOverflow)
   }
   const p = pageOf(text, offset, column, maxBytes, maxLines)
   const start = p.pageStart

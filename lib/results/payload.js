@@ -6,13 +6,14 @@
 // clamped to one budget. Strings are cut by lib/text/clamp.js, JSON data by
 // lib/json/json.js; this file tells the shapes apart and maps the cuts back onto them.
 
+const { mustBe } = require('../common/errors.js')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
 const json = require('../json/json.js')
 const partial = require('./partial.js')
 const { clampString, truncateSpilling } = require('../text/clamp.js')
 const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
-const { describe, formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
+const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
   checkKeys,
   DEFAULT_MAX_BYTES,
@@ -74,12 +75,12 @@ const DEFAULT_ERROR_LIMITS = limitsRecord(ERROR_DEFAULTS, undefined)
  */
 function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
-  if (!isPlainObject(limits)) throw new TypeError(`limits must be an object, got ${describe(limits)}`)
+  if (!isPlainObject(limits)) throw mustBe(TypeError, `limits`, `an object`, limits)
   checkKeys(limits, PAYLOAD_OPTIONS)
   const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, responseFormat, snap } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
-    throw new TypeError(`responseFormat must be "content" or "content_and_artifact", got ${describe(responseFormat)}`)
+    throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
   }
   return Object.freeze({
     responseFormat: responseFormat ?? 'content',
@@ -1201,7 +1202,7 @@ function hardTruncateToolError(error, limits) {
 function wrapWith(onUpdate, limits) {
   if (onUpdate === undefined) return undefined
   if (typeof onUpdate !== 'function') {
-    throw new TypeError(`onUpdate must be a function or undefined, got ${describe(onUpdate)}`)
+    throw mustBe(TypeError, `onUpdate`, `a function or undefined`, onUpdate)
   }
   return function clampedOnUpdate(partial, ...rest) {
     return onUpdate.call(this, clampResult(partial, limits), ...rest)
@@ -1247,7 +1248,7 @@ function callClamped(fn, thisArg, args, limits, errorLimits) {
 }
 
 function wrapExecute(execute, limits) {
-  if (typeof execute !== 'function') throw new TypeError(`execute must be a function, got ${describe(execute)}`)
+  if (typeof execute !== 'function') throw mustBe(TypeError, `execute`, `a function`, execute)
   const payload = readPayloadLimits(limits, PAYLOAD_DEFAULTS)
   const errors = errorLimitsWithin(payload)
   return function clampedExecute(...args) {
@@ -1263,7 +1264,7 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
       typeof tool === 'object' && tool !== null && isArray(read(tool, 'lc_namespace'))
         ? '; for a LangChain tool, wrap the function given to tool() with wrapExecute (with the same responseFormat)'
         : ''
-    throw new TypeError(`tool must be an object with an execute function, got ${describe(tool)}${hint}`)
+    throw mustBe(TypeError, `tool`, `an object with an execute function`, tool, `${hint}`)
   }
   const name = tool.name
   const toolName = typeof name === 'string' && name !== '' ? name : 'tool-result'

@@ -5,11 +5,12 @@
 // `slice`: the cut positions, counts and notices all come from the Rust core, through
 // lib/native.js. Tool results (any shape a tool returns) are in lib/results/payload.js.
 
+const { mustBe } = require('../common/errors.js')
 const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
 const terminal = require('./terminal.js')
-const { describe, unshared } = require('../common/format.js')
+const { unshared } = require('../common/format.js')
 const {
   fitsByLength,
   LIMIT_KEYS,
@@ -23,7 +24,7 @@ const {
 } = require('../common/options.js')
 
 function checkText(text) {
-  if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${describe(text)}`)
+  if (typeof text !== 'string') throw mustBe(TypeError, `text`, `a string`, text)
 }
 
 function clampString(text, strategy, limits, headRatio, notice, snap = false) {

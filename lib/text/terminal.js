@@ -5,10 +5,10 @@
 // redraws and backspaces applied, other control chars shown). The rules live in the Rust
 // core (crates/toolclamp-core/src/terminal.rs); this file reads the option.
 
+const { mustBe } = require('../common/errors.js')
 const { types } = require('node:util')
 
 const native = require('../native.js')
-const { describe } = require('../common/format.js')
 const { checkKeys, isPlainObject } = require('../common/options.js')
 
 const RULES = native.NORMALIZE_FLAGS
@@ -23,14 +23,14 @@ function readNormalize(value) {
   if (value === undefined || value === false) return 0
   if (value === true) return ALL
   if (!isPlainObject(value)) {
-    throw new TypeError(`normalize must be true, false or an object with ${RULES.join(', ')}, got ${describe(value)}`)
+    throw mustBe(TypeError, `normalize`, `true, false or an object with ${RULES.join(', ')}`, value)
   }
   checkKeys(value, RULES, 'normalize.')
   let flags = 0
   RULES.forEach((rule, bit) => {
     const on = value[rule]
     if (on !== undefined && typeof on !== 'boolean') {
-      throw new TypeError(`normalize.${rule} must be a boolean, got ${describe(on)}`)
+      throw mustBe(TypeError, `normalize.${rule}`, `a boolean`, on)
     }
     if (on !== false) flags |= 1 << bit
   })
@@ -70,7 +70,7 @@ function mayOutgrowString(text, flags) {
 /** A string or UTF-8 bytes as a terminal would finally show it. */
 function normalizeTerminalOutput(text, options) {
   if (typeof text !== 'string' && !types.isUint8Array(text)) {
-    throw new TypeError(`text must be a string, Buffer or Uint8Array, got ${describe(text)}`)
+    throw mustBe(TypeError, `text`, `a string, Buffer or Uint8Array`, text)
   }
   return normalizeWith(text, readNormalize(options ?? true))
 }

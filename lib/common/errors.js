@@ -1,0 +1,27 @@
+'use strict'
+
+// Every error toolclamp throws for an argument it cannot take is made here: one wording
+// ("X must be Y, got Z"), and a code a caller can test without reading the message:
+// TOOLCLAMP_INVALID_ARGUMENT for a TypeError (the wrong kind of value),
+// TOOLCLAMP_OUT_OF_RANGE for a RangeError (the right kind, a value outside what is allowed).
+
+const { describe } = require('./format.js')
+
+const CODES = new Map([
+  [TypeError, 'TOOLCLAMP_INVALID_ARGUMENT'],
+  [RangeError, 'TOOLCLAMP_OUT_OF_RANGE'],
+])
+
+/** `new Type("<what> must be <expected>, got <value, described><after>")`, with its code. */
+function mustBe(Type, what, expected, value, after = '') {
+  return invalid(Type, `${what} must be ${expected}, got ${describe(value)}${after}`)
+}
+
+/** `new Type(message)` with its code, for a message that tells the value its own way. */
+function invalid(Type, message) {
+  const error = new Type(message)
+  error.code = CODES.get(Type)
+  return error
+}
+
+module.exports = { mustBe, invalid, CODES }

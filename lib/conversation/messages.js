@@ -19,7 +19,7 @@ const { classifyProviderError } = require('./provider-errors.js')
 const { isArray, textOf } = require('../common/format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('../common/options.js')
 
-const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 
 const { read, lengthOf, withProperty, copyList, kindOf, blockText, typeOf } = payloads
 
@@ -78,8 +78,8 @@ function readClampOptions(options) {
     protectRecent: readCount('protectRecent', protectRecent, DEFAULTS.protectRecent),
     spill: spills.readSpill(spill, 'tool-result'),
     strategy: readStrategy(strategy, DEFAULT_TOOL_STRATEGY),
-    // A strategy given is used for failed results too.
-    strategyGiven: strategy !== undefined,
+    // How a failed result is cut: as the tool layer cuts one, unless a strategy is given.
+    failure: strategy === undefined ? payloads.FAILURE_DEFAULTS : undefined,
     snap: readSnap(snap, 'line'),
   }
 }
@@ -359,18 +359,19 @@ function clampJsonString(payload, options, tokens) {
  * unless a strategy was given, is cut as the tool layer cuts failures: both ends kept.
  */
 function cutLimits(options, tokens, notice, failed) {
-  const failure = failed && !options.strategyGiven
-  return Object.freeze({
+  const limits = Object.freeze({
     responseFormat: 'content',
     snap: options.snap,
     maxChars: Infinity,
     maxBytes: tokens * native.BYTES_PER_TOKEN,
     maxLines: Infinity,
-    strategy: failure ? FAILURE_STRATEGY : options.strategy,
-    headRatio: failure ? FAILURE_HEAD_RATIO : DEFAULT_HEAD_RATIO,
+    strategy: options.strategy,
+    headRatio: DEFAULT_HEAD_RATIO,
     notice,
     spill: undefined,
+    failure: options.failure,
   })
+  return failed ? payloads.forFailure(limits) : limits
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1281,6 +1281,8 @@ function wrapToolWithHardOutputTruncate(tool, limits) {
 }
 
 module.exports = {
+  FAILURE_DEFAULTS,
+  forFailure,
   hardTruncateToolPayload,
   PAYLOAD_OPTIONS, // the option names, for lib/integrations/pi-session.js (not the public API)
   hardTruncateFailedPayload, // for lib/integrations/pi-session.js too

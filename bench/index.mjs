@@ -1,153 +1,108 @@
 // toolclamp benchmark: every export against pure-JS implementations that return exactly
-// the same output (checked before anything is timed).
+// the same output (checked before anything is timed; a run where one differs writes nothing).
 //
-//   node bench/index.mjs              full run (a few minutes), writes bench/results.md
-//   node bench/index.mjs --quick      smoke run (under 30 s); also BENCH_QUICK=1
-//   node bench/index.mjs seed004 tail only the cases whose id contains one of the words
-//   node bench/index.mjs payload      only the tool-payload cases
-//   node bench/index.mjs conversation only the conversation and provider-error cases
-//   node bench/index.mjs stream       only the capture, runCommand, CLI and normalisation cases
-//   node bench/index.mjs normalize    only the normalisation cases (the CLI's included)
+//   npm run bench                          full run, rewrites bench/results.md and the tables
+//                                          of docs/performance.md
+//   npm run bench -- --quick               few samples per row (smoke run); also BENCH_QUICK=1
+//   npm run bench -- --filter head         only the tables whose id or group contains a word
+//                                          (repeatable; plain words work too); --list shows them
+//   npm run bench -- --out /tmp/bench      write results.md and performance.md there instead
 //
-// Timings are tinybench medians (latency p50) per call, the better of two rounds. Calls
-// shorter than ~20 µs are timed in batches and divided, so the timer's own cost does not
-// swamp them.
+// A quick or filtered run writes nothing unless given --out: the committed files always hold
+// one whole run. Timings are tinybench medians (latency p50) per call, the better of two
+// rounds. Calls shorter than ~20 µs are timed in batches and divided, so the timer's own
+// cost does not swamp them.
 
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
-import os from 'node:os'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import { Bench } from 'tinybench'
 import toolclamp from '../index.js'
+import { runConversationCases, runErrorCases } from './conversations.mjs'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
-import { CONVERSATION_COLUMNS, ERROR_COLUMNS, runConversationCases } from './conversations.mjs'
-import {
-  CAPTURE_COLUMNS,
-  CLI_COLUMNS,
-  NORMALIZE_COLUMNS,
-  RUN_COLUMNS,
-  runCaptureCases,
-  runCliCases,
-  runCommandCases,
-  runNormalizeCases,
-} from './streams.mjs'
+import { docsSection, formatRatio, formatTime, machineHeader, resultsPage, spliceSection, textTable } from './report.mjs'
+import { runCaptureCases, runCliCases, runCommandCases, runNormalizeCases } from './streams.mjs'
 
-const args = process.argv.slice(2)
-const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1'
-const filters = args.filter((a) => !a.startsWith('--'))
+const { values: flags, positionals } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: process.env.BENCH_QUICK === '1' },
+    filter: { type: 'string', multiple: true, default: [] },
+    out: { type: 'string' },
+    list: { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
+})
+const quick = flags.quick
+const filters = [...flags.filter, ...positionals].map((f) => f.toLowerCase())
 
 // ---------------------------------------------------------------------------------------
-// Cases
+// String cases: every size × kind of input (bench/inputs.mjs).
 
-const SEED_LIMITS = { maxBytes: 51200, maxLines: 2000 }
-const BYTES_ONLY = { maxBytes: 51200 }
-const TAIL_OPTIONS = { ...SEED_LIMITS, strategy: 'tail' }
-const HEAD_TAIL_OPTIONS = { ...SEED_LIMITS, strategy: 'headTail', headRatio: 0.3 }
-const RATIO_03 = { headRatio: 0.3 }
 const KIB = 1024
 const MIB = 1024 * 1024
+const LIMITS = { maxBytes: 51200, maxLines: 2000 }
 
-/** Targets of the seed-004 job: minimum speed-ups over (b) and (a), by size and kind. */
-function seedTargets(size, kind) {
-  const checks = []
-  if (size >= 64 * KIB) checks.push({ vs: 'best', min: kind === 'ascii' ? 3 : 8 })
-  if (size === MIB) checks.push({ vs: 'seed', min: 10 })
-  return checks
+/** The pure-JS competitors by name. */
+const JS_IMPLS = Object.fromEntries(Object.entries(js))
+
+/** How the tables name an input kind. */
+const KIND_NAMES = { ascii: 'ASCII', cjk: 'CJK + emoji' }
+
+/** An argument as the call would be written: `{ maxBytes: 51200 }`, `'tail'`, `8000`. */
+function show(value) {
+  if (typeof value === 'string') return `'${value}'`
+  if (typeof value !== 'object') return String(value)
+  return `{ ${Object.entries(value)
+    .map(([k, v]) => `${k}: ${show(v)}`)
+    .join(', ')} }`
 }
 
-/** Every other case: toolclamp must not be slower than the best JS. */
-const notSlower = () => [{ vs: 'best', min: 1 }]
+/**
+ * A case timing `toolclamp[fn](text, ...args)` against the best pure JS of the same name
+ * (`stringTruncateTail` → `js.bestTruncateTail`) and, with `search`, the binary-search JS.
+ */
+function stringCase(id, title, fn, args, { search = false, headline = false, about } = {}) {
+  const name = fn.replace(/^string/, '')
+  const jsName = (prefix) => prefix + name[0].toUpperCase() + name.slice(1)
+  // Looked up once, so no call pays for the lookup.
+  const found = { toolclamp: toolclamp[fn], best: JS_IMPLS[jsName('best')] }
+  if (search) found.search = JS_IMPLS[jsName('search')]
+  const impls = {}
+  for (const impl of ['toolclamp', 'search', 'best'].filter((k) => k in found)) {
+    const f = found[impl]
+    assert.equal(typeof f, 'function', `${id}: no ${impl} implementation of ${fn}`)
+    impls[impl] = (t) => f(t, ...args)
+  }
+  return { id, group: 'strings', title, code: `\`${fn}(${['text', ...args.map(show)].join(', ')})\``, about, impls, headline }
+}
 
-const CASES = [
-  {
-    id: 'seed004-head',
-    title: 'seed 004 job: `stringTruncateHead(text, { maxBytes: 51200, maxLines: 2000 })`',
-    impls: {
-      toolclamp: (t) => toolclamp.stringTruncateHead(t, SEED_LIMITS),
-      seed: (t) => js.seedTruncateHead(t, SEED_LIMITS),
-      best: (t) => js.bestTruncateHead(t, SEED_LIMITS),
-    },
-    targets: seedTargets,
-  },
-  {
-    id: 'seed004-truncateText',
-    title: 'seed 004 job with the full report: `truncateText(text, { maxBytes: 51200, maxLines: 2000 })`',
-    impls: {
-      toolclamp: (t) => toolclamp.truncateText(t, SEED_LIMITS),
-      seed: (t) => js.seedTruncateText(t, SEED_LIMITS),
-      best: (t) => js.bestTruncateText(t, SEED_LIMITS),
-    },
-    targets: seedTargets,
-  },
-  {
-    id: 'tail-chars',
-    title: '`stringTruncateTail(text, 8000)` (chars only)',
-    impls: {
-      toolclamp: (t) => toolclamp.stringTruncateTail(t, 8000),
-      best: (t) => js.bestTruncateTail(t, 8000),
-    },
-    targets: notSlower,
-  },
-  {
-    id: 'headtail-chars',
-    title: '`stringTruncateHeadTail(text, 16000, { headRatio: 0.3 })` (chars only)',
-    impls: {
-      toolclamp: (t) => toolclamp.stringTruncateHeadTail(t, 16000, RATIO_03),
-      best: (t) => js.bestTruncateHeadTail(t, 16000, RATIO_03),
-    },
-    targets: notSlower,
-  },
-  {
-    id: 'tail-bytes-only',
-    title: '`stringTruncateTail(text, { maxBytes: 51200 })` (bytes only)',
-    impls: {
-      toolclamp: (t) => toolclamp.stringTruncateTail(t, BYTES_ONLY),
-      best: (t) => js.bestTruncateTail(t, BYTES_ONLY),
-    },
-    targets: notSlower,
-  },
-  {
-    id: 'tail-bytes-lines',
-    title: '`stringTruncateTail(text, { maxBytes: 51200, maxLines: 2000 })`',
-    impls: {
-      toolclamp: (t) => toolclamp.stringTruncateTail(t, SEED_LIMITS),
-      best: (t) => js.bestTruncateTail(t, SEED_LIMITS),
-    },
-    targets: notSlower,
-  },
-  {
-    id: 'truncateText-tail',
-    title: "`truncateText(text, { maxBytes: 51200, maxLines: 2000, strategy: 'tail' })`",
-    impls: {
-      toolclamp: (t) => toolclamp.truncateText(t, TAIL_OPTIONS),
-      best: (t) => js.bestTruncateText(t, TAIL_OPTIONS),
-    },
-    targets: notSlower,
-  },
-  {
-    id: 'truncateText-headTail',
-    title: "`truncateText(text, { maxBytes: 51200, maxLines: 2000, strategy: 'headTail', headRatio: 0.3 })`",
-    impls: {
-      toolclamp: (t) => toolclamp.truncateText(t, HEAD_TAIL_OPTIONS),
-      best: (t) => js.bestTruncateText(t, HEAD_TAIL_OPTIONS),
-    },
-    targets: notSlower,
-  },
-  {
-    id: 'measureText',
-    title: '`measureText(text)` (best JS: `Buffer.byteLength` + an `indexOf` newline count)',
-    impls: {
-      toolclamp: (t) => toolclamp.measureText(t),
-      best: (t) => js.bestMeasureText(t),
-    },
-    targets: notSlower,
-  },
+const STRING_CASES = [
+  stringCase('head', 'Head clamp, 51,200 bytes / 2,000 lines', 'stringTruncateHead', [LIMITS], { search: true, headline: true }),
+  stringCase('head-report', 'Head clamp, 51,200 bytes / 2,000 lines, with the full report', 'truncateText', [LIMITS], {
+    search: true,
+    headline: true,
+  }),
+  stringCase('tail-chars', 'Tail clamp, 8,000 chars', 'stringTruncateTail', [8000], { headline: true }),
+  stringCase('headtail-chars', 'Head + tail clamp, 16,000 chars, 30% head', 'stringTruncateHeadTail', [16000, { headRatio: 0.3 }]),
+  stringCase('tail-bytes', 'Tail clamp, 51,200 bytes', 'stringTruncateTail', [{ maxBytes: 51200 }], { headline: true }),
+  stringCase('tail-bytes-lines', 'Tail clamp, 51,200 bytes / 2,000 lines', 'stringTruncateTail', [LIMITS]),
+  stringCase('report-tail', 'Tail clamp, 51,200 bytes / 2,000 lines, with the full report', 'truncateText', [
+    { ...LIMITS, strategy: 'tail' },
+  ]),
+  stringCase('report-headtail', 'Head + tail clamp, 51,200 bytes / 2,000 lines, 30% head, with the full report', 'truncateText', [
+    { ...LIMITS, strategy: 'headTail', headRatio: 0.3 },
+  ]),
+  stringCase('measure', 'Measuring chars, bytes and lines', 'measureText', [], {
+    about: 'best JS is `Buffer.byteLength` and an `indexOf` newline count',
+  }),
 ]
 
 // ---------------------------------------------------------------------------------------
 // Tool-payload cases: fixed inputs instead of the size × kind grid. Each row has its input,
-// the UTF-8 bytes of all its text (which sets the target) and a label.
+// the UTF-8 bytes of all its text (which sets the timing budget) and a label.
 
 const textBlock = (text) => ({ type: 'text', text })
 
@@ -210,14 +165,12 @@ function streamThrough(wrap, partials) {
 // as a failure ('auto'); the pure-JS competitors make the exact cut of the head, so these
 // rows ask toolclamp for that too (the same job, equal outputs).
 const EXACT = { snap: 'none', strategy: 'head' }
+const EXACT_CODE = "{ snap: 'none', strategy: 'head' }"
 
 const payloadImpls = {
   toolclamp: (result) => toolclamp.hardTruncateToolPayload(result, EXACT),
   best: (result) => js.bestTruncateToolPayload(result),
 }
-
-/** At least 3x from 64 KiB of text; not slower on small payloads. */
-const payloadTargets = (textBytes) => [{ vs: 'best', min: textBytes >= 64 * KIB ? 3 : 1 }]
 
 const IMAGE_CHARS = 10_000_000
 
@@ -227,7 +180,8 @@ const STREAM_OPTIONS = { time: 1000, warmupTime: 0, iterations: 4, warmupIterati
 const PAYLOAD_CASES = [
   {
     id: 'payload-small',
-    title: '`hardTruncateToolPayload(result)` on small results, within the default limits',
+    title: 'Small tool results, within the default limits',
+    code: `\`hardTruncateToolPayload(result, ${EXACT_CODE})\``,
     impls: payloadImpls,
     rows: (kind) => [
       { label: '100 B string', textBytes: 100, make: () => makeInput(kind, 100) },
@@ -240,8 +194,10 @@ const PAYLOAD_CASES = [
   },
   {
     id: 'payload-text-1mib',
-    title: '`hardTruncateToolPayload({ content: [one 1 MiB text block], details })`',
+    title: 'A tool result with one 1 MiB text block',
+    code: `\`hardTruncateToolPayload({ content: [textBlock], details }, ${EXACT_CODE})\``,
     impls: payloadImpls,
+    headline: true,
     rows: (kind) => [
       {
         label: '1 MiB text block',
@@ -252,35 +208,36 @@ const PAYLOAD_CASES = [
   },
   {
     id: 'payload-200-blocks',
-    title: '`hardTruncateToolPayload([...200 text blocks of ~1 KiB])` (one budget across all)',
+    title: 'A tool result of 200 text blocks of ~1 KiB, one budget across all',
+    code: `\`hardTruncateToolPayload([...blocks], ${EXACT_CODE})\``,
     impls: payloadImpls,
+    headline: true,
     rows: (kind) => [{ label: '200 × 1 KiB blocks', textBytes: 200 * KIB, make: () => textBlocks(makeInput(kind, 200 * KIB), KIB) }],
   },
   {
     id: 'payload-image',
-    title: '`hardTruncateToolPayload([1 MiB text, 10 MB base64 image])`: the image must cost nothing',
+    title: 'A 10 MB base64 image beside 1 MiB of text',
+    code: `\`hardTruncateToolPayload([textBlock, imageBlock], ${EXACT_CODE})\``,
+    about: 'the image is passed through untouched, so both rows should cost the same',
     impls: payloadImpls,
     rows: (kind) => {
       const text = makeInput(kind, MIB)
       return [
         { label: '1 MiB text', textBytes: MIB, make: () => [textBlock(text)] },
-        {
-          label: '1 MiB text + 10 MB image',
-          textBytes: MIB,
-          make: () => [textBlock(text), imageBlock(IMAGE_CHARS)],
-          sameCostAs: '1 MiB text',
-        },
+        { label: '1 MiB text + 10 MB image', textBytes: MIB, make: () => [textBlock(text), imageBlock(IMAGE_CHARS)] },
       ]
     },
   },
   {
     id: 'payload-stream',
-    title:
-      '`wrapOnUpdate(onUpdate)` over a stream: the accumulated output every 64 KiB up to 16 MiB (time per whole stream of 256 updates)',
+    title: 'Streaming tool updates: the whole output so far, every 64 KiB up to 16 MiB',
+    code: `\`wrapOnUpdate(onUpdate, ${EXACT_CODE})\``,
+    about: 'time per whole stream of 256 updates',
     impls: {
       toolclamp: (partials) => streamThrough((onUpdate) => toolclamp.wrapOnUpdate(onUpdate, EXACT), partials),
       best: (partials) => streamThrough(js.bestWrapOnUpdate, partials),
     },
+    headline: true,
     rows: (kind) => [
       {
         label: '256 updates, 64 KiB…16 MiB',
@@ -292,13 +249,14 @@ const PAYLOAD_CASES = [
   },
   {
     id: 'exec-buffer',
-    title:
-      "`formatExecOutput({ stdout: Buffer, stderr: Buffer, exitCode }, { snap: 'none' })` (each stream's last 8,000 chars); best JS (b) is `buf.toString()` plus the O(1) chars tail",
+    title: "Command output in Buffers, each stream's last 8,000 chars",
+    code: "`formatExecOutput({ stdout, stderr, exitCode }, { snap: 'none', strategy: 'tail' })`",
+    about: 'best JS is `buf.toString()` and an O(1) chars tail',
     impls: {
-      toolclamp: (result) => toolclamp.formatExecOutput(result, EXACT).text,
+      toolclamp: (result) => toolclamp.formatExecOutput(result, { snap: 'none', strategy: 'tail' }).text,
       best: (result) => js.bestFormatExecOutput(result),
     },
-    targets: () => [{ vs: 'best', min: 1 }],
+    headline: true,
     rows: (kind) =>
       [
         ['16 MiB stdout Buffer', 16 * MIB],
@@ -309,12 +267,12 @@ const PAYLOAD_CASES = [
         make: () => ({ stdout: Buffer.from(makeInput(kind, bytes)), stderr: Buffer.from('warning: deprecated\n'), exitCode: 1 }),
       })),
   },
-]
+].map((c) => ({ group: 'payload', ...c }))
 
-// JSON values: clampJson against one JSON.stringify of the same value (the issue's yardstick:
-// no pure-JS library fits a JSON value into a byte budget and keeps it valid, so there is no
-// competitor that returns the same output). Before timing, the result is checked: it parses,
-// fits, and keeps the first items.
+// JSON values: clampJson against one JSON.stringify of the same value (no pure-JS library
+// fits a JSON value into a byte budget and keeps it valid, so there is no competitor that
+// returns the same output). Before timing, the result is checked: it parses, fits, and keeps
+// the first items.
 function logRecords(bytes) {
   const records = []
   let n = 0
@@ -337,32 +295,38 @@ function logRecords(bytes) {
 const JSON_CASES = [
   {
     id: 'json-records',
-    title: '`clampJson(records, { maxBytes: 51200 })` on an array of log records, against one `JSON.stringify(records)`',
     rows: [
-      { label: '10 MB, 54k records', make: () => logRecords(10_000_000), options: { maxBytes: 51_200 }, max: 3 },
-      { label: '1 MB, 5.4k records', make: () => logRecords(1_000_000), options: { maxBytes: 51_200 }, max: 3 },
+      { label: '10 MB, 54k log records, cut to 51,200 bytes', make: () => logRecords(10_000_000), options: { maxBytes: 51_200 } },
+      { label: '1 MB, 5.4k log records, cut to 51,200 bytes', make: () => logRecords(1_000_000), options: { maxBytes: 51_200 } },
     ],
   },
   {
     id: 'json-small',
-    title: '`clampJson(value)` on small values that fit, against one `JSON.stringify(value)`',
     rows: [
       {
-        label: '120 B object',
+        label: '120 B object that fits',
         make: () => ({ command: 'ls -la', exitCode: 0, stdout: 'total 8\nREADME.md\n', stderr: '', durationMs: 12 }),
-        max: 1.5,
       },
-      { label: '900 B, 8 records', make: () => logRecords(800), max: 1.5 },
+      { label: '900 B, 8 records that fit', make: () => logRecords(800) },
     ],
   },
-]
+].map((c) => ({ group: 'json', ...c }))
+
+const JSON_TABLE = {
+  title: 'Fitting a JSON value into 51,200 bytes, against one `JSON.stringify`',
+  code: '`clampJson(value, { maxBytes: 51200 })`',
+  about: 'each result is checked to parse, fit and keep the first record; a value that fits comes back as itself',
+  columns: ['input', 'clampJson', 'JSON.stringify', 'ratio vs JSON.stringify'],
+  headline: true,
+}
 
 /** Checks and times the JSON cases: toolclamp's clampJson and one JSON.stringify. */
-async function runJsonCases(cases, results, failures) {
+async function runJsonCases(cases, failures) {
+  const rows = []
   for (const c of cases) {
     for (const row of c.rows) {
       const value = row.make()
-      const key = `${c.id} ${row.label}`
+      const key = `clampJson, ${row.label}`
       const clamped = toolclamp.clampJson(value, row.options)
       const text = JSON.stringify(clamped.value)
       const limit = row.options?.maxBytes ?? 51_200
@@ -379,31 +343,18 @@ async function runJsonCases(cases, results, failures) {
         bytes,
         quick ? benchOptions(0) : undefined,
       )
-      const ratio = medians.toolclamp / medians.stringify
-      const pass = ratio <= row.max
-      results.push([
+      rows.push([
         row.label,
         formatTime(medians.toolclamp),
         formatTime(medians.stringify),
-        `${ratio.toFixed(2)}x`,
-        `${pass ? 'PASS' : 'MISS'} ≤${row.max}x`,
+        formatRatio(medians.toolclamp, medians.stringify),
       ])
     }
   }
+  return rows
 }
 
-const JSON_COLUMNS = ['input', 'clampJson', 'JSON.stringify', 'clampJson / stringify', 'target']
-
-/** A time within this factor of another counts as the same cost. */
-const NOISE = 1.25
-
-/**
- * Outputs where toolclamp itself is believed wrong, excluded from the check and the timing:
- * `${caseId} ${sizeLabel} ${kind}` → why. Empty: every output agrees.
- */
-const KNOWN_TOOLCLAMP_BUGS = new Map([])
-
-const IMPL_LABELS = { toolclamp: 'toolclamp', seed: 'seed port (a)', best: 'best JS (b)' }
+const IMPL_LABELS = { toolclamp: 'toolclamp', search: 'binary-search JS', best: 'best JS' }
 
 // ---------------------------------------------------------------------------------------
 // Timing
@@ -513,104 +464,74 @@ function checkOutputs(c, text) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Formatting
+// Tables
 
-function formatTime(ms) {
-  // Rounded first, so 999.6 µs reads 1.00 ms, not 1.00e+3 µs.
-  const ns = Number((ms * 1e6).toPrecision(3))
-  if (ns < 1000) return `${ns.toPrecision(3)} ns`
-  if (ns < 1e6) return `${(ns / 1e3).toPrecision(3)} µs`
-  if (ns < 1e9) return `${(ns / 1e6).toPrecision(3)} ms`
-  return `${(ns / 1e9).toPrecision(3)} s`
-}
-
-/** How toolclamp compares with another implementation, from their medians. */
-function formatRatio(other, mine) {
-  const r = other / mine
-  const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
-  return r >= 1 ? `${fmt(r)}x faster` : `${fmt(1 / r)}x slower`
-}
-
-function targetText(check, medians) {
-  const ratio = medians[check.vs] / medians.toolclamp
-  const pass = ratio >= check.min
-  const what =
-    check.min === 1 ? `not slower than ${check.vs === 'best' ? '(b)' : '(a)'}` : `≥${check.min}x vs ${check.vs === 'best' ? '(b)' : '(a)'}`
-  return { pass, text: `${pass ? 'PASS' : 'MISS'} ${what}` }
-}
-
+/** Columns of a case against pure JS: times, then toolclamp's time over each other's. */
 function columnsFor(c) {
-  const cols = ['size', 'kind', 'toolclamp']
-  if (c.impls.seed) cols.push('seed port (a)')
-  cols.push('best JS (b)')
-  if (c.impls.seed) cols.push('toolclamp vs (a)')
-  cols.push('toolclamp vs (b)', 'target')
-  return cols
+  const others = Object.keys(c.impls).filter((name) => name !== 'toolclamp')
+  return ['input', 'toolclamp', ...others.map((name) => IMPL_LABELS[name]), ...others.map((name) => `ratio vs ${IMPL_LABELS[name]}`)]
 }
 
-function rowFor(c, r) {
-  if (r.excluded) {
-    const row = [r.size, r.kind, 'excluded']
-    while (row.length < columnsFor(c).length - 1) row.push('')
-    row.push(r.excluded)
-    return row
-  }
-  const m = r.medians
-  const row = [r.size, r.kind, formatTime(m.toolclamp)]
-  if (c.impls.seed) row.push(formatTime(m.seed))
-  row.push(formatTime(m.best))
-  if (c.impls.seed) row.push(formatRatio(m.seed, m.toolclamp))
-  row.push(formatRatio(m.best, m.toolclamp))
-  row.push(r.targets.map((t) => t.text).join('; ') || '–')
-  return row
+function rowFor(c, label, medians) {
+  const others = Object.keys(c.impls).filter((name) => name !== 'toolclamp')
+  return [
+    label,
+    formatTime(medians.toolclamp),
+    ...others.map((name) => formatTime(medians[name])),
+    ...others.map((name) => formatRatio(medians.toolclamp, medians[name])),
+  ]
 }
 
-function textTable(cols, rows) {
-  const widths = cols.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) =>
-    cells
-      .map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i])))
-      .join('  ')
-      .trimEnd()
-  return [line(cols), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
-}
-
-function markdownTable(cols, rows) {
-  const align = cols.map((_, i) => (i < 2 ? ':--' : i === cols.length - 1 ? ':--' : '--:'))
-  return [cols, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n')
-}
+const tableOf = (c, rows) => ({ title: c.title, code: c.code, about: c.about, columns: columnsFor(c), rows, headline: c.headline })
 
 // ---------------------------------------------------------------------------------------
-// Main
+// Running
 
-async function main() {
-  const selected = (c) => filters.length === 0 || filters.some((f) => c.id.toLowerCase().includes(f.toLowerCase()))
-  const cases = CASES.filter(selected)
-  const payloadCases = PAYLOAD_CASES.filter(selected)
-  const jsonCases = JSON_CASES.filter(selected)
-  const conversations = filters.length === 0 || filters.some((f) => 'conversation'.includes(f.toLowerCase()))
-  const streams = filters.length === 0 || filters.some((f) => 'streams'.includes(f.toLowerCase()))
-  const normalizing = streams || filters.some((f) => 'normalize'.includes(f.toLowerCase()))
-  if (cases.length === 0 && payloadCases.length === 0 && jsonCases.length === 0 && !conversations && !normalizing) {
-    console.error(
-      `no case matches ${filters.join(', ')}; cases: ${[...CASES, ...PAYLOAD_CASES, ...JSON_CASES].map((c) => c.id).join(', ')}`,
-    )
-    process.exit(2)
+/** Checks and times a string case on every size × kind; returns its table. */
+async function runStringCase(c, failures) {
+  const rows = []
+  for (const size of SIZES) {
+    for (const kind of KINDS) {
+      const label = `${KIND_NAMES[kind]}, ${size.label}`
+      const key = `${c.title}, ${label}`
+      const text = makeInput(kind, size.bytes)
+      const problems = checkOutputs(c, text)
+      if (problems.length > 0) {
+        failures.push(`${key}:\n  ${problems.join('\n  ')}`)
+        continue
+      }
+      process.stderr.write(`timing ${key}…\n`)
+      rows.push(rowFor(c, label, await timeCase(c, text, size.bytes)))
+    }
   }
-  // The size × kind grid is only built when a string case needs it.
-  const gridSizes = cases.length > 0 ? SIZES : []
-  const cpus = os.cpus()
-  const machine = `Node ${process.version}, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores`
-  console.log(`toolclamp benchmark${quick ? ' (quick)' : ''} — ${machine}`)
-  console.log('Sizes are UTF-8 bytes of the input; times are medians per call.\n')
+  return tableOf(c, rows)
+}
 
-  const started = performance.now()
-  const results = new Map([...cases, ...payloadCases].map((c) => [c.id, []]))
-  const failures = []
+/** Checks and times every row of a payload case, both kinds; returns its table. */
+async function runPayloadCase(c, failures) {
+  const rows = []
+  for (const kind of KINDS) {
+    for (const row of c.rows(kind)) {
+      const label = `${row.label}, ${KIND_NAMES[kind]}`
+      const key = `${c.title}, ${label}`
+      const input = row.make()
+      const problems = checkPayloadOutputs(c, input)
+      if (problems.length > 0) {
+        failures.push(`${key}:\n  ${problems.join('\n  ')}`)
+        continue
+      }
+      process.stderr.write(`timing ${key}…\n`)
+      const options = quick ? benchOptions(0) : row.options
+      rows.push(rowFor(c, label, await timeCase(c, input, row.textBytes, options)))
+    }
+  }
+  return tableOf(c, rows)
+}
 
-  // Warm every implementation up on the small and mid-size inputs first, so the first
-  // rows timed do not pay for the JIT learning types the later rows find ready.
-  for (const size of gridSizes.filter((s) => s.bytes <= 64 * KIB)) {
+/** Warms every string implementation up on the small and mid-size inputs, so the first rows
+ * timed do not pay for the JIT learning types the later rows find ready. */
+function warmUp(cases) {
+  for (const size of SIZES.filter((s) => s.bytes <= 64 * KIB)) {
     for (const kind of KINDS) {
       const text = makeInput(kind, size.bytes)
       const calls = size.bytes <= KIB ? 2000 : 20
@@ -619,225 +540,118 @@ async function main() {
           try {
             for (let i = 0; i < calls; i++) sink = fn(text)
           } catch {
-            // reported by the output check below
+            // reported by the output check
           }
         }
       }
     }
   }
-
-  for (const size of gridSizes) {
-    for (const kind of KINDS) {
-      const text = makeInput(kind, size.bytes)
-      for (const c of cases) {
-        const key = `${c.id} ${size.label} ${kind}`
-        const known = KNOWN_TOOLCLAMP_BUGS.get(key)
-        if (known) {
-          results.get(c.id).push({ size: size.label, kind, excluded: `toolclamp bug: ${known}` })
-          continue
-        }
-        const problems = checkOutputs(c, text)
-        if (problems.length > 0) {
-          failures.push(`${key}:\n  ${problems.join('\n  ')}`)
-          results.get(c.id).push({ size: size.label, kind, excluded: 'outputs differ' })
-          continue
-        }
-        process.stderr.write(`timing ${key}…\n`)
-        const medians = await timeCase(c, text, size.bytes)
-        const targets = c.targets(size.bytes, kind).map((t) => targetText(t, medians))
-        results.get(c.id).push({ size: size.label, kind, medians, targets })
-      }
-    }
-  }
-
-  for (const c of payloadCases) await runPayloadCase(c, results.get(c.id), failures)
-  const jsonRows = []
-  await runJsonCases(jsonCases, jsonRows, failures)
-  const { conversationRows, errorRows } = conversations
-    ? await runConversationCases({ timeCase, formatTime, benchOptions, quick })
-    : { conversationRows: [], errorRows: [] }
-  const captureRows = streams ? runCaptureCases({ quick }) : []
-  const runRows = streams ? runCommandCases({ quick }) : []
-  const normalizeRows = normalizing ? runNormalizeCases({ quick }) : []
-  const cliRows = normalizing ? await runCliCases({ quick, normalizeRows }) : []
-
-  const seconds = ((performance.now() - started) / 1000).toFixed(0)
-  let passes = 0
-  let misses = 0
-  const md = [
-    `Measured on ${machine}${quick ? ' (quick run: few samples)' : ''}.`,
-    '',
-    'Sizes are UTF-8 bytes of the input: `ascii` is log lines of 40–120 chars, `cjk` lines mixing',
-    'Japanese, emoji and some ASCII. Times are medians per call (tinybench; the better of two',
-    'rounds). (a) is a pure-JS port of the seed design (line cap, then a binary search over',
-    '`Buffer.byteLength` of slices); (b) is the fastest pure JS we could write. Every',
-    'implementation returns exactly what toolclamp returns, checked before timing. The 100 B',
-    'and 1 KiB inputs are within the 51,200-byte / 2,000-line and 8,000 / 16,000-char limits,',
-    'so those rows time returning the input unchanged.',
-  ]
-  for (const c of cases) {
-    const cols = columnsFor(c)
-    const rows = results.get(c.id).map((r) => rowFor(c, r))
-    for (const r of results.get(c.id)) {
-      for (const t of r.targets ?? []) t.pass ? passes++ : misses++
-    }
-    console.log(`${c.id}: ${c.title.replaceAll('`', '')}`)
-    console.log(textTable(cols, rows))
-    console.log('')
-    md.push('', `### ${c.title}`, '', markdownTable(cols, rows))
-  }
-  if (payloadCases.length > 0) {
-    md.push(
-      '',
-      '## Tool payloads and command output',
-      '',
-      'Best JS (b) for payloads runs the best-JS string clamp on the concatenation of all text and',
-      'maps the cut back onto the blocks as toolclamp does; both return equal results with the same',
-      'blocks kept as the very same objects, checked before timing. Defaults: 51,200 bytes, 2,000 lines.',
-      "toolclamp runs with `snap: 'none'`: the exact cut the competitors make (its default cuts on whole lines).",
-    )
-  }
-  for (const c of payloadCases) {
-    const cols = ['input', ...columnsFor(c).slice(1)]
-    const rows = results.get(c.id).map((r) => rowFor(c, r))
-    for (const r of results.get(c.id)) {
-      for (const t of r.targets ?? []) t.pass ? passes++ : misses++
-    }
-    console.log(`${c.id}: ${c.title.replaceAll('`', '')}`)
-    console.log(textTable(cols, rows))
-    console.log('')
-    md.push('', `### ${c.title}`, '', markdownTable(cols, rows))
-  }
-  if (jsonRows.length > 0) {
-    for (const row of jsonRows) row[4].startsWith('PASS') ? passes++ : misses++
-    console.log('json: clampJson against one JSON.stringify of the same value')
-    console.log(textTable(JSON_COLUMNS, jsonRows))
-    console.log('')
-    md.push(
-      '',
-      '## JSON values',
-      '',
-      'clampJson against one `JSON.stringify` of the same value, which it also has to do: no pure-JS',
-      'library returns the same output to compare with. Each result is checked before timing (it',
-      'parses, fits 51,200 bytes, keeps the first record; a value that fits comes back as itself).',
-      '',
-      markdownTable(JSON_COLUMNS, jsonRows),
-    )
-  }
-  if (conversationRows.length > 0) {
-    for (const row of [...conversationRows, ...errorRows]) row.at(-1).startsWith('PASS') ? passes++ : misses++
-    console.log('conversation: clampToolResultsInMessages({ contextWindowTokens: 200000 }) against one JSON.stringify of the messages')
-    console.log(textTable(CONVERSATION_COLUMNS, conversationRows))
-    console.log('')
-    console.log('provider errors: classifyProviderError per call')
-    console.log(textTable(ERROR_COLUMNS, errorRows))
-    console.log('')
-    md.push(
-      '',
-      '## Conversations and provider errors',
-      '',
-      '`clampToolResultsInMessages(messages, { contextWindowTokens: 200000 })` on pi-agent-core',
-      'conversations, against one `JSON.stringify` of the same messages (what sending them costs',
-      'anyway). Each result is checked before timing: every tool result within 30% of the window',
-      'and all within 50% (by an independent count of 3 UTF-8 bytes a token), or the very same',
-      'array back when nothing needs cutting. `classifyProviderError` per call on 1 KiB errors,',
-      'each checked for its kind.',
-      '',
-      markdownTable(CONVERSATION_COLUMNS, conversationRows),
-      '',
-      markdownTable(ERROR_COLUMNS, errorRows),
-    )
-  }
-  if (captureRows.length + runRows.length + cliRows.length + normalizeRows.length > 0) {
-    for (const row of [...captureRows, ...runRows, ...cliRows, ...normalizeRows]) row.at(-1).startsWith('PASS') ? passes++ : misses++
-    console.log('streams: createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: tail }) per whole stream')
-    console.log(textTable(CAPTURE_COLUMNS, captureRows))
-    console.log('')
-    console.log('runCommand: a child writing log lines, against spawn + collected output + formatExecOutput (separate processes)')
-    console.log(textTable(RUN_COLUMNS, runRows))
-    console.log('')
-    console.log('CLI: toolclamp --strategy tail --max-lines 2000 <file> against wc -l <file> (/usr/bin/time)')
-    console.log(textTable(CLI_COLUMNS, cliRows))
-    console.log('')
-    console.log('normalize: createOutputCapture({ ..., normalize: true }) and the CLI --normalize, against the same without')
-    console.log(textTable(NORMALIZE_COLUMNS, normalizeRows))
-    console.log('')
-    md.push(
-      '',
-      '## Streams',
-      '',
-      "`createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: 'tail' })` fed a whole stream in",
-      '64 KiB Buffers (which split chars, as pipes do), against keeping every chunk and clamping once',
-      'at the end (`Buffer.concat`, `toString`, then `truncateText` or the best pure-JS clamp), and',
-      'against `Buffer.concat` alone. Outputs are checked equal before timing; past 256 MiB the whole',
-      'output no longer fits in a JS string, so only the capture runs.',
-      '',
-      markdownTable(CAPTURE_COLUMNS, captureRows),
-      '',
-      '`runCommand` against `spawn` with collected output and `formatExecOutput`, each run in its own',
-      "process (peak RSS is that process's `maxRSS`, the child command excluded); texts checked equal.",
-      '',
-      markdownTable(RUN_COLUMNS, runRows),
-      '',
-      'The CLI on a file against `wc -l` on it, wall time and peak RSS from `/usr/bin/time`.',
-      '',
-      markdownTable(CLI_COLUMNS, cliRows),
-      '',
-      '### Terminal normalisation',
-      '',
-      'The same capture with `normalize: true`, against it without, fed a pool of distinct 64 KiB',
-      'Buffers of varied log lines (plain, or coloured per field with column jumps and `\\r` progress',
-      'bars), cycled through; and 1 MiB of far cursor moves, whose normalised text once grew 6,500',
-      'times. MB/s is input bytes per second with `normalize`. The CLI row runs `--normalize` on the',
-      'file of the CLI table, against the same command without it. Outputs are checked equal to',
-      "`truncateText(whole, { normalize: true })` (the CLI's to its output without `--normalize`).",
-      '',
-      markdownTable(NORMALIZE_COLUMNS, normalizeRows),
-    )
-  }
-  console.log(`targets: ${passes} PASS, ${misses} MISS; ${seconds} s`)
-  md.push('', `Targets: ${passes} PASS, ${misses} MISS.`, '')
-
-  if (failures.length > 0) {
-    console.error(`\nOUTPUTS DIFFER (these rows were not timed):\n${failures.join('\n')}`)
-  }
-  if (!quick && filters.length === 0) {
-    const path = fileURLToPath(new URL('./results.md', import.meta.url))
-    writeFileSync(path, md.join('\n'))
-    console.log('wrote bench/results.md')
-  } else {
-    console.log('bench/results.md not written (quick or filtered run)')
-  }
-  if (failures.length > 0) process.exitCode = 1
 }
 
-/** Checks and times every row of a payload case, both kinds, into `results`. */
-async function runPayloadCase(c, results, failures) {
-  for (const kind of KINDS) {
-    const rows = c.rows(kind)
-    const timed = new Map()
-    for (const row of rows) {
-      const key = `${c.id} ${row.label} ${kind}`
-      const input = row.make()
-      const problems = checkPayloadOutputs(c, input)
-      if (problems.length > 0) {
-        failures.push(`${key}:\n  ${problems.join('\n  ')}`)
-        results.push({ size: row.label, kind, excluded: 'outputs differ' })
-        continue
-      }
-      process.stderr.write(`timing ${key}…\n`)
-      const options = quick ? benchOptions(0) : row.options
-      const medians = await timeCase(c, input, row.textBytes, options)
-      timed.set(row.label, medians)
-      const targets = (c.targets ? c.targets(row) : payloadTargets(row.textBytes)).map((t) => targetText(t, medians))
-      const base = row.sameCostAs && timed.get(row.sameCostAs)
-      if (base) {
-        const ratio = medians.toolclamp / base.toolclamp
-        const pass = ratio <= NOISE
-        targets.push({ pass, text: `${pass ? 'PASS' : 'MISS'} same cost as ${row.sameCostAs} (${ratio.toFixed(2)}x)` })
-      }
-      results.push({ size: row.label, kind, medians, targets })
-    }
+// Every table: its id and group (what --filter matches), its title (what --list shows) and
+// how to run it.
+const SECTIONS = [
+  ...STRING_CASES.map((c) => ({ ...c, run: (failures) => runStringCase(c, failures) })),
+  ...PAYLOAD_CASES.map((c) => ({ ...c, run: (failures) => runPayloadCase(c, failures) })),
+  {
+    id: 'json',
+    group: 'json',
+    title: JSON_TABLE.title,
+    parts: JSON_CASES,
+    run: async (failures, selected) => ({ ...JSON_TABLE, rows: await runJsonCases(JSON_CASES.filter(selected), failures) }),
+  },
+  {
+    id: 'conversation',
+    group: 'conversation',
+    title: 'Clamping a conversation',
+    run: () => runConversationCases({ timeCase, benchOptions, quick }),
+  },
+  { id: 'provider-errors', group: 'conversation', title: 'Telling a provider error apart', run: () => runErrorCases({ timeCase }) },
+  { id: 'capture', group: 'streams', title: 'Capturing streamed output', run: () => runCaptureCases({ quick }) },
+  { id: 'run-command', group: 'streams', title: 'Running a command', run: () => runCommandCases({ quick }) },
+  // The CLI's --normalize row belongs to the normalisation table: one run gives both.
+  { id: 'cli', group: 'streams', title: 'The CLI on a file', run: async (_, __, shared) => (await shared.cli()).table },
+  {
+    id: 'normalize',
+    group: 'streams',
+    title: 'Terminal normalisation (runs the CLI too)',
+    run: async (_, __, shared) => runNormalizeCases({ quick, cliRow: (await shared.cli()).normalizeRow }),
+  },
+]
+
+/** The words a section answers to: its id, its group, and the ids of its parts. */
+const namesOf = (s) => [s.id, s.group, ...(s.parts ?? []).map((p) => p.id)]
+
+const matches = (names) => filters.length === 0 || filters.some((f) => names.some((n) => n.includes(f)))
+
+async function main() {
+  if (flags.list) {
+    for (const s of SECTIONS) console.log(`${namesOf(s).join(' ').padEnd(40)} ${s.title ?? ''}`)
+    return
+  }
+  const sections = SECTIONS.filter((s) => matches(namesOf(s)))
+  if (sections.length === 0) {
+    console.error(`no table matches ${filters.join(', ')}; npm run bench -- --list shows them`)
+    process.exit(2)
+  }
+  const subset = filters.length > 0 ? `only ${filters.join(', ')}` : ''
+  const note = [quick && 'quick run: few samples', subset].filter(Boolean).join('; ')
+  const header = machineHeader({ note })
+  console.log(`toolclamp benchmark — ${header}\n`)
+
+  const started = performance.now()
+  const failures = []
+  warmUp(sections.filter((s) => s.group === 'strings'))
+  let cli
+  const shared = { cli: () => (cli ??= runCliCases({ quick })) }
+  const tables = []
+  for (const s of sections) {
+    const table = await s.run(failures, (part) => matches([part.id, s.group]), shared)
+    if (table.rows.length === 0) continue
+    tables.push(table)
+    console.log(`${textTable(table)}\n`)
+  }
+  const minutes = (performance.now() - started) / 60000
+  console.log(`${tables.length} tables in ${minutes.toFixed(1)} min`)
+
+  if (failures.length > 0) {
+    console.error(`\nOUTPUTS DIFFER (these rows were not timed, and nothing is written):\n${failures.join('\n')}`)
+    process.exitCode = 1
+    return
+  }
+  write(header, tables, { partial: quick || filters.length > 0 })
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DOCS = path.join(ROOT, 'docs/performance.md')
+const RESULTS = path.join(ROOT, 'bench/results.md')
+
+const INTRO = [
+  'Every table times toolclamp against pure JavaScript that returns exactly the same result',
+  '(checked before timing). Times are medians per call; a ratio is toolclamp’s time divided by',
+  'the other’s: below 1 toolclamp is faster (0.25: a quarter of the time), above 1 slower.',
+  'Sizes are UTF-8 bytes of the input: ASCII is log lines of 40–120 chars, CJK + emoji lines',
+  'mixing Japanese, emoji and some ASCII. The 100 B and 1 KiB inputs fit every limit used, so',
+  'those rows time returning the input unchanged. "Best JS" is the fastest pure JS we could',
+  'write for the same job; "binary-search JS" is the straightforward clamp (the line cap, then a',
+  'binary search over `Buffer.byteLength` of prefixes).',
+]
+
+/** Writes bench/results.md and the section of docs/performance.md, or both into --out. */
+function write(header, tables, { partial }) {
+  const results = resultsPage(header, INTRO, tables)
+  const docs = spliceSection(readFileSync(DOCS, 'utf8'), docsSection(header, tables))
+  if (flags.out) {
+    mkdirSync(flags.out, { recursive: true })
+    writeFileSync(path.join(flags.out, 'results.md'), results)
+    writeFileSync(path.join(flags.out, 'performance.md'), docs)
+    console.log(`wrote results.md and performance.md in ${flags.out}`)
+  } else if (partial) {
+    console.log('nothing written: a quick or filtered run writes only with --out DIR')
+  } else {
+    writeFileSync(RESULTS, results)
+    writeFileSync(DOCS, docs)
+    console.log('wrote bench/results.md and docs/performance.md')
   }
 }
 

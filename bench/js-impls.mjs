@@ -1,11 +1,11 @@
 // Pure-JS competitors for the benchmark. Each one returns exactly what toolclamp returns
 // (the bench asserts it before timing), so the timings compare equal work:
 //
-// - "seed port" (a): the design the 50 KB / 2000-line hard clamp was first written up
-//   with: apply the line cap first by scanning for newline boundaries, then find the byte
-//   cut with a binary search over UTF-16 indexes, measuring each candidate prefix with
+// - "binary-search JS": the straightforward way to write a 50 KB / 2000-line hard clamp:
+//   apply the line cap first by scanning for newline boundaries, then find the byte cut
+//   with a binary search over UTF-16 indexes, measuring each candidate prefix with
 //   `Buffer.byteLength(sliceUtf16Safe(text, 0, i))`. Head strategy only.
-// - "best JS" (b): the fastest pure-JS versions we could write: `Buffer.byteLength` and
+// - "best JS": the fastest pure-JS versions we could write: `Buffer.byteLength` and
 //   `indexOf` loops (both run in V8's C++), byte cuts found by measuring slices in steps
 //   of a third of the remaining budget, O(1) paths when only `maxChars` is set, and the
 //   "3 bytes per UTF-16 unit" bound to prove a short string fits without reading it.
@@ -734,38 +734,11 @@ function clampString(text, src, budget, strategy, headRatio) {
   return assemble(text, new Planner(src, budget, strategy, headRatio, total, truncatedBy).run(false))
 }
 
-function truncateTextWith(text, options, src, PlannerKind = Planner) {
-  const budget = budgetOf(options)
-  const strategy = options.strategy ?? 'head'
-  const headRatio = options.headRatio ?? 0.5
-  const total = src.totals()
-  const truncatedBy = truncatedByOf(total, budget)
-  if (!truncatedBy) {
-    return {
-      text,
-      truncated: false,
-      truncatedBy: [],
-      strategy,
-      totalChars: total.chars,
-      totalBytes: total.bytes,
-      totalLines: total.lines,
-      outputChars: total.chars,
-      outputBytes: total.bytes,
-      outputLines: total.lines,
-      omittedChars: 0,
-      omittedBytes: 0,
-      omittedLines: 0,
-      headEnd: total.chars,
-      tailStart: total.chars,
-    }
-  }
-  const planner = new PlannerKind(src, budget, strategy, headRatio, total, truncatedBy)
-  // Spans are exact already when both bytes and lines are budgeted; otherwise recount.
-  const found = planner.run(!(budget.bytes !== Infinity && budget.lines !== Infinity))
-  const { output, omitted } = planner.report(found)
+/** A `truncateText` result: the text and its three measures, total, output and omitted. */
+function reportOf(text, strategy, truncatedBy, total, output, omitted, cut) {
   return {
-    text: assemble(text, found),
-    truncated: true,
+    text,
+    truncated: truncatedBy !== 0,
     truncatedBy: dimNames(truncatedBy),
     strategy,
     totalChars: total.chars,
@@ -777,13 +750,29 @@ function truncateTextWith(text, options, src, PlannerKind = Planner) {
     omittedChars: omitted.chars,
     omittedBytes: omitted.bytes,
     omittedLines: omitted.lines,
-    headEnd: found.cut.headEnd,
-    tailStart: found.cut.tailStart,
+    headEnd: cut.headEnd,
+    tailStart: cut.tailStart,
   }
 }
 
+const NOTHING = Object.freeze({ chars: 0, bytes: 0, lines: 0 })
+
+function truncateTextWith(text, options, src, PlannerKind = Planner) {
+  const budget = budgetOf(options)
+  const strategy = options.strategy ?? 'head'
+  const headRatio = options.headRatio ?? 0.5
+  const total = src.totals()
+  const truncatedBy = truncatedByOf(total, budget)
+  if (!truncatedBy) return reportOf(text, strategy, 0, total, total, NOTHING, { headEnd: total.chars, tailStart: total.chars })
+  const planner = new PlannerKind(src, budget, strategy, headRatio, total, truncatedBy)
+  // Spans are exact already when both bytes and lines are budgeted; otherwise recount.
+  const found = planner.run(!(budget.bytes !== Infinity && budget.lines !== Infinity))
+  const { output, omitted } = planner.report(found)
+  return reportOf(assemble(text, found), strategy, truncatedBy, total, output, omitted, found.cut)
+}
+
 // ---------------------------------------------------------------------------------------
-// (b) Best pure JS
+// Best pure JS
 
 /** Chars-only tail in O(1): the notice is ASCII, so its chars are its bytes, one line. */
 function tailByChars(text, maxChars, noticeFor = (omitted) => `[... ${formatCount(omitted)} chars truncated at the start ...]`) {
@@ -942,9 +931,9 @@ export function bestMeasureText(text) {
 }
 
 // ---------------------------------------------------------------------------------------
-// (a) Seed port: line cap first, then a binary search for the byte cut.
+// Binary-search JS: line cap first, then a binary search for the byte cut.
 
-/** The seed's surrogate-safe slice, also keeping `\r\n` together (the seed normalises it). */
+/** A surrogate-safe slice that also keeps `\r\n` together (as toolclamp does). */
 function sliceUtf16Safe(text, start, end) {
   if (end > 0 && end < text.length) {
     const a = text.charCodeAt(end - 1)
@@ -954,7 +943,7 @@ function sliceUtf16Safe(text, start, end) {
   return text.slice(start, end)
 }
 
-class SeedHeadPlanner extends Planner {
+class SearchHeadPlanner extends Planner {
   cut(room, j) {
     const text = this.src.s
     const n = text.length
@@ -1001,27 +990,27 @@ class SeedHeadPlanner extends Planner {
   }
 }
 
-function seedBudget(limit) {
+function searchBudget(limit) {
   const budget = budgetOf(limit)
-  if (budget.chars !== Infinity) throw new TypeError('the seed port handles maxBytes and maxLines only')
+  if (budget.chars !== Infinity) throw new TypeError('the binary-search clamp handles maxBytes and maxLines only')
   return budget
 }
 
-/** Seed port of `stringTruncateHead(text, { maxBytes, maxLines })`. */
-export function seedTruncateHead(text, limit) {
-  const budget = seedBudget(limit)
+/** Binary-search JS `stringTruncateHead(text, { maxBytes, maxLines })`. */
+export function searchTruncateHead(text, limit) {
+  const budget = searchBudget(limit)
   const src = new SimpleSource(text)
   const total = src.totals()
   const truncatedBy = truncatedByOf(total, budget)
   if (!truncatedBy) return text
-  return assemble(text, new SeedHeadPlanner(src, budget, 'head', 0.5, total, truncatedBy).run(false))
+  return assemble(text, new SearchHeadPlanner(src, budget, 'head', 0.5, total, truncatedBy).run(false))
 }
 
-/** Seed port of `truncateText(text, { maxBytes, maxLines })` (head strategy). */
-export function seedTruncateText(text, options) {
-  seedBudget(options)
-  if ((options.strategy ?? 'head') !== 'head') throw new TypeError('the seed port keeps the head only')
-  return truncateTextWith(text, options, new SimpleSource(text), SeedHeadPlanner)
+/** Binary-search JS `truncateText(text, { maxBytes, maxLines })` (head strategy). */
+export function searchTruncateText(text, options) {
+  searchBudget(options)
+  if ((options.strategy ?? 'head') !== 'head') throw new TypeError('the binary-search clamp keeps the head only')
+  return truncateTextWith(text, options, new SimpleSource(text), SearchHeadPlanner)
 }
 
 /** The planner over plain unit-by-unit counting, no shortcuts: a cross-check for the fast
@@ -1066,7 +1055,7 @@ class SimpleSourceWithFits extends SimpleSource {
 }
 
 // ---------------------------------------------------------------------------------------
-// (b) Best pure JS for tool payloads: the best string clamp run on the concatenation of all
+// Best pure JS for tool payloads: the best string clamp run on the concatenation of all
 // text, its cut mapped back onto the blocks exactly as index.js maps toolclamp's.
 
 const PAYLOAD_BUDGETS = { maxBytes: 51200, maxLines: 2000 }

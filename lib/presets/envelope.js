@@ -4,7 +4,7 @@
 // that picks its byte limit: explicit argument > config > environment variable > 16 KiB.
 // The cut itself (byte-based, head and tail kept, notice included) is truncateText's.
 
-const { mustBe } = require('../common/errors.js')
+const { invalid, mustBe } = require('../common/errors.js')
 const { truncateText } = require('../text/clamp.js')
 const { parseSize } = require('../common/size.js')
 const { formatCount } = require('../common/format.js')
@@ -39,7 +39,7 @@ function readConfigLimit(config) {
   // allowed; a misspelt maxToolOutput (max_tool_output, maxtooloutput) must not be ignored.
   for (const key of Object.keys(config)) {
     if (nearMiss(key, [CONFIG_KEY]) !== undefined) {
-      throw new TypeError(`unknown option ${JSON.stringify(key)} in config; did you mean ${JSON.stringify(CONFIG_KEY)}?`)
+      throw invalid(TypeError, `unknown option ${JSON.stringify(key)} in config; did you mean ${JSON.stringify(CONFIG_KEY)}?`)
     }
   }
   const value = config[CONFIG_KEY]

@@ -55,7 +55,7 @@ function checkProfiles(profiles) {
     }
     for (const key of Object.keys(profile)) {
       if (!PROFILE_KEYS.includes(key)) {
-        throw new TypeError(`unknown option ${JSON.stringify(`${where}.${key}`)}; expected one of maxChars, maxLines`)
+        throw invalid(TypeError, `unknown option ${JSON.stringify(`${where}.${key}`)}; expected one of maxChars, maxLines`)
       }
       readLimit(`${where}.${key}`, profile[key])
     }

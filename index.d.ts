@@ -4,8 +4,9 @@
  * This is the root entry, `toolclamp`: what a tool author calls. The rest has entries of its own,
  * each with its types beside it: `toolclamp/conversation` (conversation.d.ts: tool results across
  * a conversation, provider errors), `toolclamp/ai-sdk` (ai-sdk.d.ts), `toolclamp/pi` (pi.d.ts:
- * pi-agent-core and pi-coding-agent sessions) and `toolclamp/presets` (presets.d.ts: per-tool
- * profiles, the tool-output envelope, Python results). Types they share (limits, notices,
+ * pi-agent-core and pi-coding-agent sessions) and `toolclamp/presets` (presets.d.ts: the presets
+ * table `TOOL_OUTPUT_PRESETS`, whose presets the functions here take as limits; per-tool profiles,
+ * the tool-output envelope, Python results). Types they share (limits, notices,
  * strategies, spill options) are declared here once and imported there.
  *
  * Units, everywhere:
@@ -584,6 +585,7 @@ export declare function clampJsonText(text: string, options?: ClampJsonOptions):
  * Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`,
  * `'auto'` (errors: `{ maxBytes: 4096, maxLines: 40 }`, see {@link ToolErrorLimits}). Each budget
  * not given keeps its default, so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
+ * A preset of `TOOL_OUTPUT_PRESETS` (`toolclamp/presets`) is such limits, taken as it is.
  */
 export interface PayloadLimits extends Limits {
   /** Maximum UTF-8 bytes of the text a model reads (50 KiB). @default 51200 */

@@ -4,8 +4,9 @@
  * This is the root entry, `toolclamp`: what a tool author calls. The rest has entries of its own,
  * each with its types beside it: `toolclamp/conversation` (conversation.d.ts: tool results across
  * a conversation, provider errors), `toolclamp/ai-sdk` (ai-sdk.d.ts), `toolclamp/pi` (pi.d.ts:
- * pi-agent-core and pi-coding-agent sessions) and `toolclamp/presets` (presets.d.ts: per-tool
- * profiles, the tool-output envelope, Python results). Types they share (limits, notices,
+ * pi-agent-core and pi-coding-agent sessions) and `toolclamp/presets` (presets.d.ts: the presets
+ * table `TOOL_OUTPUT_PRESETS`, whose presets the functions here take as limits; per-tool profiles,
+ * the tool-output envelope, Python results). Types they share (limits, notices,
  * strategies, spill options) are declared here once and imported there.
  *
  * Units, everywhere:
@@ -156,8 +157,24 @@ export interface HeadTailOptions extends NoticeOptions {
 export type Strategy = 'head' | 'tail' | 'headTail' | 'auto'
 
 /**
- * Terminal normalisation (see {@link normalizeTerminalOutput}): `true` for every rule, or an
- * object turning rules off (each on unless `false`).
+ * The `normalize` option (of `truncateText`, `formatExecOutput`, `createOutputCapture`,
+ * `runCommand`): terminal output as a terminal would finally show it, for a model to read: escape sequences
+ * dropped (the `vte` parser), `\r` redraws applied (a progress bar redrawn a thousand times is
+ * its last state; erase-in-line and moves along the line are applied too), backspaces applied,
+ * other control chars shown in caret notation, tabs kept. Plain text comes back as the very
+ * same string.
+ *
+ * The screen is 65,536 columns wide. Blanks left by a cursor move past the end of a line are
+ * paid from an allowance: one screen line to start with, and 8 more for each char, control or
+ * escape sequence read, so a flood of far moves (`\x1b[65535Cx`) cannot blow the text up: the
+ * result is at most 12 UTF-8 bytes per input byte plus one screen line.
+ *
+ * Budgets then count the normalised text, what the model reads. Text whose normalised form
+ * would be longer than a JS string can be (V8: 536,870,888 chars) is clamped without being built.
+ * The normalised text alone: `truncateText(text, { maxChars: Infinity, normalize: true }).text`.
+ *
+ * @example
+ * truncateText('\x1b[32mok\x1b[0m\n 10%\r 55%\r100%\n', { maxChars: Infinity, normalize: true }).text // 'ok\n100%\n'
  */
 export type Normalize =
   | boolean
@@ -171,28 +188,6 @@ export type Normalize =
       /** Show other control chars visibly (`^G`); `false` drops them. @default true */
       controls?: boolean
     }
-
-/**
- * Terminal output as a terminal would finally show it, for a model to read: escape sequences
- * dropped (the `vte` parser), `\r` redraws applied (a progress bar redrawn a thousand times is
- * its last state; erase-in-line and moves along the line are applied too), backspaces applied,
- * other control chars shown in caret notation, tabs kept. A `Buffer` is read as UTF-8. Plain
- * text comes back as the very same string.
- *
- * The screen is 65,536 columns wide. Blanks left by a cursor move past the end of a line are
- * paid from an allowance: one screen line to start with, and 8 more for each char, control or
- * escape sequence read, so a flood of far moves (`\x1b[65535Cx`) cannot blow the text up: the
- * result is at most 12 UTF-8 bytes per input byte plus one screen line.
- *
- * Text whose normalised form is longer than a JS string can be (V8: 536,870,888 chars; a
- * string of 70 million C1 controls, each shown as `<U+0085>`) throws a `RangeError` with code
- * `TOOLCLAMP_NORMALIZED_TOO_LONG`, without building it: clamp such text instead, with
- * {@link truncateText} or {@link createOutputCapture} and `normalize`, which never throw on it.
- *
- * @example
- * normalizeTerminalOutput('\x1b[32mok\x1b[0m\n 10%\r 55%\r100%\n') // 'ok\n100%\n'
- */
-export declare function normalizeTerminalOutput(text: string | Uint8Array, options?: Normalize): string
 
 /**
  * Options of {@link createOutputCapture}: the options of `truncateText`, except that the
@@ -213,7 +208,7 @@ export interface OutputCaptureOptions extends Limits {
   /** Where kept text may end. @default 'none' */
   snap?: Snap
   /**
-   * Normalise terminal output as it arrives ({@link normalizeTerminalOutput}): colours dropped,
+   * Normalise terminal output as it arrives (see {@link Normalize}): colours dropped,
    * progress bars redrawn with `\r` reduced to their last state. @default false
    */
   normalize?: Normalize
@@ -312,7 +307,7 @@ export declare function createOutputCapture(options: OutputCaptureOptions): Outp
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
 export interface TruncateTextOptions extends Limits {
   /**
-   * Normalise terminal output first ({@link normalizeTerminalOutput}); budgets then count what
+   * Normalise terminal output first (see {@link Normalize}); budgets then count what
    * the model reads, and a spill file holds that text. Text whose normalised form might not
    * fit in a string is clamped as it is normalised (as a capture does), so only the result is
    * built; with neither `maxChars` nor `maxBytes` set, that result is then at most as many
@@ -356,7 +351,7 @@ export interface SpillOptions {
    * (then `-stdout` / `-stderr`); `truncateToolOutput` the tool name it is given;
    * `wrapToolWithHardOutputTruncate` `tool.name`; `clampToolResultsInMessages` and its adapters,
    * `guardSessionManager` and `repairSessionFile` the result's tool name (or the name of the call it
-   * answers); otherwise (`hardTruncateToolPayload`, `hardTruncateToolError`, `wrapExecute`, a
+   * answers); otherwise (`hardTruncateToolPayload`, `hardTruncateToolError`, `wrapToolWithHardOutputTruncate`, a
    * result without a tool name) `tool-result`.
    * @default the tool's name, else 'tool-result' ('text' for truncateText, 'exec' for formatExecOutput)
    */
@@ -590,6 +585,7 @@ export declare function clampJsonText(text: string, options?: ClampJsonOptions):
  * Limits and strategy for tool payloads. Defaults: `{ maxBytes: 51200, maxLines: 2000 }`,
  * `'auto'` (errors: `{ maxBytes: 4096, maxLines: 40 }`, see {@link ToolErrorLimits}). Each budget
  * not given keeps its default, so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
+ * A preset of `TOOL_OUTPUT_PRESETS` (`toolclamp/presets`) is such limits, taken as it is.
  */
 export interface PayloadLimits extends Limits {
   /** Maximum UTF-8 bytes of the text a model reads (50 KiB). @default 51200 */
@@ -830,8 +826,9 @@ export interface ExecutableTool {
  * and the prototype are kept, the original runs as `this` (so private fields work), and `execute` clamps the final result, every `onUpdate` partial and any thrown error (re-thrown
  * with a clamped message; error limits are `{ maxBytes: 4096, maxLines: 40 }`, never above the
  * payload limits, and keep the message's end as `hardTruncateToolError` does unless `limits` give a
- * strategy). `limits` may be a function of the tool, for per-tool budgets. A LangChain
- * tool (which runs `func`, not `execute`) is refused: wrap its function with `wrapExecute`.
+ * strategy). `limits` may be a function of the tool, for per-tool budgets, or a preset
+ * (`TOOL_OUTPUT_PRESETS` from `toolclamp/presets`). A LangChain tool (which runs `func`, not
+ * `execute`) is refused: wrap the function given to `tool()` instead.
  *
  * @example
  * const tools = myTools.map((t) => wrapToolWithHardOutputTruncate(t))
@@ -840,19 +837,22 @@ export declare function wrapToolWithHardOutputTruncate<T extends ExecutableTool>
   tool: T,
   limits?: PayloadLimits | ((tool: T) => PayloadLimits | undefined),
 ): T
-
 /**
- * Wraps any `execute(...args)` that returns a result, a promise of one, or an async iterable of
- * results (the Vercel AI SDK's `async *execute` preliminary results): each result is clamped as
- * `hardTruncateToolPayload` clamps it, and a thrown error is re-thrown with a clamped message.
- * For a LangChain tool, wrap the function given to `tool()`, with the same `responseFormat`.
+ * Wraps an `execute(...args)` function alone, its arguments passed through as they are: one that
+ * returns a result, a promise of one, or an async iterable of results (the Vercel AI SDK's
+ * `async *execute` preliminary results). Each result is clamped as `hardTruncateToolPayload`
+ * clamps it, and a thrown error is re-thrown with a clamped message. For a LangChain tool, wrap the
+ * function given to `tool()`, with the same `responseFormat`.
  *
  * @example
- * tool({ description, inputSchema, execute: wrapExecute(async ({ path }) => readFile(path, 'utf8')) })
+ * tool({ description, inputSchema, execute: wrapToolWithHardOutputTruncate(async ({ path }) => readFile(path, 'utf8')) })
  * @example
- * tool(wrapExecute(search, { responseFormat: 'content_and_artifact' }), { name, schema, responseFormat: 'content_and_artifact' })
+ * tool(wrapToolWithHardOutputTruncate(search, { responseFormat: 'content_and_artifact' }), { name, schema, responseFormat: 'content_and_artifact' })
  */
-export declare function wrapExecute<F extends (...args: any[]) => any>(execute: F, limits?: PayloadLimits): F
+export declare function wrapToolWithHardOutputTruncate<F extends (...args: any[]) => any>(
+  execute: F,
+  limits?: PayloadLimits | ((execute: F) => PayloadLimits | undefined),
+): F
 
 // ---------------------------------------------------------------------------------------
 // Shell commands
@@ -915,7 +915,7 @@ export interface FormatExecOutputOptions {
   /** Where kept text may end: each stream is cut on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
   /**
-   * Normalise each stream as terminal output first ({@link normalizeTerminalOutput}): colours
+   * Normalise each stream as terminal output first (see {@link Normalize}): colours
    * and progress-bar redraws cost nothing. @default false
    */
   normalize?: Normalize
@@ -1163,7 +1163,8 @@ export interface ReadPartialOptions {
    */
   column?: number
   /**
-   * `'partial'` returns a page; `'error'` throws `ToolOutputTooLargeError` instead when
+   * `'partial'` returns a page; `'error'` throws a {@link ToolOutputTooLargeError} (code
+   * `TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE`) instead when
    * the text from `offset` does not fit one page (for policy files and guardrails, where a silently
    * partial read is a missing rule).
    * @default 'partial'
@@ -1213,7 +1214,7 @@ export interface PartialView {
  * Pages end on line boundaries; a single line longer than a page is paged too (the banner then says
  * `Continue with offset=7, column=51200.`). Reading every page in turn reproduces the text exactly,
  * and no page splits a character. The budgets hold for `text`, banner line included. A wrapper
- * (`wrapExecute`, `hardTruncateToolPayload`) with a smaller budget cuts such a page on whole lines
+ * (`wrapToolWithHardOutputTruncate`, `hardTruncateToolPayload`) with a smaller budget cuts such a page on whole lines
  * under a rewritten banner that continues right after what it keeps.
  *
  * @example
@@ -1222,10 +1223,13 @@ export interface PartialView {
  */
 export declare function readPartial(text: string | Uint8Array, options?: ReadPartialOptions): PartialView
 
-/** Thrown by `readPartial` with `onOverflow: 'error'`. */
-export declare class ToolOutputTooLargeError extends Error {
+/**
+ * What `readPartial` with `onOverflow: 'error'` throws. Tell it by its code, as every toolclamp
+ * error: `error.code === 'TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE'` (a type only; no class to import).
+ */
+export interface ToolOutputTooLargeError extends Error {
   name: 'ToolOutputTooLargeError'
-  code: 'TOOL_OUTPUT_TOO_LARGE'
+  code: 'TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE'
   totalBytes: number
   totalLines: number
   maxBytes: number

@@ -10,7 +10,6 @@ const exec = require('./lib/commands/exec.js')
 const partial = require('./lib/results/partial.js')
 const spill = require('./lib/files/spill.js')
 const json = require('./lib/json/json.js')
-const terminal = require('./lib/text/terminal.js')
 const capture = require('./lib/commands/capture.js')
 const run = require('./lib/commands/run.js')
 
@@ -29,18 +28,15 @@ module.exports = {
   hardTruncateToolError: payload.hardTruncateToolError,
   wrapOnUpdate: payload.wrapOnUpdate,
   wrapToolWithHardOutputTruncate: payload.wrapToolWithHardOutputTruncate,
-  wrapExecute: payload.wrapExecute,
-  // Shell commands (lib/commands/exec.js)
+  // Shell commands (lib/commands/exec.js); terminal output as a terminal would finally show
+  // it is their `normalize` option, and truncateText's (lib/text/terminal.js)
   formatExecOutput: exec.formatExecOutput,
-  // Terminal output as a terminal would finally show it (lib/text/terminal.js)
-  normalizeTerminalOutput: terminal.normalizeTerminalOutput,
   // Output captured while it arrives, in bounded memory (lib/commands/capture.js)
   createOutputCapture: capture.createOutputCapture,
   // Commands run with their output captured as it arrives (lib/commands/run.js)
   runCommand: run.runCommand,
   // Paging with a continuation handle (lib/results/partial.js)
   readPartial: partial.readPartial,
-  ToolOutputTooLargeError: partial.ToolOutputTooLargeError,
   // Spill files (lib/files/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
 }

@@ -13,13 +13,10 @@ export const {
   hardTruncateToolError,
   wrapOnUpdate,
   wrapToolWithHardOutputTruncate,
-  wrapExecute,
   formatExecOutput,
-  normalizeTerminalOutput,
   createOutputCapture,
   runCommand,
   readPartial,
-  ToolOutputTooLargeError,
   pruneSpillDir,
 } = toolclamp
 export default toolclamp

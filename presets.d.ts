@@ -1,11 +1,62 @@
 /**
- * toolclamp/presets: ready-made formats built on the root functions: the tool-output envelope
- * and its limit, Python run results, and per-tool profiles with line indicators.
+ * toolclamp/presets: the presets table ({@link TOOL_OUTPUT_PRESETS}: the budgets of known systems
+ * and toolclamp's own, each an ordinary limits object the root functions take as it is), and
+ * ready-made formats built on the root functions: the tool-output envelope and its limit, Python
+ * run results, and per-tool profiles with line indicators.
  *
  * The units and rules in the header of index.d.ts (the root entry) hold here too.
  */
 
-import type { Notice, Snap, SpillOptions, SpillReport } from './index.js'
+import type { Notice, Snap, SpillOptions, SpillReport, Strategy } from './index.js'
+
+// ---------------------------------------------------------------------------------------
+// Presets
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A preset: budgets and where to cut, an ordinary limits object. `truncateText`,
+ * `hardTruncateToolPayload`, `hardTruncateToolError` and `wrapToolWithHardOutputTruncate` take it
+ * as it is; spread it to change one thing (`{ ...TOOL_OUTPUT_PRESETS.piBash, maxLines: 500 }`).
+ */
+export interface ToolOutputPreset {
+  readonly maxChars?: number
+  readonly maxBytes?: number
+  readonly maxLines?: number
+  readonly strategy?: Strategy
+  readonly headRatio?: number
+}
+
+/**
+ * The presets, frozen; docs/presets.md says which system each reproduces:
+ * - `toolResult`: toolclamp's default for tool results, 51,200 bytes / 2,000 lines (the strategy
+ *   is the tool functions' own, `'auto'`, so a failed result still keeps both ends); passing it
+ *   changes nothing.
+ * - `toolError`: `hardTruncateToolError`'s default, 4,096 bytes / 40 lines, both ends, 30% / 70%.
+ * - `piRead`, `piBash`: pi-coding-agent's `read` (the head) and `bash` (the tail), 51,200 bytes /
+ *   2,000 lines. OpenClaw runs pi's `read`.
+ * - `openclawExec`: OpenClaw's `exec` tool, the last 200,000 chars.
+ * - `inspect`: Inspect's tool-output limit, 16,384 bytes, half to each end
+ *   (`formatToolOutputEnvelope`'s default).
+ * - `read_file`, `run_command`, `list_directory`, `search_files`, `default` (any other tool):
+ *   `truncateToolOutput`'s per-tool profiles, both ends, 30% / 70%.
+ *
+ * @example
+ * hardTruncateToolPayload(result, TOOL_OUTPUT_PRESETS.inspect)
+ * wrapToolWithHardOutputTruncate(bash, TOOL_OUTPUT_PRESETS.piBash)
+ */
+export declare const TOOL_OUTPUT_PRESETS: {
+  readonly toolResult: { readonly maxBytes: 51200; readonly maxLines: 2000 }
+  readonly toolError: { readonly maxBytes: 4096; readonly maxLines: 40; readonly strategy: 'headTail'; readonly headRatio: 0.3 }
+  readonly piRead: { readonly maxBytes: 51200; readonly maxLines: 2000; readonly strategy: 'head' }
+  readonly piBash: { readonly maxBytes: 51200; readonly maxLines: 2000; readonly strategy: 'tail' }
+  readonly openclawExec: { readonly maxChars: 200000; readonly strategy: 'tail' }
+  readonly inspect: { readonly maxBytes: 16384; readonly strategy: 'headTail'; readonly headRatio: 0.5 }
+  readonly read_file: { readonly maxChars: 50000; readonly maxLines: 500; readonly strategy: 'headTail'; readonly headRatio: 0.3 }
+  readonly run_command: { readonly maxChars: 20000; readonly maxLines: 200; readonly strategy: 'headTail'; readonly headRatio: 0.3 }
+  readonly list_directory: { readonly maxChars: 10000; readonly maxLines: 100; readonly strategy: 'headTail'; readonly headRatio: 0.3 }
+  readonly search_files: { readonly maxChars: 30000; readonly maxLines: 300; readonly strategy: 'headTail'; readonly headRatio: 0.3 }
+  readonly default: { readonly maxChars: 20000; readonly maxLines: 200; readonly strategy: 'headTail'; readonly headRatio: 0.3 }
+}
 
 // ---------------------------------------------------------------------------------------
 // Tool-output envelope
@@ -103,10 +154,10 @@ export interface ToolOutputEnvelope {
  * markers come on top. The name is quoted as JSON; N and M have thousands separators.
  *
  * @example
- * const { text, truncated, originalBytes } = wrapToolOutputEnvelope('bash', stdout, { limit: 8 * 1024 })
+ * const { text, truncated, originalBytes } = formatToolOutputEnvelope('bash', stdout, { limit: 8 * 1024 })
  * messages.push({ role: 'tool', content: text })
  */
-export declare function wrapToolOutputEnvelope(toolName: string, output: string, options?: ToolOutputEnvelopeOptions): ToolOutputEnvelope
+export declare function formatToolOutputEnvelope(toolName: string, output: string, options?: ToolOutputEnvelopeOptions): ToolOutputEnvelope
 
 // ---------------------------------------------------------------------------------------
 // Python results
@@ -127,45 +178,43 @@ export interface PythonResultOptions {
   maxPrintChars?: number
   /** Budget of the result value's text. @default 8000 */
   maxOutputChars?: number
-  /** Budget of the whole text (with `formatPythonResult`, tags included). @default 16000 */
+  /** Budget of the whole text, tags included. @default 16000 */
   maxTotalChars?: number
   /** Share of each budget given to the start, from 0 to 1. @default 0.5 */
   headRatio?: number
   /** Where kept text may end: on whole lines (see {@link Snap}). @default 'line' */
   snap?: Snap
+  /** Put the text in `<python_result>` tags (for runs fed back as a user message). @default true */
+  tags?: boolean
 }
 
 /**
- * The text of a Python run for a model's context, at most `maxTotalChars` chars however many
- * prints accumulate:
+ * The text of a Python run for a model's context, at most `maxTotalChars` chars (tags included)
+ * however many prints accumulate, in `<python_result>` tags for runs fed back as a user message:
  *
  * ```text
+ * <python_result>
  * Print output:
  * <prints joined with "\n", head+tail clamped to maxPrintChars>
  *
  * Result:
  * <the result value's text, head+tail clamped to maxOutputChars>
+ * </python_result>
  * ```
  *
- * A section with nothing reads `Print output: (none)` / `Result: (none)` (no prints, no
- * `output`) or `(empty)` (empty text). The result value gets its budget first; the prints get
- * what is left of `maxTotalChars`, so the headings are never cut unless `maxTotalChars` is
- * smaller than they are. Every cut is `stringTruncateHeadTail`'s, with its notice.
- *
- * @example
- * buildPythonResultText({ printOutput: ['loading', 'rows: 3'], output: [1, 2, 3] })
- * // 'Print output:\nloading\nrows: 3\n\nResult:\n[1,2,3]'
- */
-export declare function buildPythonResultText(result: PythonRunResult, options?: PythonResultOptions): string
-
-/**
- * `buildPythonResultText` wrapped as `<python_result>\n…\n</python_result>`, for runs fed back
- * as a user message. `maxTotalChars` (default 16000) bounds the whole message, tags included;
- * it must be at least 33 (the tags), or a `RangeError` is thrown.
+ * With `tags: false`, the same text without the tag lines. A section with nothing reads
+ * `Print output: (none)` / `Result: (none)` (no prints, no `output`) or `(empty)` (empty text).
+ * The result value gets its budget first; the prints get what is left of `maxTotalChars`, so the
+ * headings are never cut unless `maxTotalChars` is smaller than they are. Every cut is
+ * `stringTruncateHeadTail`'s, with its notice. With the tags, `maxTotalChars` must be at least 33,
+ * or a `RangeError` is thrown.
  *
  * @example
  * messages.push({ role: 'user', content: formatPythonResult({ printOutput, output }) })
  * // '<python_result>\nPrint output:\n...\n\nResult:\n...\n</python_result>', at most 16,000 chars
+ * @example
+ * formatPythonResult({ printOutput: ['loading', 'rows: 3'], output: [1, 2, 3] }, { tags: false })
+ * // 'Print output:\nloading\nrows: 3\n\nResult:\n[1,2,3]'
  */
 export declare function formatPythonResult(result: PythonRunResult, options?: PythonResultOptions): string
 
@@ -191,15 +240,6 @@ export interface ToolProfile {
   maxLines?: number
 }
 
-/**
- * The built-in profiles: `read_file` 50,000 chars / 500 lines, `run_command` 20,000 / 200,
- * `list_directory` 10,000 / 100, `search_files` 30,000 / 300, and `default` 20,000 / 200 for
- * every other tool. Frozen.
- */
-export declare const DEFAULT_TOOL_PROFILES: Readonly<
-  Record<'read_file' | 'run_command' | 'list_directory' | 'search_files' | 'default', Readonly<Required<ToolProfile>>>
->
-
 /** A resolved profile: which one applied (`'default'` for an unknown tool) and its limits. */
 export interface ResolvedToolProfile {
   name: string
@@ -220,7 +260,7 @@ export declare function resolveToolProfile(toolName: string, profiles?: Record<s
 export interface TruncateToolOutputOptions {
   /**
    * Your profiles for this session, added to or overriding the built-in ones (see `resolveToolProfile`).
-   * No default: the built-in {@link DEFAULT_TOOL_PROFILES} alone.
+   * No default: the built-in profiles alone (the snake_case keys of {@link TOOL_OUTPUT_PRESETS}).
    */
   profiles?: Record<string, ToolProfile>
   /** Overrides the profile's character limit for this call. No default: the resolved profile's `maxChars`. */

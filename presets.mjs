@@ -2,12 +2,11 @@
 import entry from './presets.js'
 
 export const {
+  TOOL_OUTPUT_PRESETS,
   truncateToolOutput,
   resolveToolProfile,
-  DEFAULT_TOOL_PROFILES,
-  wrapToolOutputEnvelope,
+  formatToolOutputEnvelope,
   resolveToolOutputLimit,
-  buildPythonResultText,
   formatPythonResult,
 } = entry
 export default entry

@@ -20,7 +20,7 @@ import {
   truncateText,
 } from '../index.mjs'
 import { clampToolResultsInMessages, withContextOverflowRecovery } from '../conversation.mjs'
-import { buildPythonResultText, DEFAULT_TOOL_PROFILES, truncateToolOutput } from '../presets.mjs'
+import { formatPythonResult, TOOL_OUTPUT_PRESETS, truncateToolOutput } from '../presets.mjs'
 
 // The root's types and each subpath's: every entry declares its own options types.
 const DTS_FILES = ['index.d.ts', 'conversation.d.ts', 'ai-sdk.d.ts', 'pi.d.ts', 'presets.d.ts']
@@ -55,6 +55,7 @@ const NOT_OPTIONS = new Set([
   'ExecutableTool',
   'ResolvedToolOutputLimit',
   'ToolOutputEnvelope',
+  'ToolOutputPreset',
   'PythonRunResult',
   'ExecResult',
   'ExecNoticeFacts',
@@ -251,10 +252,10 @@ describe('documented defaults are the ones applied', () => {
   test('Python results: 8,000 chars of output, 16,000 in all (PythonResultOptions)', () => {
     const heading = 'Print output: (none)\n\nResult:\n'.length
     assert.equal(
-      buildPythonResultText({ printOutput: [], output: 'y'.repeat(20_000) }).length - heading,
+      formatPythonResult({ printOutput: [], output: 'y'.repeat(20_000) }, { tags: false }).length - heading,
       documentedValue('PythonResultOptions', 'maxOutputChars'),
     )
-    const both = buildPythonResultText({ printOutput: ['p'.repeat(20_000)], output: 'y'.repeat(20_000) })
+    const both = formatPythonResult({ printOutput: ['p'.repeat(20_000)], output: 'y'.repeat(20_000) })
     assert.equal(both.length, documentedValue('PythonResultOptions', 'maxTotalChars'))
   })
 
@@ -286,10 +287,14 @@ describe('documented defaults are the ones applied', () => {
     assert.equal(documentedValue('OverflowRecoveryOptions', 'maxAttempts'), calls)
   })
 
-  test('DEFAULT_TOOL_PROFILES are the ones ToolProfile documents', () => {
+  test('the profiles of TOOL_OUTPUT_PRESETS are the ones ToolProfile documents', () => {
+    const profiles = ['read_file', 'run_command', 'list_directory', 'search_files', 'default'].map((name) => [
+      name,
+      TOOL_OUTPUT_PRESETS[name],
+    ])
     for (const key of ['maxChars', 'maxLines']) {
       const tag = documented('ToolProfile', key)
-      for (const [name, profile] of Object.entries(DEFAULT_TOOL_PROFILES)) {
+      for (const [name, profile] of profiles) {
         if (name === 'default') assert.ok(tag.startsWith(`${profile[key]} `), `ToolProfile.${key}: ${tag}`)
         else assert.ok(tag.includes(`\`${name}\` ${profile[key]}`), `ToolProfile.${key} names ${name}'s ${profile[key]}: ${tag}`)
       }
@@ -416,10 +421,10 @@ describe('documented defaults are the ones applied', () => {
       '[{omitted}]',
     ],
     [
-      'buildPythonResultText snap',
+      'formatPythonResult snap',
       'PythonResultOptions',
       'snap',
-      (o) => buildPythonResultText({ printOutput: [lines(100)] }, { maxPrintChars: 150, ...o }),
+      (o) => formatPythonResult({ printOutput: [lines(100)] }, { maxPrintChars: 150, tags: false, ...o }),
       'none',
     ],
     [

@@ -12,7 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 
-import { hardTruncateToolError, hardTruncateToolPayload, measureText, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
+import { hardTruncateToolError, hardTruncateToolPayload, measureText, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { guardSessionManager, repairSessionFile } from '../pi.mjs'
 import { BUDGET, buildCorpus, keepsLine, measureFailures, measureSuccesses, rates } from './failures-corpus.mjs'
 
@@ -54,7 +54,7 @@ describe('failures at the end survive the default settings', () => {
     // The wrappers: a pi tool returning content blocks, an AI SDK execute returning the text.
     const tool = wrapToolWithHardOutputTruncate({ name: 'bash', execute: async () => ({ content: [{ type: 'text', text }] }) })
     assert.ok(blockText(await tool.execute('call-1', {})).endsWith(`\n${end}`))
-    assert.ok((await wrapExecute(async () => text)()).endsWith(`\n${end}`))
+    assert.ok((await wrapToolWithHardOutputTruncate(async () => text)()).endsWith(`\n${end}`))
     // An explicit strategy keeps its meaning: a head cut loses them.
     const head = hardTruncateToolPayload(text, { strategy: 'head' })
     assert.ok(!head.includes('ls: cannot access') && !head.includes('exit code'))
@@ -94,7 +94,7 @@ describe('failures at the end survive the default settings', () => {
 
   test('a thrown error through the wrappers keeps its end', async () => {
     const message = `${listing(300, 'step')}root cause: quota reached`
-    const execute = wrapExecute(async () => {
+    const execute = wrapToolWithHardOutputTruncate(async () => {
       throw new Error(message)
     })
     await assert.rejects(execute(), (error) => error.message.endsWith('\nroot cause: quota reached'))
@@ -109,7 +109,7 @@ describe('failures at the end survive the default settings', () => {
       (error) => error.name === 'TypeError' && error.message.endsWith('\nroot cause: quota reached'),
     )
     // With a strategy given to the wrapper, errors are cut by it too.
-    const head = wrapExecute(
+    const head = wrapToolWithHardOutputTruncate(
       async () => {
         throw new Error(message)
       },

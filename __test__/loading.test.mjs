@@ -40,7 +40,7 @@ test('index.d.ts declares the functions the package is known for', () => {
     'truncateText',
     'hardTruncateToolPayload',
     'wrapOnUpdate',
-    'wrapExecute',
+    'wrapToolWithHardOutputTruncate',
   ]) {
     assert.ok(root.includes(name), name)
   }

@@ -5,7 +5,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import { readPartial, ToolOutputTooLargeError, hardTruncateToolPayload, wrapExecute } from '../index.mjs'
+import { readPartial, hardTruncateToolPayload, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { measure, isSafeCut } from './reference.mjs'
 import { truncateText } from '../index.mjs'
 
@@ -168,15 +168,15 @@ describe('readPartial', () => {
     )
   })
 
+  // The error is told by its code, as every toolclamp error is (no class to import).
   test("onOverflow: 'error' fails closed", () => {
     const text = lineText(3000)
     assert.throws(
       () => readPartial(text, { onOverflow: 'error' }),
       (e) =>
-        e instanceof ToolOutputTooLargeError &&
         e instanceof Error &&
         e.name === 'ToolOutputTooLargeError' &&
-        e.code === 'TOOL_OUTPUT_TOO_LARGE' &&
+        e.code === 'TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE' &&
         e.totalBytes === 3000 * 48 &&
         e.totalLines === 3000 &&
         e.maxBytes === 51200 &&
@@ -345,9 +345,9 @@ describe('a page cut further by a tool wrapper', () => {
 
   test('the continuation stays true: the wrapper cuts the page on whole lines under a rewritten banner', async () => {
     // As reported: a wrapper cut the page at line 1,022 while its banner said offset=1026.
-    const wrapped = await wrapExecute(async () => readPartial(file).text)()
+    const wrapped = await wrapToolWithHardOutputTruncate(async () => readPartial(file).text)()
     assert.equal(wrapped, readPartial(file).text, 'on the same budget the page fits the wrapper')
-    const smaller = await wrapExecute(async () => readPartial(file).text, { maxLines: 500 })()
+    const smaller = await wrapToolWithHardOutputTruncate(async () => readPartial(file).text, { maxLines: 500 })()
     const lines = smaller.split('\n')
     assert.equal(lines[0], '[PARTIAL view: lines 1–499 of 5,000 shown (bytes 0–29,832 of 303,892). Continue with offset=500.]')
     assert.equal(lines.at(-2), 'row 499: ' + 'x'.repeat(50))
@@ -415,7 +415,7 @@ describe('a page cut further by a tool wrapper', () => {
         const defined = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
         const lines = measure(file).lines
         const offset = 1 + (start % Math.max(1, lines))
-        const tool = wrapExecute((text) => shaped[shape](text), defined(wrap))
+        const tool = wrapToolWithHardOutputTruncate((text) => shaped[shape](text), defined(wrap))
         const source = asBuffer ? Buffer.from(file) : file
         // A text read whole has no banner: a wrapper that cuts it cuts it as any text.
         if (!readPartial(source, { ...defined(read), offset }).partial) return

@@ -6,7 +6,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import { truncateText, hardTruncateToolPayload, wrapExecute } from '../index.mjs'
+import { truncateText, hardTruncateToolPayload, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { fits } from './reference.mjs'
 import { assertSentWithin, DETAILS_MAX_BYTES, fitsBudget, payloadBudget, sentSize } from './sent.mjs'
 
@@ -370,7 +370,7 @@ describe('what a framework sends is within the budget, whatever the value and it
   )
   const defined = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
 
-  test('hardTruncateToolPayload and wrapExecute: within the budget, never mutated, the same value when it fits', () => {
+  test('hardTruncateToolPayload and wrapToolWithHardOutputTruncate: within the budget, never mutated, the same value when it fits', () => {
     fc.assert(
       fc.property(shapeArb, limitsArb, ([value, extra], limits) => {
         const given = { ...defined(limits), ...extra }
@@ -378,7 +378,7 @@ describe('what a framework sends is within the budget, whatever the value and it
         const clamped = hardTruncateToolPayload(value, given)
         assert.equal(JSON.stringify(value), snapshot, 'mutated')
         assertSentWithin(clamped, given)
-        assertSentWithin(wrapExecute(() => value, given)(), given)
+        assertSentWithin(wrapToolWithHardOutputTruncate(() => value, given)(), given)
         const detailsFit = Buffer.byteLength(JSON.stringify(value?.details) ?? '') <= DETAILS_MAX_BYTES
         if (detailsFit && fitsBudget(sentSize(value, given), payloadBudget(given)))
           assert.equal(clamped, value, 'fits, yet not the same value')

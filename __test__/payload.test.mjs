@@ -5,14 +5,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { types } from 'node:util'
 
-import {
-  truncateText,
-  hardTruncateToolPayload,
-  hardTruncateToolError,
-  wrapOnUpdate,
-  wrapExecute,
-  wrapToolWithHardOutputTruncate,
-} from '../index.mjs'
+import { truncateText, hardTruncateToolPayload, hardTruncateToolError, wrapOnUpdate, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { measure, fits } from './reference.mjs'
 import { deepFreeze } from './helpers.mjs'
 
@@ -722,27 +715,29 @@ describe('wrapOnUpdate', () => {
   })
 })
 
-// ---- wrapExecute
+// ---- wrapToolWithHardOutputTruncate
 
-describe('wrapExecute', () => {
+// An execute function alone (what wrapExecute did in earlier builds): its arguments pass
+// through as they are, none is taken for an onUpdate.
+describe('wrapToolWithHardOutputTruncate: an execute function alone', () => {
   const big = () => ({ content: [text(numberedLines(100))], details: { rows: 100 } })
 
   test('a sync value is clamped and returned synchronously', () => {
     const result = big()
-    const clamped = wrapExecute(() => result, { maxLines: 10 })()
+    const clamped = wrapToolWithHardOutputTruncate(() => result, { maxLines: 10 })()
     assert.ok(!(clamped instanceof Promise))
     assert.equal(clamped.details, result.details)
     assert.ok(measure(clamped.content[0].text).lines <= 10)
   })
 
   test('a promise resolves to the clamped result', async () => {
-    const clamped = await wrapExecute(async () => numberedLines(3000))()
+    const clamped = await wrapToolWithHardOutputTruncate(async () => numberedLines(3000))()
     assert.equal(clamped, truncateText(numberedLines(3000), { ...DEFAULT_LIMITS, snap: 'line' }).text)
   })
 
   test('an async iterable yields every value clamped', async () => {
     const small = { content: [text('working')] }
-    const execute = wrapExecute(
+    const execute = wrapToolWithHardOutputTruncate(
       async function* () {
         yield small
         yield big()
@@ -760,7 +755,7 @@ describe('wrapExecute', () => {
 
   test('a sync throw is re-thrown synchronously with a clamped message', () => {
     const original = new TypeError(numberedLines(1000))
-    const execute = wrapExecute(() => {
+    const execute = wrapToolWithHardOutputTruncate(() => {
       throw original
     })
     assert.throws(execute, (error) => {
@@ -774,19 +769,19 @@ describe('wrapExecute', () => {
   test('a rejected promise rejects with a clamped error', async () => {
     const original = new Error('e'.repeat(100000))
     await assert.rejects(
-      wrapExecute(async () => {
+      wrapToolWithHardOutputTruncate(async () => {
         throw original
       })(),
       (error) => error.cause === original && fits(error.message, ERROR_LIMITS),
     )
     await assert.rejects(
-      wrapExecute(() => Promise.reject('r'.repeat(100000)))(),
+      wrapToolWithHardOutputTruncate(() => Promise.reject('r'.repeat(100000)))(),
       (error) => error instanceof Error && fits(error.message, ERROR_LIMITS),
     )
   })
 
   test('a throw inside an async iterable is re-thrown clamped', async () => {
-    const execute = wrapExecute(async function* () {
+    const execute = wrapToolWithHardOutputTruncate(async function* () {
       yield 'first'
       throw new Error(numberedLines(1000))
     })
@@ -802,14 +797,14 @@ describe('wrapExecute', () => {
 
   test('keeps `this` and the arguments', async () => {
     const self = { prefix: 'p' }
-    const execute = wrapExecute(async function (a, b) {
+    const execute = wrapToolWithHardOutputTruncate(async function (a, b) {
       return `${this.prefix}:${a}:${b}`
     })
     assert.equal(await execute.call(self, 1, 2), 'p:1:2')
   })
 
   test('error limits are never above the payload limits', () => {
-    const execute = wrapExecute(
+    const execute = wrapToolWithHardOutputTruncate(
       () => {
         throw new Error('m'.repeat(100000))
       },
@@ -819,12 +814,39 @@ describe('wrapExecute', () => {
   })
 
   test('invalid limits throw at wrap time', () => {
-    assert.throws(() => wrapExecute(() => {}, { maxbytes: 5 }), {
+    assert.throws(() => wrapToolWithHardOutputTruncate(() => {}, { maxbytes: 5 }), {
       name: 'TypeError',
       message: 'unknown option "maxbytes"; did you mean "maxBytes"?',
     })
-    assert.throws(() => wrapExecute(() => {}, { strategy: 'middle' }), TypeError)
-    assert.throws(() => wrapExecute(() => {}, 5), { name: 'TypeError', message: 'limits must be an object, got 5' })
+    assert.throws(() => wrapToolWithHardOutputTruncate(() => {}, { strategy: 'middle' }), TypeError)
+    assert.throws(() => wrapToolWithHardOutputTruncate(() => {}, 5), { name: 'TypeError', message: 'limits must be an object, got 5' })
+  })
+
+  test('limits may be a function of the execute function; its arguments are passed through as they are', async () => {
+    const seen = []
+    const execute = async (...args) => {
+      seen.push(args)
+      return numberedLines(100)
+    }
+    const wrapped = wrapToolWithHardOutputTruncate(execute, (fn) => (fn === execute ? { maxLines: 3 } : undefined))
+    const onUpdate = () => {}
+    assert.equal(measure(await wrapped('id', { a: 1 }, undefined, onUpdate)).lines, 3)
+    assert.equal(seen[0][3], onUpdate, 'the fourth argument is not wrapped as an onUpdate')
+  })
+
+  test('neither a function nor a tool: an exact error', () => {
+    for (const [value, shown] of [
+      [42, '42'],
+      [null, 'null'],
+      [undefined, 'undefined'],
+      [{}, 'an object'],
+    ]) {
+      assert.throws(() => wrapToolWithHardOutputTruncate(value), {
+        name: 'TypeError',
+        code: 'TOOLCLAMP_INVALID_ARGUMENT',
+        message: `tool must be a function or an object with an execute function, got ${shown}`,
+      })
+    }
   })
 })
 

@@ -235,12 +235,16 @@ describe('properties', () => {
     )
   })
 
+  // docs/strings.md: the stringTruncate* functions are shorthands of truncateText(...).text, with
+  // every option they take (snap included) meaning the same.
   test('string functions return truncateText(...).text', () => {
     const fns = { head: stringTruncateHead, tail: stringTruncateTail, headTail: stringTruncateHeadTail }
+    const snapArb = fc.constantFrom(undefined, 'line', 'none')
     check(
-      fc.property(caseArb(), limitArgArb, fc.boolean(), (c, limit, withOptions) => {
+      fc.property(caseArb(), limitArgArb, fc.boolean(), snapArb, (c, limit, withOptions, snap) => {
         let options
-        if (withOptions) options = c.strategy === 'headTail' ? { headRatio: c.headRatio, notice: c.notice } : { notice: c.notice }
+        if (withOptions)
+          options = c.strategy === 'headTail' ? { headRatio: c.headRatio, notice: c.notice, snap } : { notice: c.notice, snap }
         const out = fns[c.strategy](c.text, limit, options)
         const expected = truncateText(c.text, { ...toLimits(limit), strategy: c.strategy, ...options }).text
         assert.equal(out, expected)

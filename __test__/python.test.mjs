@@ -6,7 +6,18 @@ import { createRequire } from 'node:module'
 import fc from 'fast-check'
 
 const require = createRequire(import.meta.url)
-const { buildPythonResultText, formatPythonResult } = require('../lib/presets/python.js')
+const { formatPythonResult } = require('../lib/presets/python.js')
+
+/**
+ * The text without its tags: formatPythonResult with `tags: false`. Options that are not an
+ * object go as they are, so their errors are formatPythonResult's own.
+ */
+function untaggedText(result, options) {
+  if (options === undefined) return formatPythonResult(result, { tags: false })
+  return typeof options === 'object' && options !== null
+    ? formatPythonResult(result, { ...options, tags: false })
+    : formatPythonResult(result, options)
+}
 const { stringTruncateHeadTail } = require('../lib/text/clamp.js')
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
@@ -30,23 +41,23 @@ const sectionBody = (section, label) => {
   return section.slice(label.length + 1)
 }
 
-describe('buildPythonResultText', () => {
+describe('formatPythonResult with tags: false', () => {
   test('the layout: prints joined by newlines, then the result value', () => {
     assert.equal(
-      buildPythonResultText({ printOutput: ['loading data', 'rows: 3'], output: '[1, 2, 3]' }),
+      untaggedText({ printOutput: ['loading data', 'rows: 3'], output: '[1, 2, 3]' }),
       'Print output:\nloading data\nrows: 3\n\nResult:\n[1, 2, 3]',
     )
   })
 
   test('absent and empty sections say so', () => {
-    assert.equal(buildPythonResultText({ printOutput: [] }), 'Print output: (none)\n\nResult: (none)')
-    assert.equal(buildPythonResultText({ printOutput: [], output: '' }), 'Print output: (none)\n\nResult: (empty)')
-    assert.equal(buildPythonResultText({ printOutput: [''], output: 'ok' }), 'Print output: (empty)\n\nResult:\nok')
-    assert.equal(buildPythonResultText({ printOutput: ['', ''] }), 'Print output:\n\n\n\nResult: (none)')
+    assert.equal(untaggedText({ printOutput: [] }), 'Print output: (none)\n\nResult: (none)')
+    assert.equal(untaggedText({ printOutput: [], output: '' }), 'Print output: (none)\n\nResult: (empty)')
+    assert.equal(untaggedText({ printOutput: [''], output: 'ok' }), 'Print output: (empty)\n\nResult:\nok')
+    assert.equal(untaggedText({ printOutput: ['', ''] }), 'Print output:\n\n\n\nResult: (none)')
   })
 
   test('other keys of the run result are ignored', () => {
-    assert.equal(buildPythonResultText({ printOutput: ['hi'], output: 1, toolCallCount: 4 }), 'Print output:\nhi\n\nResult:\n1')
+    assert.equal(untaggedText({ printOutput: ['hi'], output: 1, toolCallCount: 4 }), 'Print output:\nhi\n\nResult:\n1')
   })
 
   test('any result value becomes text, and nothing throws', () => {
@@ -82,15 +93,15 @@ describe('buildPythonResultText', () => {
       [function answer() {}, '[Function: answer]'],
     ]
     for (const [value, text] of cases) {
-      assert.equal(buildPythonResultText({ printOutput: [], output: value }), `Print output: (none)\n\nResult:\n${text}`)
+      assert.equal(untaggedText({ printOutput: [], output: value }), `Print output: (none)\n\nResult:\n${text}`)
     }
-    const error = buildPythonResultText({ printOutput: [], output: new TypeError('bad input') })
+    const error = untaggedText({ printOutput: [], output: new TypeError('bad input') })
     assert.ok(error.startsWith('Print output: (none)\n\nResult:\nTypeError: bad input'))
   })
 
   test('truncation plan: prints are clamped head+tail to 8,000 chars', () => {
     const printOutput = Array.from({ length: 2000 }, (_, i) => `step ${i} done`)
-    const text = buildPythonResultText({ printOutput, output: 'ok' })
+    const text = untaggedText({ printOutput, output: 'ok' })
     const body = sectionBody(sections(text).prints, 'Print output:')
     assert.ok(body.length <= 8000)
     assert.ok(body.length >= 8000 - 60, 'the budget is used')
@@ -102,7 +113,7 @@ describe('buildPythonResultText', () => {
 
   test('truncation plan: the result value is clamped head+tail to 8,000 chars', () => {
     const output = `HEAD${'v'.repeat(50_000)}TAIL`
-    const text = buildPythonResultText({ printOutput: ['hello'], output })
+    const text = untaggedText({ printOutput: ['hello'], output })
     const body = sectionBody(sections(text).result, 'Result:')
     assert.ok(body.length <= 8000 && body.length >= 8000 - 60)
     assert.ok(body.startsWith('HEAD') && body.endsWith('TAIL'))
@@ -112,7 +123,7 @@ describe('buildPythonResultText', () => {
 
   test('truncation plan: both large, the whole stays within 16,000 chars and keeps both headings', () => {
     const printOutput = Array.from({ length: 5000 }, (_, i) => `log line ${i}`)
-    const text = buildPythonResultText({ printOutput, output: 'r'.repeat(100_000) })
+    const text = untaggedText({ printOutput, output: 'r'.repeat(100_000) })
     assert.ok(text.length <= 16_000)
     assert.ok(text.length >= 16_000 - 120, 'the budget is used')
     const { prints, result } = sections(text)
@@ -124,7 +135,7 @@ describe('buildPythonResultText', () => {
 
   test('truncation plan: many print() calls stay bounded', () => {
     const printOutput = Array.from({ length: 100_000 }, () => 'tick 😀 日本\r')
-    const text = buildPythonResultText({ printOutput, output: { done: true } })
+    const text = untaggedText({ printOutput, output: { done: true } })
     assert.ok(text.length <= 16_000)
     assert.ok(text.endsWith('\n\nResult:\n{"done":true}'))
   })
@@ -132,66 +143,63 @@ describe('buildPythonResultText', () => {
   test('the three limits and headRatio can be overridden', () => {
     const printOutput = ['p'.repeat(500)]
     const output = 'o'.repeat(500)
-    const text = buildPythonResultText({ printOutput, output }, { maxPrintChars: 100, maxOutputChars: 200 })
+    const text = untaggedText({ printOutput, output }, { maxPrintChars: 100, maxOutputChars: 200 })
     const { prints, result } = sections(text)
     assert.equal(sectionBody(prints, 'Print output:'), stringTruncateHeadTail('p'.repeat(500), 100, { snap: 'line' }))
     assert.equal(sectionBody(result, 'Result:'), stringTruncateHeadTail(output, 200, { snap: 'line' }))
 
-    const small = buildPythonResultText({ printOutput, output }, { maxTotalChars: 150 })
+    const small = untaggedText({ printOutput, output }, { maxTotalChars: 150 })
     assert.ok(small.length <= 150)
     sections(small)
 
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`)
-    const tailOnly = buildPythonResultText({ printOutput: lines }, { maxPrintChars: 60, headRatio: 0 })
+    const tailOnly = untaggedText({ printOutput: lines }, { maxPrintChars: 60, headRatio: 0 })
     assert.equal(
       sectionBody(sections(tailOnly).prints, 'Print output:'),
       stringTruncateHeadTail(lines.join('\n'), 60, { headRatio: 0, snap: 'line' }),
     )
 
-    const unlimited = buildPythonResultText(
-      { printOutput, output },
-      { maxPrintChars: Infinity, maxOutputChars: Infinity, maxTotalChars: Infinity },
-    )
+    const unlimited = untaggedText({ printOutput, output }, { maxPrintChars: Infinity, maxOutputChars: Infinity, maxTotalChars: Infinity })
     assert.equal(unlimited, `Print output:\n${printOutput[0]}\n\nResult:\n${output}`)
   })
 
   test('a total too small for the headings is still a hard bound', () => {
     for (const maxTotalChars of [0, 1, 5, 10, 20, 30]) {
-      const text = buildPythonResultText({ printOutput: ['abc'.repeat(100)], output: 'x' }, { maxTotalChars })
+      const text = untaggedText({ printOutput: ['abc'.repeat(100)], output: 'x' }, { maxTotalChars })
       assert.ok(text.length <= maxTotalChars, `${text.length} > ${maxTotalChars}`)
     }
   })
 
   test('invalid arguments and options throw, naming them', () => {
     const cases = [
-      [() => buildPythonResultText(undefined), TypeError, 'result must be an object with a printOutput array, got undefined'],
-      [() => buildPythonResultText(['x']), TypeError, 'result must be an object with a printOutput array, got an array'],
-      [() => buildPythonResultText({ output: 1 }), TypeError, 'result.printOutput must be an array of strings, got undefined'],
-      [() => buildPythonResultText({ printOutput: 'x' }), TypeError, 'result.printOutput must be an array of strings, got "x"'],
-      [() => buildPythonResultText({ printOutput: ['a', 2] }), TypeError, 'result.printOutput[1] must be a string, got 2'],
-      [() => buildPythonResultText({ printOutput: [] }, 8000), TypeError, 'options must be an object, got 8000'],
+      [() => untaggedText(undefined), TypeError, 'result must be an object with a printOutput array, got undefined'],
+      [() => untaggedText(['x']), TypeError, 'result must be an object with a printOutput array, got an array'],
+      [() => untaggedText({ output: 1 }), TypeError, 'result.printOutput must be an array of strings, got undefined'],
+      [() => untaggedText({ printOutput: 'x' }), TypeError, 'result.printOutput must be an array of strings, got "x"'],
+      [() => untaggedText({ printOutput: ['a', 2] }), TypeError, 'result.printOutput[1] must be a string, got 2'],
+      [() => untaggedText({ printOutput: [] }, 8000), TypeError, 'options must be an object, got 8000'],
       [
-        () => buildPythonResultText({ printOutput: [] }, { maxChars: 10 }),
+        () => untaggedText({ printOutput: [] }, { maxChars: 10 }),
         TypeError,
-        'unknown option "maxChars"; expected one of maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap',
+        'unknown option "maxChars"; expected one of maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap, tags',
       ],
       [
-        () => buildPythonResultText({ printOutput: [] }, { maxtotalchars: 10 }),
+        () => untaggedText({ printOutput: [] }, { maxtotalchars: 10 }),
         TypeError,
         'unknown option "maxtotalchars"; did you mean "maxTotalChars"?',
       ],
       [
-        () => buildPythonResultText({ printOutput: [] }, { maxPrintChars: -1 }),
+        () => untaggedText({ printOutput: [] }, { maxPrintChars: -1 }),
         RangeError,
         'maxPrintChars must be a non-negative integer or Infinity, got -1',
       ],
-      [() => buildPythonResultText({ printOutput: [] }, { maxOutputChars: '8k' }), TypeError, 'maxOutputChars must be a number, got "8k"'],
+      [() => untaggedText({ printOutput: [] }, { maxOutputChars: '8k' }), TypeError, 'maxOutputChars must be a number, got "8k"'],
       [
-        () => buildPythonResultText({ printOutput: [] }, { maxTotalChars: 1.5 }),
+        () => untaggedText({ printOutput: [] }, { maxTotalChars: 1.5 }),
         RangeError,
         'maxTotalChars must be a non-negative integer or Infinity, got 1.5',
       ],
-      [() => buildPythonResultText({ printOutput: [] }, { headRatio: 2 }), RangeError, 'headRatio must be a number from 0 to 1, got 2'],
+      [() => untaggedText({ printOutput: [] }, { headRatio: 2 }), RangeError, 'headRatio must be a number from 0 to 1, got 2'],
     ]
     for (const [call, type, message] of cases) assert.throws(call, { name: type.name, message })
   })
@@ -210,7 +218,7 @@ describe('formatPythonResult', () => {
     const message = formatPythonResult(run)
     assert.ok(message.length <= 16_000)
     assert.ok(message.startsWith(OPEN_TAG) && message.endsWith(CLOSE_TAG))
-    assert.equal(message, OPEN_TAG + buildPythonResultText(run, { maxTotalChars: 16_000 - TAGS_CHARS }) + CLOSE_TAG)
+    assert.equal(message, OPEN_TAG + untaggedText(run, { maxTotalChars: 16_000 - TAGS_CHARS }) + CLOSE_TAG)
     assert.ok(formatPythonResult(run, { maxTotalChars: 500 }).length <= 500)
     assert.equal(formatPythonResult(run, { maxTotalChars: TAGS_CHARS }), OPEN_TAG + CLOSE_TAG)
   })
@@ -222,7 +230,20 @@ describe('formatPythonResult', () => {
     })
   })
 
-  test('options are checked as buildPythonResultText checks them', () => {
+  test('tags: false is the same text without the tag lines, any total allowed; tags must be a boolean', () => {
+    const run = { printOutput: ['hi'], output: 1 }
+    assert.equal(formatPythonResult(run, { tags: true }), `${OPEN_TAG}Print output:\nhi\n\nResult:\n1${CLOSE_TAG}`)
+    assert.equal(formatPythonResult(run), formatPythonResult(run, { tags: true }), 'tags: true is the default (@default true)')
+    assert.equal(formatPythonResult(run, { tags: false }), 'Print output:\nhi\n\nResult:\n1')
+    assert.equal(formatPythonResult(run, { tags: false, maxTotalChars: 5 }).length <= 5, true)
+    assert.throws(() => formatPythonResult(run, { tags: 'no' }), {
+      name: 'TypeError',
+      code: 'TOOLCLAMP_INVALID_ARGUMENT',
+      message: 'tags must be a boolean, got "no"',
+    })
+  })
+
+  test('options are checked as without the tags', () => {
     assert.throws(() => formatPythonResult({ printOutput: [] }, { limit: 5 }), /unknown option "limit"/)
     assert.throws(() => formatPythonResult({}), /result.printOutput must be an array of strings/)
   })
@@ -267,7 +288,7 @@ describe('properties', () => {
     check(
       fc.property(printsArb, outputArb, fc.option(optionsArb, { nil: undefined }), (printOutput, output, options) => {
         const maxTotalChars = options?.maxTotalChars ?? 16_000
-        const text = buildPythonResultText({ printOutput, output }, options)
+        const text = untaggedText({ printOutput, output }, options)
         assert.ok(text.length <= maxTotalChars, `${text.length} > ${maxTotalChars}`)
       }),
     )
@@ -294,7 +315,7 @@ describe('properties', () => {
           2 +
           (output === '' ? 'Result: (empty)' : 'Result:\n').length
         fc.pre((options.maxTotalChars ?? 16_000) >= headingsChars)
-        const { prints, result } = sections(buildPythonResultText({ printOutput, output }, options))
+        const { prints, result } = sections(untaggedText({ printOutput, output }, options))
         if (joined !== '') assert.ok(sectionBody(prints, 'Print output:').length <= (options.maxPrintChars ?? 8000))
         if (output !== '') assert.ok(sectionBody(result, 'Result:').length <= (options.maxOutputChars ?? 8000))
       }),
@@ -307,7 +328,7 @@ describe('properties', () => {
         const joined = printOutput.join('\n')
         fc.pre(joined !== '' && output !== '')
         const options = { maxPrintChars: joined.length, maxOutputChars: output.length, maxTotalChars: joined.length + output.length + 24 }
-        assert.equal(buildPythonResultText({ printOutput, output }, options), `Print output:\n${joined}\n\nResult:\n${output}`)
+        assert.equal(untaggedText({ printOutput, output }, options), `Print output:\n${joined}\n\nResult:\n${output}`)
       }),
     )
   })

@@ -26,7 +26,7 @@ import {
   stringTruncateHeadTail,
   stringTruncateTail,
   truncateText,
-  wrapExecute,
+  wrapToolWithHardOutputTruncate,
 } from '../index.mjs'
 import { clampToolResultsInMessages } from '../conversation.mjs'
 import { repairSessionFile } from '../pi.mjs'
@@ -154,8 +154,8 @@ const clamp = fc.oneof(
     limits: b,
   })),
   fc.record({ maxBytes: bytes, maxLines: lines }).map((b) => ({
-    name: `wrapExecute ${JSON.stringify(b)}`,
-    apply: (text) => wrapExecute((value) => value, b)(text),
+    name: `wrapToolWithHardOutputTruncate ${JSON.stringify(b)}`,
+    apply: (text) => wrapToolWithHardOutputTruncate((value) => value, b)(text),
     limits: b,
   })),
   fc.record({ window: fc.integer({ min: 400, max: 3000 }), spill: spillOption, strategy }).map(({ window, spill, strategy }) => ({
@@ -295,7 +295,7 @@ test('15.9 MB through hardTruncateToolPayload then clampToolResultsInMessages: t
   assert.equal(text.slice(text.lastIndexOf('\n') + 1), '[... 15,882,057 bytes truncated at the end ...]')
 })
 
-test('an 8.1 MB find through wrapExecute and an OpenAI Agents callModelInputFilter: the bytes of the original, not "25,671 bytes"', async () => {
+test('an 8.1 MB find through wrapToolWithHardOutputTruncate and an OpenAI Agents callModelInputFilter: the bytes of the original, not "25,671 bytes"', async () => {
   const dirs = ['node_modules/typescript/lib', 'node_modules/@types/node', 'src/components', 'node_modules/.pnpm']
   const out = findListing(8.1e6, dirs, { from: 1000, count: 16 })
   const requests = []
@@ -312,7 +312,12 @@ test('an 8.1 MB find through wrapExecute and an OpenAI Agents callModelInputFilt
       throw new Error('not streamed')
     },
   }
-  const find = tool({ name: 'find', description: 'find .', parameters: z.object({}), execute: wrapExecute(async () => out) })
+  const find = tool({
+    name: 'find',
+    description: 'find .',
+    parameters: z.object({}),
+    execute: wrapToolWithHardOutputTruncate(async () => out),
+  })
   await run(new Agent({ name: 'dev', instructions: 'Look around.', model, tools: [find] }), 'go', {
     callModelInputFilter: ({ modelData }) => ({
       ...modelData,
@@ -329,7 +334,7 @@ test('an 8.1 MB find through wrapExecute and an OpenAI Agents callModelInputFilt
 test('the spill file the wrapper saved is the one the guard names, and holds the original', () => {
   const out = findListing(2e6, ['src', 'lib'])
   const dir = fs.mkdtempSync(path.join(SPILLS, 'wired-'))
-  const wrapped = wrapExecute((x) => x, { spill: { dir } })(out)
+  const wrapped = wrapToolWithHardOutputTruncate((x) => x, { spill: { dir } })(out)
   const [saved] = PATH.exec(wrapped).slice(1)
   assert.equal(fs.readFileSync(saved, 'utf8'), out)
   // The guard saves what it was given too (reported), but its notice names the original's file.

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { ToolMessage } from '@langchain/core/messages'
 import { Command } from '@langchain/langgraph'
 
-import { hardTruncateToolPayload, wrapExecute, wrapToolWithHardOutputTruncate } from '../index.mjs'
+import { hardTruncateToolPayload, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { measure } from './reference.mjs'
 import { deepFreeze } from './helpers.mjs'
 import { assertSentWithin, fitsBudget, payloadBudget, sentSize } from './sent.mjs'
@@ -81,7 +81,7 @@ describe('JSON data: any object or non-block array', () => {
     const flags = deepFreeze(Array.from({ length: 100_000 }, (_, i) => (i % 3 === 0 ? null : i % 3 === 1)))
     for (const [input, clamped] of [
       [ids, hardTruncateToolPayload(ids)],
-      [flags, await wrapExecute(async () => flags)()],
+      [flags, await wrapToolWithHardOutputTruncate(async () => flags)()],
     ]) {
       assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes, `${jsonBytes(clamped)} bytes`)
       assert.deepEqual(clamped.slice(0, 10), input.slice(0, 10))
@@ -325,8 +325,8 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     }
     const small = ['ok', artifact]
     assert.equal(hardTruncateToolPayload(small, limits), small)
-    // Through wrapExecute, as LangChain's tool() calls it.
-    const [content, fromTool] = await wrapExecute(async () => [HUGE, artifact], limits)({})
+    // Through wrapToolWithHardOutputTruncate, as LangChain's tool() calls it.
+    const [content, fromTool] = await wrapToolWithHardOutputTruncate(async () => [HUGE, artifact], limits)({})
     assert.ok(bytes(content) <= DEFAULTS.maxBytes)
     assert.equal(fromTool, artifact)
   })
@@ -336,7 +336,7 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     const clamped = hardTruncateToolPayload(pair)
     assert.ok(jsonBytes(clamped) <= DEFAULTS.maxBytes)
     assert.throws(
-      () => wrapExecute(async () => 1, { responseFormat: 'artifact' }),
+      () => wrapToolWithHardOutputTruncate(async () => 1, { responseFormat: 'artifact' }),
       /responseFormat must be "content" or "content_and_artifact"/,
     )
   })
@@ -409,14 +409,20 @@ describe("LangChain: responseFormat 'content_and_artifact', ToolMessage and Comm
     assert.ok(measure(two.update.messages[0].content).lines + measure(two.update.messages[1].content).lines <= DEFAULTS.maxLines)
   })
 
-  test('wrapping a LangChain tool object says to wrap its function with wrapExecute', async () => {
+  test('wrapping a LangChain tool object says to wrap its function instead', async () => {
     const { tool } = await import('@langchain/core/tools')
     const { z } = await import('zod')
     const langChainTool = tool(async () => 'ok', { name: 'a', description: 'b', schema: z.object({}) })
     assert.throws(
       () => wrapToolWithHardOutputTruncate(langChainTool),
-      /for a LangChain tool, wrap the function given to tool\(\) with wrapExecute/,
+      /^TypeError: tool must be a function or an object with an execute function, got .*; for a LangChain tool, wrap the function given to tool\(\) instead, with the same responseFormat$/,
     )
+    // The function given to tool() is wrapped as it is.
+    const wrapped = tool(
+      wrapToolWithHardOutputTruncate(async () => 'ok'),
+      { name: 'a', description: 'b', schema: z.object({}) },
+    )
+    assert.equal(await wrapped.invoke({}), 'ok')
   })
 })
 
@@ -452,8 +458,8 @@ describe('results with content: every field a framework sends shares the budget'
     // A failed result (isError) keeps both ends of its data: the marker stands in the middle.
     assert.match(clamped.stdout, /^x\n[^]*\[\.\.\. [\d,]+ bytes truncated\][^]*x\n$/)
     assert.match(hardTruncateToolPayload({ ...input, isError: false }).stdout, /\[\.\.\. [\d,]+ bytes truncated\]$/)
-    // Through wrapExecute, as the AI SDK and the OpenAI Agents SDK call it.
-    assertWithin(wrapExecute(() => input)())
+    // Through wrapToolWithHardOutputTruncate, as the AI SDK and the OpenAI Agents SDK call it.
+    assertWithin(wrapToolWithHardOutputTruncate(() => input)())
   })
 
   test('content text and other keys share the budget; many keys end with a marker key', () => {

@@ -5,7 +5,12 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { constants } from 'node:buffer'
-import { normalizeTerminalOutput, truncateText, formatExecOutput } from '../index.mjs'
+import { truncateText, formatExecOutput } from '../index.mjs'
+import terminal from '../lib/text/terminal.js'
+
+// The normalisation alone, as the `normalize` option of truncateText and the command functions
+// applies it (no longer a public function: see the equivalence property in terminal.test.mjs).
+const { normalizeTerminalOutput } = terminal
 
 const { MAX_STRING_LENGTH } = constants
 
@@ -86,6 +91,31 @@ test('property: a string and its UTF-8 bytes give the same text; no escape or ra
       assert.equal(normalizeTerminalOutput(Buffer.from(text)), shown)
       assert.ok(!shown.includes('\x1b') && !shown.includes('\r'))
       assert.equal(normalizeTerminalOutput(shown), shown, 'normalised text is a fixed point')
+    }),
+    { numRuns: RUNS },
+  )
+})
+
+// normalizeTerminalOutput is no longer exported: the `normalize` option of truncateText with no
+// budget to bind gives the same text, for every rule set, so nothing was lost with it.
+test('property: truncateText(text, { maxChars: Infinity, normalize }).text is the normalised text', () => {
+  const piece = fc.oneof(
+    fc.constantFrom('abc', '日本', '😀', '\r', '\n', '\r\n', '\b', '\x1b[K', '\x1b[1;32m', '\x1b]0;t\x07', '\x1b[5D', '\x07', '\t', '\x85'),
+    fc.string({ maxLength: 6 }),
+  )
+  const rules = fc.oneof(
+    fc.constant(true),
+    fc.record(
+      { ansi: fc.boolean(), carriageReturns: fc.boolean(), backspaces: fc.boolean(), controls: fc.boolean() },
+      { requiredKeys: [] },
+    ),
+  )
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 60 }), rules, (pieces, normalize) => {
+      const text = pieces.join('')
+      const result = truncateText(text, { maxChars: Infinity, normalize })
+      assert.equal(result.text, normalizeTerminalOutput(text, normalize))
+      assert.equal(result.truncated, false)
     }),
     { numRuns: RUNS },
   )

@@ -6,7 +6,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
-import { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES } from '../presets.mjs'
+import { truncateToolOutput, resolveToolProfile, TOOL_OUTPUT_PRESETS } from '../presets.mjs'
 import { measure, isSafeCut } from './reference.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
@@ -33,15 +33,21 @@ function parseView(output, result) {
 }
 
 describe('profiles', () => {
-  test('the limits table, and a default for every other tool', () => {
-    assert.deepEqual(Object.fromEntries(Object.entries(DEFAULT_TOOL_PROFILES).map(([k, v]) => [k, { ...v }])), {
-      read_file: { maxChars: 50000, maxLines: 500 },
-      run_command: { maxChars: 20000, maxLines: 200 },
-      list_directory: { maxChars: 10000, maxLines: 100 },
-      search_files: { maxChars: 30000, maxLines: 300 },
-      default: { maxChars: 20000, maxLines: 200 },
+  test('the limits table (the snake_case presets), and a default for every other tool', () => {
+    const names = ['read_file', 'run_command', 'list_directory', 'search_files', 'default']
+    const endHeavy = { strategy: 'headTail', headRatio: 0.3 }
+    assert.deepEqual(Object.fromEntries(names.map((k) => [k, { ...TOOL_OUTPUT_PRESETS[k] }])), {
+      read_file: { maxChars: 50000, maxLines: 500, ...endHeavy },
+      run_command: { maxChars: 20000, maxLines: 200, ...endHeavy },
+      list_directory: { maxChars: 10000, maxLines: 100, ...endHeavy },
+      search_files: { maxChars: 30000, maxLines: 300, ...endHeavy },
+      default: { maxChars: 20000, maxLines: 200, ...endHeavy },
     })
-    assert.ok(Object.isFrozen(DEFAULT_TOOL_PROFILES) && Object.isFrozen(DEFAULT_TOOL_PROFILES.read_file))
+    assert.ok(Object.isFrozen(TOOL_OUTPUT_PRESETS) && Object.isFrozen(TOOL_OUTPUT_PRESETS.read_file))
+    // The other presets are not tool profiles: a tool named after one gets the default.
+    for (const name of ['toolResult', 'toolError', 'piRead', 'piBash', 'openclawExec', 'inspect']) {
+      assert.deepEqual(resolveToolProfile(name), { name: 'default', maxChars: 20000, maxLines: 200 }, name)
+    }
     assert.deepEqual(resolveToolProfile('read_file'), { name: 'read_file', maxChars: 50000, maxLines: 500 })
     assert.deepEqual(resolveToolProfile('grep'), { name: 'default', maxChars: 20000, maxLines: 200 })
     // Not inherited names: 'toString' and '__proto__' are tools like any other.

@@ -848,7 +848,8 @@ function finishInterrupted(interrupted, readError, code) {
 
 /** One page of the input, with readPartial. */
 async function page(parsed) {
-  const { readPartial, normalizeTerminalOutput } = require('../index.js')
+  const { readPartial } = require('../index.js')
+  const { normalizeTerminalOutput } = require('../lib/text/terminal.js')
   const { normalize, ...options } = parsed.options
   const data = await readAll(parsed.file, PAGE_INPUT_MAX)
   // readPartial decodes a Buffer itself; normalising gives it text.

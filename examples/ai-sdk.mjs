@@ -1,7 +1,7 @@
 // The Vercel AI SDK with toolclamp at both ends, offline (a MockLanguageModelV3 with a 32k-token
 // window plays the model):
 //
-// - at the tool: wrapExecute bounds what `execute` returns (an object is clamped as JSON, so it
+// - at the tool: wrapToolWithHardOutputTruncate bounds what `execute` returns (an object is clamped as JSON, so it
 //   still parses and its small fields stay whole), its preliminary results and thrown errors;
 // - at the model: toolResultsMiddleware, given to wrapLanguageModel, keeps the tool results of
 //   every prompt within shares of the window and retries a call refused as too long.
@@ -10,7 +10,7 @@
 import { APICallError, generateText, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
-import { wrapExecute } from 'toolclamp'
+import { wrapToolWithHardOutputTruncate } from 'toolclamp'
 import { estimateTokens } from 'toolclamp/conversation'
 import { toolResultsMiddleware } from 'toolclamp/ai-sdk'
 
@@ -18,7 +18,11 @@ import { toolResultsMiddleware } from 'toolclamp/ai-sdk'
 const runTests = tool({
   description: 'Run the tests',
   inputSchema: z.object({}),
-  execute: wrapExecute(async () => ({ stdout: 'PASS src/a.test.ts\n'.repeat(300_000), stderr: 'FAIL src/checkout.test.ts', exitCode: 1 })),
+  execute: wrapToolWithHardOutputTruncate(async () => ({
+    stdout: 'PASS src/a.test.ts\n'.repeat(300_000),
+    stderr: 'FAIL src/checkout.test.ts',
+    exitCode: 1,
+  })),
 })
 const log =
   Array.from({ length: 40_000 }, (_, i) => `GET /api/orders/${i} 200 in ${i % 900}ms\n`).join('') +
@@ -68,7 +72,7 @@ const result = await generateText({
 })
 
 const [tests, logs] = result.steps[0].toolResults
-console.log(Buffer.byteLength(JSON.stringify(tests.output)), tests.output.stderr, tests.output.exitCode) // 51200 FAIL src/checkout.test.ts 1 (the test run, clamped as JSON by wrapExecute)
+console.log(Buffer.byteLength(JSON.stringify(tests.output)), tests.output.stderr, tests.output.exitCode) // 51200 FAIL src/checkout.test.ts 1 (the test run, clamped as JSON by wrapToolWithHardOutputTruncate)
 console.log(logs.output === log) // true (the unwrapped tool's result stays whole in the steps; the middleware cuts what is sent)
 // The requests: the tool calls; both results within their shares, but over the window with the
 // runbook (refused); the retry, cut tighter.

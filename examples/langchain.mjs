@@ -1,7 +1,7 @@
 // A LangChain agent (createAgent) with toolclamp at both ends, offline (a fake tool-calling
 // model plays the model and records what it is sent):
 //
-// - at the tool: the function given to tool() is wrapped with wrapExecute, with the tool's
+// - at the tool: the function given to tool() is wrapped with wrapToolWithHardOutputTruncate, with the tool's
 //   responseFormat, so the ToolMessage content is clamped and the artifact left alone;
 // - at the model: a middleware runs clampToolResultsInMessages on every model call, so the
 //   tool results of the whole conversation stay within shares of the context window (here
@@ -10,13 +10,13 @@
 //   node examples/langchain.mjs
 import { AIMessage, createAgent, createMiddleware, FakeToolCallingModel, tool } from 'langchain'
 import { z } from 'zod'
-import { measureText, wrapExecute } from 'toolclamp'
+import { measureText, wrapToolWithHardOutputTruncate } from 'toolclamp'
 import { clampToolResultsInMessages, estimateTokens } from 'toolclamp/conversation'
 
 // A search tool returning 1.9 MB of matches and an artifact, wrapped; a log reader returning
 // 1.4 MB, not wrapped.
 const search = tool(
-  wrapExecute(async ({ query }) => [`${query}: src/checkout.ts:12\n`.repeat(70_000), { matches: 70_000 }], {
+  wrapToolWithHardOutputTruncate(async ({ query }) => [`${query}: src/checkout.ts:12\n`.repeat(70_000), { matches: 70_000 }], {
     responseFormat: 'content_and_artifact',
   }),
   { name: 'search', description: 'Search the code', schema: z.object({ query: z.string() }), responseFormat: 'content_and_artifact' },

@@ -1,7 +1,7 @@
 // The OpenAI Agents SDK with toolclamp at both ends, offline (a scripted Model plays the model
 // and records what it is sent):
 //
-// - at the tool: wrapExecute bounds what `execute` returns (an object is sent as JSON text, so
+// - at the tool: wrapToolWithHardOutputTruncate bounds what `execute` returns (an object is sent as JSON text, so
 //   it is clamped as JSON: it still parses and its small fields stay whole);
 // - at the model: a callModelInputFilter runs clampToolResultsInMessages on every turn's input,
 //   so the function_call_result items of the whole run stay within shares of the context
@@ -10,7 +10,7 @@
 //   node examples/openai-agents.mjs
 import { Agent, run, setTracingDisabled, tool, Usage } from '@openai/agents'
 import { z } from 'zod'
-import { wrapExecute } from 'toolclamp'
+import { wrapToolWithHardOutputTruncate } from 'toolclamp'
 import { clampToolResultsInMessages, estimateTokens } from 'toolclamp/conversation'
 
 setTracingDisabled(true)
@@ -20,7 +20,11 @@ const runTests = tool({
   name: 'run_tests',
   description: 'Run the tests',
   parameters: z.object({}),
-  execute: wrapExecute(async () => ({ stdout: 'PASS src/a.test.ts\n'.repeat(300_000), stderr: 'FAIL src/checkout.test.ts', exitCode: 1 })),
+  execute: wrapToolWithHardOutputTruncate(async () => ({
+    stdout: 'PASS src/a.test.ts\n'.repeat(300_000),
+    stderr: 'FAIL src/checkout.test.ts',
+    exitCode: 1,
+  })),
 })
 const log = Array.from({ length: 40_000 }, (_, i) => `GET /api/orders/${i} 200 in ${i % 900}ms\n`).join('')
 const readLogs = tool({
@@ -61,6 +65,6 @@ const result = await run(agent, 'Why is checkout failing?', {
 const sent = requests[1].filter((item) => item.type === 'function_call_result')
 const tests = JSON.parse(sent[0].output.text)
 console.log(tests.stderr, tests.exitCode) // FAIL src/checkout.test.ts 1 (the test run, clamped as JSON: it parses, small fields whole)
-console.log(sent.map((item) => estimateTokens(item.output.text)).join(' ')) // 17067 38395 (the test run as wrapExecute left it; the log cut to 30% of the window)
+console.log(sent.map((item) => estimateTokens(item.output.text)).join(' ')) // 17067 38395 (the test run as wrapToolWithHardOutputTruncate left it; the log cut to 30% of the window)
 console.log(estimateTokens(log)) // 461314 (what the log alone would have cost)
 console.log(result.finalOutput) // checkout.test.ts fails.

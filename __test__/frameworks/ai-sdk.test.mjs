@@ -8,7 +8,7 @@ import { generateText, streamText, tool, stepCountIs } from 'ai'
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test'
 import { z } from 'zod'
 
-import { wrapExecute, hardTruncateToolPayload } from '../../index.mjs'
+import { wrapToolWithHardOutputTruncate, hardTruncateToolPayload } from '../../index.mjs'
 
 // The documented defaults: payloads { maxBytes: 51200, maxLines: 2000 }, errors { maxBytes: 4096, maxLines: 40 }.
 const PAYLOAD_MAX_BYTES = 51200
@@ -127,7 +127,7 @@ function textOf(output) {
 
 describe('Vercel AI SDK: generateText', () => {
   test('a 5 MB string result reaches the model clamped', async () => {
-    const part = await toolResultSentToModel(wrapExecute(async () => hugeLog))
+    const part = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => hugeLog))
     // The SDK sends a string result as { type: 'text', value }.
     assert.equal(part.output.type, 'text')
     assertWithin(part.output.value, PAYLOAD_MAX_BYTES, PAYLOAD_MAX_LINES)
@@ -135,7 +135,7 @@ describe('Vercel AI SDK: generateText', () => {
     assert.ok(hugeLog.startsWith(part.output.value.slice(0, part.output.value.lastIndexOf('\n[...'))))
   })
 
-  test('control: without wrapExecute the whole 5 MB reaches the model', async () => {
+  test('control: without wrapToolWithHardOutputTruncate the whole 5 MB reaches the model', async () => {
     const part = await toolResultSentToModel(async () => hugeLog)
     assert.equal(part.output.type, 'text')
     assert.ok(byteLength(part.output.value) > PAYLOAD_MAX_BYTES)
@@ -144,7 +144,7 @@ describe('Vercel AI SDK: generateText', () => {
   test('a { content: [...] } result is clamped across its text blocks, other keys kept', async () => {
     const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }
     const part = await toolResultSentToModel(
-      wrapExecute(async () => ({
+      wrapToolWithHardOutputTruncate(async () => ({
         content: [{ type: 'text', text: hugeLog }, image, { type: 'text', text: 'summary: 0 errors' }],
         isError: false,
       })),
@@ -163,7 +163,7 @@ describe('Vercel AI SDK: generateText', () => {
 
   test('{ content: [], stdout } reaches the model with every field it sends within the budget', async () => {
     // The SDK sends the whole object as JSON: stdout shares the budget with content.
-    const part = await toolResultSentToModel(wrapExecute(async () => ({ content: [], stdout: hugeLog, exitCode: 1 })))
+    const part = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => ({ content: [], stdout: hugeLog, exitCode: 1 })))
     assert.equal(part.output.type, 'json')
     const { content, ...rest } = part.output.value
     assert.deepEqual(content, [])
@@ -175,7 +175,7 @@ describe('Vercel AI SDK: generateText', () => {
 
   test('a 5 MB object result reaches the model as JSON within the budget, small fields whole', async () => {
     const result = { service: 'checkout', log: hugeLog, exitCode: 1, stderr: 'Error: payment declined' }
-    const part = await toolResultSentToModel(wrapExecute(async () => result))
+    const part = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => result))
     assert.equal(part.output.type, 'json')
     const value = part.output.value
     assert.ok(Buffer.byteLength(JSON.stringify(value)) <= PAYLOAD_MAX_BYTES)
@@ -188,7 +188,7 @@ describe('Vercel AI SDK: generateText', () => {
 
   test('an array of strings and a ToolResultOutput reach the model within the budget', async () => {
     const lines = hugeLog.split('\n')
-    const part = await toolResultSentToModel(wrapExecute(async () => lines))
+    const part = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => lines))
     const sent = part.output.value
     assert.ok(Buffer.byteLength(JSON.stringify(sent)) <= PAYLOAD_MAX_BYTES)
     assert.deepEqual(sent.slice(0, 3), lines.slice(0, 3))
@@ -204,7 +204,7 @@ describe('Vercel AI SDK: generateText', () => {
 
   test('an array of 5 MB of records reaches the model as JSON within the budget that parses', async () => {
     const records = hugeLog.split('\n').map((line, i) => ({ i, line }))
-    const part = await toolResultSentToModel(wrapExecute(async () => records))
+    const part = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => records))
     assert.equal(part.output.type, 'json')
     const sent = JSON.stringify(part.output.value)
     assert.ok(Buffer.byteLength(sent) <= PAYLOAD_MAX_BYTES, `${Buffer.byteLength(sent)} bytes`)
@@ -226,7 +226,7 @@ describe('Vercel AI SDK: generateText', () => {
   test('a thrown error with a 1 MB message reaches the model clamped', async () => {
     const hugeMessage = 'upstream said: ' + hugeLog.slice(0, 1024 * 1024)
     const part = await toolResultSentToModel(
-      wrapExecute(async () => {
+      wrapToolWithHardOutputTruncate(async () => {
         throw new Error(hugeMessage)
       }),
     )
@@ -239,7 +239,7 @@ describe('Vercel AI SDK: generateText', () => {
     assert.ok(part.output.value.endsWith(hugeMessage.slice(hugeMessage.lastIndexOf('\n'))))
   })
 
-  test('control: without wrapExecute the 1 MB error message reaches the model', async () => {
+  test('control: without wrapToolWithHardOutputTruncate the 1 MB error message reaches the model', async () => {
     const part = await toolResultSentToModel(async () => {
       throw new Error(hugeLog.slice(0, 1024 * 1024))
     })
@@ -280,7 +280,7 @@ describe('Vercel AI SDK: streamText with preliminary tool results', () => {
       { content: [{ type: 'text', text: hugeLog.slice(0, 2 * 1024 * 1024) }] },
       { content: [{ type: 'text', text: hugeLog }], isError: false },
     ]
-    const execute = wrapExecute(async function* streamLogs() {
+    const execute = wrapToolWithHardOutputTruncate(async function* streamLogs() {
       for (const value of yielded) yield value
     })
 

@@ -7,7 +7,7 @@ import { createAgent, tool, FakeToolCallingModel, ToolMessage } from 'langchain'
 import { Command } from '@langchain/langgraph'
 import { z } from 'zod'
 
-import { wrapExecute } from '../../index.mjs'
+import { wrapToolWithHardOutputTruncate } from '../../index.mjs'
 
 const BUDGET = 51_200
 
@@ -48,7 +48,7 @@ const bytesOf = (content) => Buffer.byteLength(typeof content === 'string' ? con
 test('a tool returning a 5 MB object: the ToolMessage the model gets is within the budget and parses', async () => {
   const stdout = 'test passed ✓\n'.repeat(400_000)
   const lint = tool(
-    wrapExecute(async () => ({ command: 'npm test', stdout, stderr: 'FAIL src/a.test.js', exitCode: 1 })),
+    wrapToolWithHardOutputTruncate(async () => ({ command: 'npm test', stdout, stderr: 'FAIL src/a.test.js', exitCode: 1 })),
     { name: 'run_tests', description: 'Runs the tests', schema: z.object({}) },
   )
   const message = await toolMessageSentToModel(lint)
@@ -63,7 +63,7 @@ test("responseFormat 'content_and_artifact': the content is clamped, the artifac
   const text = 'match: src/module.ts:12 unused import\n'.repeat(200_000)
   const artifact = { matches: 200_000, files: ['src/module.ts'] }
   const search = tool(
-    wrapExecute(async () => [text, artifact], { responseFormat: 'content_and_artifact' }),
+    wrapToolWithHardOutputTruncate(async () => [text, artifact], { responseFormat: 'content_and_artifact' }),
     { name: 'search', description: 'Searches the code', schema: z.object({}), responseFormat: 'content_and_artifact' },
   )
   const message = await toolMessageSentToModel(search)
@@ -80,7 +80,7 @@ test('a 5 MB string, content blocks or an array of records: the ToolMessage the 
   const shapes = [log, [{ type: 'text', text: log }, image, { type: 'text', text: log }], records]
   for (const [i, returned] of shapes.entries()) {
     const search = tool(
-      wrapExecute(async () => returned),
+      wrapToolWithHardOutputTruncate(async () => returned),
       { name: `search_${i}`, description: 'Searches', schema: z.object({}) },
     )
     const message = await toolMessageSentToModel(search)
@@ -112,14 +112,14 @@ test('a ToolMessage or a Command returned as it is reaches the model clamped, th
   const log = 'warning: deprecated API in src/module.ts\n'.repeat(150_000)
   const artifact = { warnings: 150_000 }
   const direct = tool(
-    wrapExecute(async (_, config) => new ToolMessage({ content: log, tool_call_id: config.toolCall.id, artifact })),
+    wrapToolWithHardOutputTruncate(async (_, config) => new ToolMessage({ content: log, tool_call_id: config.toolCall.id, artifact })),
     { name: 'direct', description: 'Returns a ToolMessage', schema: z.object({}) },
   )
   const message = await toolMessageSentToModel(direct)
   assert.ok(bytesOf(message.content) <= BUDGET)
   assert.equal(message.artifact, artifact)
   const command = tool(
-    wrapExecute(
+    wrapToolWithHardOutputTruncate(
       async (_, config) => new Command({ update: { messages: [new ToolMessage({ content: log, tool_call_id: config.toolCall.id })] } }),
     ),
     { name: 'command', description: 'Returns a Command', schema: z.object({}) },
@@ -141,7 +141,7 @@ test('a Command whose update holds one ToolMessage, or is a list of [key, value]
   }
   for (const [name, make] of Object.entries(forms)) {
     const command = tool(
-      wrapExecute(async (_, config) => make(config.toolCall.id)),
+      wrapToolWithHardOutputTruncate(async (_, config) => make(config.toolCall.id)),
       { name, description: 'Returns a Command', schema: z.object({}) },
     )
     const sent = await toolMessageSentToModel(command)

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { Agent, run, tool, Usage, setTracingDisabled } from '@openai/agents'
 import { z } from 'zod'
 
-import { hardTruncateToolPayload, wrapExecute } from '../../index.mjs'
+import { hardTruncateToolPayload, wrapToolWithHardOutputTruncate } from '../../index.mjs'
 
 setTracingDisabled(true)
 const BUDGET = 51_200
@@ -45,7 +45,9 @@ async function toolResultSentToModel(execute) {
 
 test('a tool returning a 5 MB object: the model gets at most the budget, as JSON that parses', async () => {
   const stdout = 'PASS src/module.test.ts ✓\n'.repeat(200_000)
-  const item = await toolResultSentToModel(wrapExecute(async () => ({ stdout, stderr: 'warning: slow test', exitCode: 0 })))
+  const item = await toolResultSentToModel(
+    wrapToolWithHardOutputTruncate(async () => ({ stdout, stderr: 'warning: slow test', exitCode: 0 })),
+  )
   const text = item.output.text
   assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
   const value = JSON.parse(text)
@@ -56,7 +58,7 @@ test('a tool returning a 5 MB object: the model gets at most the budget, as JSON
 
 test('a tool returning { content: [], stdout }: every field the model gets is within the budget', async () => {
   const stdout = 'PASS src/module.test.ts ✓\n'.repeat(200_000)
-  const item = await toolResultSentToModel(wrapExecute(async () => ({ content: [], stdout, exitCode: 0 })))
+  const item = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => ({ content: [], stdout, exitCode: 0 })))
   const text = item.output.text
   assert.ok(Buffer.byteLength(text) < BUDGET + 20, `${Buffer.byteLength(text)} bytes`)
   const { content, ...rest } = JSON.parse(text)
@@ -68,7 +70,7 @@ test('a tool returning { content: [], stdout }: every field the model gets is wi
 test('a tool returning a 5 MB string or a text output: within the budget', async () => {
   const log = 'line of build output\n'.repeat(250_000)
   for (const returned of [log, { type: 'text', text: log }]) {
-    const item = await toolResultSentToModel(wrapExecute(async () => returned))
+    const item = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => returned))
     // A string comes back as { type: 'text', text }, a text output as [{ type: 'input_text', text }].
     const text = Array.isArray(item.output) ? item.output.map((part) => part.text).join('') : item.output.text
     assert.ok(Buffer.byteLength(text) <= BUDGET)
@@ -78,7 +80,7 @@ test('a tool returning a 5 MB string or a text output: within the budget', async
 
 test('a tool returning an array of records: the model gets JSON text within the budget that parses', async () => {
   const records = Array.from({ length: 200_000 }, (_, id) => ({ id, file: `src/module-${id}.ts`, status: 'ok' }))
-  const item = await toolResultSentToModel(wrapExecute(async () => records))
+  const item = await toolResultSentToModel(wrapToolWithHardOutputTruncate(async () => records))
   const text = item.output.text
   assert.ok(Buffer.byteLength(text) <= BUDGET, `${Buffer.byteLength(text)} bytes`)
   const sent = JSON.parse(text)
@@ -90,7 +92,7 @@ test('text and image outputs: the input_text parts share the budget, the input_i
   const log = 'line of build output\n'.repeat(250_000)
   const image = 'data:image/png;base64,' + 'iVBORw0KGgo='.repeat(50_000)
   const item = await toolResultSentToModel(
-    wrapExecute(async () => [
+    wrapToolWithHardOutputTruncate(async () => [
       { type: 'text', text: log },
       { type: 'image', image },
       { type: 'text', text: log },

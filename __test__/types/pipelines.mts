@@ -1,15 +1,16 @@
 // The pipelines' types: paging, per-tool profiles, spill files.
 import {
   readPartial,
-  ToolOutputTooLargeError,
   truncateText,
   hardTruncateToolPayload,
   formatExecOutput,
   pruneSpillDir,
+  wrapToolWithHardOutputTruncate,
   type PartialView,
   type SpillReport,
+  type ToolOutputTooLargeError,
 } from 'toolclamp'
-import { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES, type TruncateToolOutputResult } from 'toolclamp/presets'
+import { truncateToolOutput, resolveToolProfile, TOOL_OUTPUT_PRESETS, type TruncateToolOutputResult } from 'toolclamp/presets'
 
 const view: PartialView = readPartial('a\nb\n', { maxLines: 1, offset: 1, onOverflow: 'partial' })
 const next: number | null = view.nextOffset
@@ -19,8 +20,9 @@ const fromBuffer: string = readPartial(Buffer.from('x')).page
 try {
   readPartial('x', { onOverflow: 'error' })
 } catch (error) {
-  if (error instanceof ToolOutputTooLargeError) {
-    const sizes: number = error.totalBytes + error.maxLines
+  if ((error as { code?: unknown }).code === 'TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE') {
+    const tooLarge = error as ToolOutputTooLargeError
+    const sizes: number = tooLarge.totalBytes + tooLarge.maxLines
     void sizes
   }
 }
@@ -29,7 +31,7 @@ const out: TruncateToolOutputResult = truncateToolOutput('read_file', 'text', {
   profiles: { read_file: { maxLines: 1000 }, web_fetch: { maxChars: 8000 } },
   spill: { dir: 'artifacts', onSpill: (report: SpillReport) => void report.path },
 })
-const readFileChars: number = DEFAULT_TOOL_PROFILES.read_file.maxChars
+const readFileChars: number = TOOL_OUTPUT_PRESETS.read_file.maxChars
 const profileName: string = resolveToolProfile('grep').name
 
 const report: SpillReport | undefined = truncateText('x', { maxChars: 1, spill: { dir: 'artifacts', name: 'bash' } }).spill
@@ -44,7 +46,30 @@ readPartial('x', { onOverflow: 'throw' })
 truncateText('x', { maxChars: 1, spill: { name: 'bash' } })
 // @ts-expect-error maxAgeMs is required
 pruneSpillDir('artifacts', {})
-// @ts-expect-error the profile table is read-only
-DEFAULT_TOOL_PROFILES.read_file.maxChars = 1
+// @ts-expect-error the presets table is read-only
+TOOL_OUTPUT_PRESETS.read_file.maxChars = 1
+// Each preset is an ordinary limits object: the root functions take it as it is.
+const asPayloadLimits: string = hardTruncateToolPayload('x', TOOL_OUTPUT_PRESETS.inspect)
+const asTextOptions: string = truncateText('x', TOOL_OUTPUT_PRESETS.piBash).text
+const wrappedTool = wrapToolWithHardOutputTruncate({ execute: async () => 'x' }, TOOL_OUTPUT_PRESETS.openclawExec)
+const wrappedExecute: (input: { path: string }) => Promise<string> = wrapToolWithHardOutputTruncate(
+  async (input: { path: string }) => input.path,
+  TOOL_OUTPUT_PRESETS.piRead,
+)
 
-export { next, dropped, fromBuffer, out, readFileChars, profileName, savedPath, payload, execSpill, removed }
+export {
+  next,
+  dropped,
+  fromBuffer,
+  out,
+  readFileChars,
+  profileName,
+  savedPath,
+  payload,
+  execSpill,
+  removed,
+  asPayloadLimits,
+  asTextOptions,
+  wrappedTool,
+  wrappedExecute,
+}

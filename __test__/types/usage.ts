@@ -243,9 +243,9 @@ const repairReport: () => RepairReport = () =>
 guardSessionManager({})
 export { guardedManager, repairReport }
 
-import { normalizeTerminalOutput, formatExecOutput as formatExec } from 'toolclamp'
-const shownText: string = normalizeTerminalOutput(Buffer.from('\x1b[1mok\x1b[0m'), { controls: false })
+import { truncateText as truncateShown, formatExecOutput as formatExec } from 'toolclamp'
+const shownText: string = truncateShown('\x1b[1mok\x1b[0m', { maxChars: Infinity, normalize: { controls: false } }).text
 const normalizedExecText: string = formatExec({ stdout: 'x' }, { normalize: true }).text
 // @ts-expect-error a rule is a boolean
-normalizeTerminalOutput('x', { ansi: 1 })
+truncateShown('x', { maxChars: Infinity, normalize: { ansi: 1 } })
 export { shownText, normalizedExecText }

@@ -1,18 +1,87 @@
 'use strict'
 
-// The hard clamp: what one tool result may put in a model's context. The CLI
-// reads these without loading the native binding, so they live apart from the options.
+// Every default budget and split of the tool-output functions, named once. The CLI reads
+// these without loading the native binding, so they live apart from the options.
+//
+// One model: a preset is an ordinary limits object (budgets, strategy, head ratio) that
+// truncateText, hardTruncateToolPayload and the wrappers take as it is. The functions with
+// a format of their own (truncateToolOutput's indicators, the envelope, Python results) read
+// their defaults from the same table. docs/presets.md says which system each one reproduces.
 
-const DEFAULT_MAX_BYTES = 51200
+const KIB = 1024
+
+// The hard clamp: what one tool result may put in a model's context, pi-coding-agent's
+// budget (50 KiB, 2,000 lines, whichever comes first).
+const DEFAULT_MAX_BYTES = 50 * KIB
 const DEFAULT_MAX_LINES = 2000
 
-// Where a tool result is cut: the head, and the end too when it reads as a failure ('auto',
-// decided in the Rust core). A result known to have failed (a thrown error, an isError
-// result) keeps both ends, most of the room to the end, where the cause is said.
-const DEFAULT_TOOL_STRATEGY = 'auto'
-const FAILURE_STRATEGY = 'headTail'
-const FAILURE_HEAD_RATIO = 0.3
 // Where headTail splits the budget when nothing says otherwise: half to each end.
 const DEFAULT_HEAD_RATIO = 0.5
+// Where the end matters most (a failure's cause, a run's summary): 30% to the start, 70% to
+// the end. Thrown errors, results known to have failed, and the per-tool profiles.
+const END_HEAVY_HEAD_RATIO = 0.3
 
-module.exports = { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO }
+// Where a tool result is cut: the head, and the end too when it reads as a failure ('auto',
+// decided in the Rust core). A result known to have failed keeps both ends, as a thrown
+// error's message does (the preset toolError).
+const DEFAULT_TOOL_STRATEGY = 'auto'
+
+// A thrown error's message: a few lines, both ends, most of the room to the end.
+const ERROR_MAX_BYTES = 4 * KIB
+const ERROR_MAX_LINES = 40
+
+// Inspect's tool-output limit, its envelope's default (half to each end).
+const INSPECT_MAX_BYTES = 16 * KIB
+// OpenClaw's exec tool: the last 200,000 chars of a command's output.
+const OPENCLAW_EXEC_MAX_CHARS = 200000
+
+// Python run results (formatPythonResult): the prints, the result value, the whole.
+const PYTHON_MAX_PRINT_CHARS = 8000
+const PYTHON_MAX_OUTPUT_CHARS = 8000
+const PYTHON_MAX_TOTAL_CHARS = 16000
+
+/** A per-tool profile of truncateToolOutput as a preset: both ends, most of the room to the end. */
+function profile(maxChars, maxLines) {
+  return Object.freeze({ maxChars, maxLines, strategy: 'headTail', headRatio: END_HEAVY_HEAD_RATIO })
+}
+
+/**
+ * The presets, frozen. `toolResult` and `toolError` are toolclamp's own defaults (passing
+ * them changes nothing; `toolResult` sets no strategy, so a failed result still keeps both
+ * ends); the snake_case keys are truncateToolOutput's profiles, keyed by tool name, with
+ * `default` for every other tool.
+ */
+const TOOL_OUTPUT_PRESETS = Object.freeze({
+  toolResult: Object.freeze({ maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES }),
+  toolError: Object.freeze({
+    maxBytes: ERROR_MAX_BYTES,
+    maxLines: ERROR_MAX_LINES,
+    strategy: 'headTail',
+    headRatio: END_HEAVY_HEAD_RATIO,
+  }),
+  piRead: Object.freeze({ maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES, strategy: 'head' }),
+  piBash: Object.freeze({ maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES, strategy: 'tail' }),
+  openclawExec: Object.freeze({ maxChars: OPENCLAW_EXEC_MAX_CHARS, strategy: 'tail' }),
+  inspect: Object.freeze({ maxBytes: INSPECT_MAX_BYTES, strategy: 'headTail', headRatio: DEFAULT_HEAD_RATIO }),
+  read_file: profile(50000, 500),
+  run_command: profile(20000, 200),
+  list_directory: profile(10000, 100),
+  search_files: profile(30000, 300),
+  default: profile(20000, 200),
+})
+
+/** The keys of TOOL_OUTPUT_PRESETS that are truncateToolOutput's built-in profiles. */
+const TOOL_PROFILE_NAMES = Object.freeze(['read_file', 'run_command', 'list_directory', 'search_files', 'default'])
+
+module.exports = {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  DEFAULT_TOOL_STRATEGY,
+  DEFAULT_HEAD_RATIO,
+  END_HEAVY_HEAD_RATIO,
+  PYTHON_MAX_PRINT_CHARS,
+  PYTHON_MAX_OUTPUT_CHARS,
+  PYTHON_MAX_TOTAL_CHARS,
+  TOOL_OUTPUT_PRESETS,
+  TOOL_PROFILE_NAMES,
+}

@@ -5,7 +5,7 @@
 // caller's object exactly once, into locals, so a getter that calls toolclamp (or returns
 // something else the second time) cannot change a call's budgets.
 
-const { mustBe } = require('./errors.js')
+const { invalid, mustBe } = require('./errors.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { didYouMean, isArray, nearMiss } = require('./format.js')
 const native = require('../native.js')
@@ -30,7 +30,8 @@ function isPlainObject(value) {
 function unknownOption(key, allowed, prefix = '') {
   const near = didYouMean(key, allowed)
   const name = JSON.stringify(prefix + key)
-  return new TypeError(
+  return invalid(
+    TypeError,
     near === undefined
       ? `unknown option ${name}; expected one of ${allowed.join(', ')}`
       : `unknown option ${name}; did you mean ${JSON.stringify(prefix + near)}?`,
@@ -84,7 +85,7 @@ function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBy
   const bytes = object.maxBytes
   const lines = object.maxLines
   const tokens = object.maxTokens
-  if (chars === undefined && bytes === undefined && lines === undefined && tokens === undefined) throw new TypeError(what)
+  if (chars === undefined && bytes === undefined && lines === undefined && tokens === undefined) throw invalid(TypeError, what)
   return {
     maxChars: readOptionalBudget(`${prefix}maxChars`, chars),
     maxBytes: withTokenBudget(readOptionalBudget(`${prefix}maxBytes`, bytes), tokens, object.tokenizer, prefix),

@@ -4,13 +4,16 @@
 // that picks its byte limit: explicit argument > config > environment variable > 16 KiB.
 // The cut itself (byte-based, head and tail kept, notice included) is truncateText's.
 
-const { mustBe } = require('../common/errors.js')
+const { invalid, mustBe } = require('../common/errors.js')
 const { truncateText } = require('../text/clamp.js')
 const { parseSize } = require('../common/size.js')
 const { formatCount } = require('../common/format.js')
 const { checkKeys, isPlainObject, nearMiss, readBudget } = require('../common/options.js')
+const { TOOL_OUTPUT_PRESETS } = require('../common/defaults.js')
 
-const DEFAULT_TOOL_OUTPUT_LIMIT = 16 * 1024
+// The preset `inspect`: 16 KiB, half to each end; `limit` replaces its byte budget.
+const INSPECT = TOOL_OUTPUT_PRESETS.inspect
+const DEFAULT_TOOL_OUTPUT_LIMIT = INSPECT.maxBytes
 const LIMIT_ENV_VARIABLE = 'TOOLCLAMP_MAX_TOOL_OUTPUT'
 const CONFIG_KEY = 'maxToolOutput'
 
@@ -36,7 +39,7 @@ function readConfigLimit(config) {
   // allowed; a misspelt maxToolOutput (max_tool_output, maxtooloutput) must not be ignored.
   for (const key of Object.keys(config)) {
     if (nearMiss(key, [CONFIG_KEY]) !== undefined) {
-      throw new TypeError(`unknown option ${JSON.stringify(key)} in config; did you mean ${JSON.stringify(CONFIG_KEY)}?`)
+      throw invalid(TypeError, `unknown option ${JSON.stringify(key)} in config; did you mean ${JSON.stringify(CONFIG_KEY)}?`)
     }
   }
   const value = config[CONFIG_KEY]
@@ -90,7 +93,7 @@ function resolveToolOutputLimit(options) {
   return resolveLimit(options.arg, 'arg', options.config, options.env)
 }
 
-function wrapToolOutputEnvelope(toolName, output, options) {
+function formatToolOutputEnvelope(toolName, output, options) {
   if (typeof toolName !== 'string') throw mustBe(TypeError, `toolName`, `a string`, toolName)
   if (typeof output !== 'string') throw mustBe(TypeError, `output`, `a string`, output)
   let resolved
@@ -107,7 +110,7 @@ function wrapToolOutputEnvelope(toolName, output, options) {
     // Like Inspect: output within the limit goes to the model as it is, with no envelope.
     return { text: output, truncated: false, originalBytes, limit, source: resolved.source }
   }
-  const payload = truncateText(output, { maxBytes: limit, strategy: 'headTail' })
+  const payload = truncateText(output, { ...INSPECT, maxBytes: limit })
   const sentence =
     `The output of tool ${JSON.stringify(toolName)} was too long ` +
     `(${formatCount(originalBytes)} bytes) and was truncated to its first and last parts ` +
@@ -121,4 +124,4 @@ function wrapToolOutputEnvelope(toolName, output, options) {
   }
 }
 
-module.exports = { wrapToolOutputEnvelope, resolveToolOutputLimit }
+module.exports = { formatToolOutputEnvelope, resolveToolOutputLimit }

@@ -8,10 +8,7 @@ const { invalid, mustBe } = require('../common/errors.js')
 const { stringTruncateHeadTail } = require('../text/clamp.js')
 const { textOf } = require('../common/format.js')
 const { isPlainObject, readOptionalBudget, readHeadRatio, readOptionsObject, readSnap } = require('../common/options.js')
-
-const DEFAULT_MAX_PRINT_CHARS = 8000
-const DEFAULT_MAX_OUTPUT_CHARS = 8000
-const DEFAULT_MAX_TOTAL_CHARS = 16000
+const { PYTHON_MAX_PRINT_CHARS, PYTHON_MAX_OUTPUT_CHARS, PYTHON_MAX_TOTAL_CHARS } = require('../common/defaults.js')
 
 const PRINT_LABEL = 'Print output:'
 const RESULT_LABEL = 'Result:'
@@ -19,18 +16,20 @@ const SECTION_SEPARATOR = '\n\n'
 const OPEN_TAG = '<python_result>\n'
 const CLOSE_TAG = '\n</python_result>'
 
-const OPTIONS = ['maxPrintChars', 'maxOutputChars', 'maxTotalChars', 'headRatio', 'snap']
+const OPTIONS = ['maxPrintChars', 'maxOutputChars', 'maxTotalChars', 'headRatio', 'snap', 'tags']
 
 function readOptions(options) {
-  const { maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap } = readOptionsObject(options, OPTIONS, true)
+  const { maxPrintChars, maxOutputChars, maxTotalChars, headRatio, snap, tags } = readOptionsObject(options, OPTIONS, true)
   // Checked here; stringTruncateHeadTail takes the name. Text for a model: whole lines by default.
   readSnap(snap, 'line')
+  if (tags !== undefined && typeof tags !== 'boolean') throw mustBe(TypeError, `tags`, `a boolean`, tags)
   return {
     snap: snap ?? 'line',
-    maxPrintChars: readOptionalBudget('maxPrintChars', maxPrintChars, DEFAULT_MAX_PRINT_CHARS),
-    maxOutputChars: readOptionalBudget('maxOutputChars', maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
-    maxTotalChars: readOptionalBudget('maxTotalChars', maxTotalChars, DEFAULT_MAX_TOTAL_CHARS),
+    maxPrintChars: readOptionalBudget('maxPrintChars', maxPrintChars, PYTHON_MAX_PRINT_CHARS),
+    maxOutputChars: readOptionalBudget('maxOutputChars', maxOutputChars, PYTHON_MAX_OUTPUT_CHARS),
+    maxTotalChars: readOptionalBudget('maxTotalChars', maxTotalChars, PYTHON_MAX_TOTAL_CHARS),
     headRatio: readHeadRatio(headRatio),
+    tags: tags ?? true,
   }
 }
 
@@ -80,14 +79,14 @@ function buildWithin(result, limits) {
   return stringTruncateHeadTail(text, limits.maxTotalChars, clampOptions)
 }
 
-function buildPythonResultText(result, options) {
-  return buildWithin(result, readOptions(options))
-}
-
+/**
+ * The text of a Python run, in `<python_result>` tags (for runs fed back as a user message)
+ * unless `tags: false`; `maxTotalChars` bounds the whole, tags included.
+ */
 function formatPythonResult(result, options) {
   const limits = readOptions(options)
+  if (!limits.tags) return buildWithin(result, limits)
   const wrapperChars = OPEN_TAG.length + CLOSE_TAG.length
-  // maxTotalChars bounds the whole message, tags included.
   if (limits.maxTotalChars < wrapperChars) {
     throw invalid(
       RangeError,
@@ -98,4 +97,4 @@ function formatPythonResult(result, options) {
   return OPEN_TAG + inner + CLOSE_TAG
 }
 
-module.exports = { buildPythonResultText, formatPythonResult }
+module.exports = { formatPythonResult }

@@ -22,19 +22,20 @@ const spills = require('../files/spill.js')
 const { checkText } = require('../text/clamp.js')
 const { unshared } = require('../common/format.js')
 const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('../common/options.js')
+const { TOOL_OUTPUT_PRESETS, TOOL_PROFILE_NAMES } = require('../common/defaults.js')
 
-/** Limits per tool, as docs/presets.md lists them; `default` serves every other tool. */
-const DEFAULT_TOOL_PROFILES = Object.freeze({
-  read_file: Object.freeze({ maxChars: 50000, maxLines: 500 }),
-  run_command: Object.freeze({ maxChars: 20000, maxLines: 200 }),
-  list_directory: Object.freeze({ maxChars: 10000, maxLines: 100 }),
-  search_files: Object.freeze({ maxChars: 30000, maxLines: 300 }),
-  default: Object.freeze({ maxChars: 20000, maxLines: 200 }),
-})
+/** The built-in profiles: those presets of the table keyed by tool name (`default`: any other tool). */
+const BUILT_IN_PROFILES = Object.freeze(
+  Object.fromEntries(
+    TOOL_PROFILE_NAMES.map((name) => {
+      const { maxChars, maxLines } = TOOL_OUTPUT_PRESETS[name]
+      return [name, Object.freeze({ maxChars, maxLines })]
+    }),
+  ),
+)
 
 const OPTIONS = ['profiles', 'maxChars', 'maxLines', 'headRatio', 'notice', 'spill']
 const PROFILE_KEYS = ['maxChars', 'maxLines']
-const DEFAULT_HEAD_RATIO = 0.3
 const MARKER = '... [{omitted} truncated] ...'
 const SPILL_MARKER = '... [{omitted} truncated — full output saved to {spillPath}; dropped lines {fromLine}–{toLine}] ...'
 
@@ -54,7 +55,7 @@ function checkProfiles(profiles) {
     }
     for (const key of Object.keys(profile)) {
       if (!PROFILE_KEYS.includes(key)) {
-        throw new TypeError(`unknown option ${JSON.stringify(`${where}.${key}`)}; expected one of maxChars, maxLines`)
+        throw invalid(TypeError, `unknown option ${JSON.stringify(`${where}.${key}`)}; expected one of maxChars, maxLines`)
       }
       readLimit(`${where}.${key}`, profile[key])
     }
@@ -70,9 +71,9 @@ function resolveToolProfile(toolName, profiles) {
   if (typeof toolName !== 'string') throw mustBe(TypeError, `toolName`, `a string`, toolName)
   if (profiles !== undefined) checkProfiles(profiles)
   const own = (object, key) => (object !== undefined && Object.hasOwn(object, key) ? object[key] : undefined)
-  const builtIn = own(DEFAULT_TOOL_PROFILES, toolName)
+  const builtIn = own(BUILT_IN_PROFILES, toolName)
   const custom = own(profiles, toolName)
-  const merged = { ...DEFAULT_TOOL_PROFILES.default, ...own(profiles, 'default'), ...builtIn, ...custom }
+  const merged = { ...BUILT_IN_PROFILES.default, ...own(profiles, 'default'), ...builtIn, ...custom }
   const name = builtIn !== undefined || custom !== undefined ? toolName : 'default'
   return { name, maxChars: merged.maxChars, maxLines: merged.maxLines }
 }
@@ -90,7 +91,8 @@ function truncateToolOutput(toolName, output, options) {
   const profile = resolveToolProfile(toolName, given.profiles)
   if (maxChars !== undefined) profile.maxChars = readBudget('maxChars', maxChars)
   if (maxLines !== undefined) profile.maxLines = readBudget('maxLines', maxLines)
-  const ratio = readHeadRatio(headRatio, DEFAULT_HEAD_RATIO)
+  // Every built-in profile splits the same way (30% / 70%): `default`'s is theirs.
+  const ratio = readHeadRatio(headRatio, TOOL_OUTPUT_PRESETS.default.headRatio)
   const spill = spills.readSpill(given.spill, toolName, spills.SPILL_KEYS_WITH_CALLBACK)
   // Read now, so a bad notice fails even when the output fits (with a spill file,
   // clampAndSpill reads it: it may name the file).
@@ -119,4 +121,4 @@ function truncateToolOutput(toolName, output, options) {
   return spills.clampAndSpill(spill, '', notice, SPILL_MARKER, MARKER, output, view)
 }
 
-module.exports = { truncateToolOutput, resolveToolProfile, DEFAULT_TOOL_PROFILES }
+module.exports = { truncateToolOutput, resolveToolProfile }

@@ -20,7 +20,7 @@ class ToolOutputTooLargeError extends Error {
         `(limit ${formatCount(facts.maxBytes)} bytes, ${formatCount(facts.maxLines)} lines per read)`,
     )
     this.name = 'ToolOutputTooLargeError'
-    this.code = 'TOOL_OUTPUT_TOO_LARGE'
+    this.code = 'TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE'
     this.totalBytes = facts.totalBytes
     this.totalLines = facts.totalLines
     this.maxBytes = facts.maxBytes

@@ -12,12 +12,10 @@ const spills = require('../files/spill.js')
 const json = require('../json/json.js')
 const partial = require('./partial.js')
 const { clampString, truncateSpilling } = require('../text/clamp.js')
-const { DEFAULT_TOOL_STRATEGY, FAILURE_STRATEGY, FAILURE_HEAD_RATIO, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, TOOL_OUTPUT_PRESETS } = require('../common/defaults.js')
 const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
   checkKeys,
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_LINES,
   fitsByLength,
   isPlainObject,
   LIMIT_KEYS,
@@ -29,16 +27,17 @@ const {
   withTokenBudget,
 } = require('../common/options.js')
 
-// A strategy the caller gives is used as it is, for failures too (lib/common/defaults.js).
+// The presets toolResult and toolError (lib/common/defaults.js). A strategy the caller gives
+// is used as it is, for failures too.
 const PAYLOAD_DEFAULTS = Object.freeze({
   maxChars: Infinity,
-  maxBytes: DEFAULT_MAX_BYTES,
-  maxLines: DEFAULT_MAX_LINES,
+  ...TOOL_OUTPUT_PRESETS.toolResult,
   strategy: DEFAULT_TOOL_STRATEGY,
   headRatio: DEFAULT_HEAD_RATIO,
 })
-const FAILURE_DEFAULTS = Object.freeze({ strategy: FAILURE_STRATEGY, headRatio: FAILURE_HEAD_RATIO })
-const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, maxBytes: 4096, maxLines: 40, ...FAILURE_DEFAULTS })
+// A result known to have failed is cut as a thrown error is: both ends, most room to the end.
+const ERROR_DEFAULTS = Object.freeze({ maxChars: Infinity, ...TOOL_OUTPUT_PRESETS.toolError })
+const FAILURE_DEFAULTS = Object.freeze({ strategy: ERROR_DEFAULTS.strategy, headRatio: ERROR_DEFAULTS.headRatio })
 const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'responseFormat', 'snap']
 const RESPONSE_FORMATS = ['content', 'content_and_artifact']
 
@@ -1257,14 +1256,17 @@ function wrapExecute(execute, limits) {
 }
 
 function wrapToolWithHardOutputTruncate(tool, limits) {
+  // An execute function alone (the AI SDK's, LangChain's func, the OpenAI Agents SDK's): its
+  // arguments are passed through as they are.
+  if (typeof tool === 'function') return wrapExecute(tool, typeof limits === 'function' ? limits(tool) : limits)
   const execute = typeof tool === 'object' && tool !== null ? tool.execute : undefined
   if (typeof execute !== 'function') {
     // A LangChain tool runs `func`, not `execute`: say what wraps it instead.
     const hint =
       typeof tool === 'object' && tool !== null && isArray(read(tool, 'lc_namespace'))
-        ? '; for a LangChain tool, wrap the function given to tool() with wrapExecute (with the same responseFormat)'
+        ? '; for a LangChain tool, wrap the function given to tool() instead, with the same responseFormat'
         : ''
-    throw mustBe(TypeError, `tool`, `an object with an execute function`, tool, `${hint}`)
+    throw mustBe(TypeError, `tool`, `a function or an object with an execute function`, tool, `${hint}`)
   }
   const name = tool.name
   const toolName = typeof name === 'string' && name !== '' ? name : 'tool-result'
@@ -1301,5 +1303,4 @@ module.exports = {
   hardTruncateToolError,
   wrapOnUpdate,
   wrapToolWithHardOutputTruncate,
-  wrapExecute,
 }

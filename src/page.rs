@@ -82,15 +82,14 @@ pub(crate) fn plan_page_buffer(call: &Call) -> Answer {
     }
 }
 
-/// `repage(out, text, wide, maxChars, maxBytes, maxLines, byteColumns)`: `text` cut to the
-/// limits as a page under its banner line (see [`repage`]). Answers `fits` when `text` is no
+/// `repage`: `text` cut to the request block's limits as a page under its banner line (see [`repage`]). Answers `fits` when `text` is no
 /// such page; else `page` with `pageStart` (where the page starts in `text`) and `pageEnd`
 /// (where the kept part ends), returning the new banner, or `null` when the limits cannot
 /// hold a banner line and one character.
 pub(crate) fn repage_page(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let limits = call.limits(3)?;
-    let byte_columns = call.boolean(6)?;
+    let limits = call.limits()?;
+    let byte_columns = call.boolean(3)?;
     let answer = with_string(call, 1, wide, |src| Ok(repage(src, &limits, byte_columns)))?;
     let (start, end, banner) = match answer {
         Repage::NotAPage => {

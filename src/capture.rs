@@ -160,7 +160,7 @@ pub fn capture_create(call: &Call) -> Answer {
     Ok(v)
 }
 
-/// `captureDispose(out, capture)`: frees the capture's buffers now, not when the handle is
+/// `captureDispose`: frees the capture's buffers now, not when the handle is
 /// collected; any later use of it throws. Idempotent. Answers the last totals (zeros once
 /// disposed).
 pub fn capture_dispose(call: &Call) -> Answer {
@@ -176,7 +176,7 @@ pub fn capture_dispose(call: &Call) -> Answer {
     call.undefined()
 }
 
-/// `captureWrite(out, capture, chunk, wide, echo)`: feeds a string (UTF-16 units if `wide`,
+/// `captureWrite`: feeds a string (UTF-16 units if `wide`,
 /// else Latin-1) or a Uint8Array. Answers the totals; returns `undefined`, or with `echo`
 /// a Buffer of the text this chunk added (decoded and normalised, for a spill file).
 pub fn capture_write(call: &Call) -> Answer {
@@ -211,7 +211,7 @@ pub fn capture_write(call: &Call) -> Answer {
     call.buffer_copy(&added)
 }
 
-/// `captureFinish(out, capture, echo)`: ends the input (a cut sequence becomes U+FFFD, the
+/// `captureFinish`: ends the input (a cut sequence becomes U+FFFD, the
 /// normaliser's last line is counted). Idempotent. Answers the totals; returns `undefined`,
 /// or with `echo` a Buffer of the text the end added.
 pub fn capture_finish(call: &Call) -> Answer {

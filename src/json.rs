@@ -9,8 +9,9 @@ use crate::layout::{Results, Slot, Verdict};
 use crate::text::{with_scratch, NoticeText, StringUnit, LATIN1, UTF16};
 
 /// `clampJson`: where `text` is `JSON.stringify(value)`, `null` when the value fits the
-/// request's limits as `JSON.stringify(value, null, gap)` renders it, else the elisions as a JSON array,
-/// a line feed and the clamped value as compact JSON (see [`answer_text`]; the value is
+/// request's limits as `JSON.stringify(value, null, gap)` renders it, else the elisions as
+/// a JSON array (inline markers in the value with `inlineMarkers`), a line feed and the
+/// clamped value as compact JSON (see [`answer_text`]; the value is
 /// empty when no form of it fits). The total and output measures are in their slots
 /// either way.
 pub(crate) fn clamp_json_string(call: &Call) -> Answer {
@@ -79,7 +80,7 @@ pub(crate) fn clamp_json_text_string(call: &Call) -> Answer {
     })
 }
 
-/// `locateJson(out, text, wide, paths)`: where in the JSON `text` the value at each of
+/// `locateJson`: where in the JSON `text` the value at each of
 /// `paths` (a JSON text, see [`parse_json_paths`]) is → a JSON text `[[start,end],null,...]`
 /// of offsets in the string's UTF-16 units (`null` where a path leads nowhere). A `text` or
 /// `paths` that is not JSON throws a `TypeError` naming it.

@@ -1,6 +1,8 @@
-//! What JS and Rust must agree on, written once: the slots of the result array, the answer
-//! codes, and the names behind the numeric codes that cross the boundary. `register`
-//! exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from there.
+//! What JS and Rust must agree on, written once: the slots of the result array (the
+//! answer, then the request block JS writes, then the facts a notice function reads), the
+//! answer codes, and the names behind the numeric codes that cross the boundary.
+//! `register` exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from
+//! there.
 
 use toolclamp_core::{Action, Dims, ErrorKind, Measure, Position, Strategy};
 

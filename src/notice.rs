@@ -8,7 +8,7 @@ use crate::call::{Answer, Call, Thrown};
 use crate::layout::fact_values;
 use crate::text::{NoticeText, StandIns};
 
-/// `checkTemplate(template)`: throws the `TypeError` a plan with this template would.
+/// `checkTemplate`: throws the `TypeError` a plan with `template` would; answers `undefined`.
 pub(crate) fn check_template(call: &Call) -> Answer {
     let template = call.notice_text(call.arg(0)).map_err(|e| call.naming(e, 0, "a string"))?;
     toolclamp_core::notice::check_template(&template.text)

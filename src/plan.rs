@@ -281,7 +281,8 @@ fn plan_through<U: StringUnit + toolclamp_core::Unit>(
     answer_plan(call, &src, limits, StrategyArg::Fixed(strategy), NoticeArg::Default, false, Snap::None)
 }
 
-/// `measure(out, text, wide)`: chars, bytes and lines in the total slots.
+/// `measure`: the chars, bytes, lines and estimated tokens of `text` in the total slots;
+/// answers `null`.
 pub(crate) fn measure_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let m = if wide {
@@ -295,9 +296,9 @@ pub(crate) fn measure_string(call: &Call) -> Answer {
     call.null()
 }
 
-/// `planBuffer`: the clamped text of `bytes`, a `Uint8Array` of UTF-8 planned as the request
-/// block says, as a new string (the whole decoded text when
-/// it fits, with the `fits` verdict). Invalid UTF-8 decodes as `buf.toString('utf8')` does:
+/// `planBuffer`: the clamped text of `bytes`, a `Uint8Array` of UTF-8 planned as the
+/// request block says, as a new string (the whole decoded text when it fits, with the
+/// `fits` verdict). Invalid UTF-8 decodes as `buf.toString('utf8')` does:
 /// each maximal invalid subpart becomes U+FFFD. Counts are of the decoded text and exact in
 /// every dimension. `headEnd`/`tailStart` are byte offsets into the UTF-8 of the decoded
 /// text, which are offsets into `bytes` when it is valid UTF-8.

@@ -16,52 +16,40 @@ const { LAYOUT } = binding
 const S = LAYOUT.slots
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 
-const EXPORTS = {
-  checkTemplate: ['template'],
-  plan: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'exact', 'snap', 'restack'],
-  planList: [
-    'out',
-    'texts',
-    'wide',
-    'totalLength',
-    'strategy',
-    'maxChars',
-    'maxBytes',
-    'maxLines',
-    'headRatio',
-    'notice',
-    'exact',
-    'snap',
-    'restack',
-  ],
-  charsWindows: ['out', 'length', 'strategy', 'maxChars', 'headRatio'],
-  planWindows: ['out', 'window0', 'from0', 'window1', 'from1', 'window2', 'from2', 'length', 'wide', 'strategy', 'maxChars', 'headRatio'],
-  measure: ['out', 'text', 'wide'],
-  planBuffer: ['out', 'bytes', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'notice', 'snap'],
-  planToolOutput: ['out', 'text', 'wide', 'maxChars', 'maxLines', 'headRatio', 'notice'],
-  planPage: ['out', 'text', 'wide', 'line', 'column', 'maxBytes', 'maxLines'],
-  planPageBuffer: ['out', 'bytes', 'line', 'column', 'maxBytes', 'maxLines'],
-  repage: ['out', 'text', 'wide', 'maxChars', 'maxBytes', 'maxLines', 'byteColumns'],
-  classifyError: ['out', 'message', 'wide', 'status', 'code'],
-  planBudget: ['out', 'sizes', 'perResult', 'aggregate', 'minKeepChars', 'protectRecent'],
-  elisionMarker: ['out', 'chars', 'lines', 'tokens', 'spillPath'],
-  normalizeTerminal: ['out', 'text', 'wide', 'flags', 'maxLength'],
-  normalizeTerminalBuffer: ['out', 'bytes', 'flags', 'maxLength'],
-  normalizedBound: ['out', 'length', 'bytes'],
-  clampJson: ['out', 'text', 'wide', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
-  clampJsonText: ['out', 'text', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'inlineMarkers', 'gap'],
-  locateJson: ['out', 'text', 'wide', 'paths'],
-  captureCreate: ['out', 'strategy', 'maxChars', 'maxBytes', 'maxLines', 'headRatio', 'normalize', 'flags', 'raw'],
-  captureWrite: ['out', 'capture', 'chunk', 'wide', 'echo'],
-  captureFinish: ['out', 'capture', 'echo'],
-  captureResult: ['out', 'capture', 'final', 'notice', 'snap'],
-  captureSettleHead: ['out', 'capture', 'notice', 'snap'],
-  captureDispose: ['out', 'capture'],
-}
+// Each export's parameters, in order, and the request fields it reads: the binding's own
+// table (src/exports.rs), never a copy.
+const EXPORTS = LAYOUT.exports
 
 const isWide = (text) => /[^\x00-\xff]/.test(text)
-// The result buffer: an ArrayBuffer of one double per slot, read through a Float64Array.
-const newOut = () => new ArrayBuffer(LAYOUT.slotCount * 8)
+// The result array: an ArrayBuffer of doubles (answer slots, request block, notice facts),
+// read through a Float64Array.
+const newOut = () => new ArrayBuffer(LAYOUT.bufferLength * 8)
+
+/** Writes `request` (field name → value) into the request block of `out`, when it has one. */
+function writeRequest(out, request) {
+  if (!(out instanceof ArrayBuffer) || out.byteLength < LAYOUT.bufferLength * 8) return
+  const block = new Float64Array(out)
+  for (const [field, value] of Object.entries(request)) block[LAYOUT.request[field]] = value
+}
+
+/** Calls export `name` as lib/native.js does: the request block first, then the arguments. */
+function invoke(name, request, out, ...args) {
+  writeRequest(out, request)
+  return binding[name](out, ...args)
+}
+
+/** A plan's request: strategy head, `maxChars` only, nothing else asked. */
+const planRequest = (fields = {}) => ({
+  strategy: 0,
+  maxChars: 10,
+  maxBytes: Infinity,
+  maxLines: Infinity,
+  headRatio: 0.5,
+  exact: false,
+  snap: false,
+  restack: false,
+  ...fields,
+})
 
 describe('LAYOUT', () => {
   test('is frozen and names every slot once', () => {
@@ -70,6 +58,12 @@ describe('LAYOUT', () => {
     assert.deepEqual(
       [...indices].sort((a, b) => a - b),
       [...Array(LAYOUT.slotCount).keys()],
+    )
+    // The request block and the notice facts follow the answer slots, to the array's end.
+    assert.ok(Object.isFrozen(LAYOUT.request) && Object.isFrozen(LAYOUT.facts))
+    assert.deepEqual(
+      [...Object.values(LAYOUT.request), ...Object.values(LAYOUT.facts)],
+      [...Array(LAYOUT.bufferLength - LAYOUT.slotCount).keys()].map((k) => LAYOUT.slotCount + k),
     )
     assert.deepEqual(LAYOUT.strategies, ['head', 'tail', 'headTail', 'auto'])
     assert.deepEqual(LAYOUT.dims, ['chars', 'bytes', 'lines'])
@@ -82,17 +76,130 @@ describe('LAYOUT', () => {
     assert.equal(LAYOUT.maxStringLength, require('node:buffer').constants.MAX_STRING_LENGTH)
   })
 
-  test('the binding exports exactly the functions lib/native.js calls', () => {
+  test('publishes every export: its parameters, and request fields the block has', () => {
+    assert.ok(Object.isFrozen(EXPORTS))
+    for (const [name, signature] of Object.entries(EXPORTS)) {
+      assert.deepEqual(Object.keys(signature), ['params', 'request'], name)
+      assert.ok(Object.isFrozen(signature.params) && Object.isFrozen(signature.request), name)
+      assert.equal(new Set(signature.params).size, signature.params.length, `${name}: a parameter twice`)
+      for (const field of signature.request) assert.ok(field in LAYOUT.request, `${name}: ${field}`)
+      // The request block is in the result array, so an export that reads one takes it first.
+      if (signature.request.length > 0) assert.equal(signature.params[0], 'out', name)
+    }
+  })
+
+  test('the binding exports exactly the functions its table lists', () => {
     assert.equal(binding.SLOT_COUNT, LAYOUT.slotCount)
     const functions = Object.keys(binding).filter((k) => typeof binding[k] === 'function')
     assert.deepEqual(functions.sort(), Object.keys(EXPORTS).sort())
   })
 })
 
+// ---- lib/native.js against the table
+
+/** Checks of an argument by its parameter's name, for the names that mean one thing. */
+const PARAM_CHECKS = {
+  out: (v) => v instanceof ArrayBuffer,
+  notice: (v) => v === undefined || typeof v === 'string' || typeof v === 'function',
+  ...Object.fromEntries(
+    ['wide', 'echo', 'final', 'raw', 'normalize', 'byteColumns', 'inlineMarkers'].map((n) => [n, (v) => typeof v === 'boolean']),
+  ),
+  ...Object.fromEntries(['text', 'message', 'code', 'gap', 'template', 'paths'].map((n) => [n, (v) => typeof v === 'string'])),
+}
+
+/**
+ * lib/native.js loaded over a binding that checks each call against LAYOUT.exports before
+ * making it: the argument count, the arguments whose name says their type, and that every
+ * request field the export reads was written (the block is NaN after each call, as the
+ * binding leaves it). `calls` counts the calls by export.
+ */
+function spiedNative() {
+  const bindingPath = require.resolve('../binding.js')
+  const nativePath = require.resolve('../lib/native.js')
+  const calls = new Map()
+  const spy = { ...binding }
+  for (const [name, { params, request }] of Object.entries(EXPORTS)) {
+    spy[name] = (...args) => {
+      assert.equal(args.length, params.length, `${name} called with ${args.length} arguments`)
+      for (const [i, param] of params.entries()) {
+        assert.ok(PARAM_CHECKS[param]?.(args[i]) ?? true, `${name}: ${param} is ${typeof args[i]}`)
+      }
+      const block = new Float64Array(args[0])
+      const unwritten = request.filter((field) => Number.isNaN(block[LAYOUT.request[field]]))
+      assert.deepEqual(unwritten, [], `${name} called without ${unwritten.join(', ')}`)
+      calls.set(name, (calls.get(name) ?? 0) + 1)
+      try {
+        return binding[name](...args)
+      } finally {
+        for (const index of Object.values(LAYOUT.request)) block[index] = NaN
+      }
+    }
+  }
+  const saved = [require.cache[bindingPath], require.cache[nativePath]]
+  require.cache[bindingPath] = { id: bindingPath, filename: bindingPath, loaded: true, exports: spy, children: [], paths: [] }
+  delete require.cache[nativePath]
+  try {
+    return { native: require('../lib/native.js'), calls }
+  } finally {
+    ;[require.cache[bindingPath], require.cache[nativePath]] = saved
+  }
+}
+
+describe('lib/native.js', () => {
+  test('calls every export as the table says', () => {
+    const { native, calls } = spiedNative()
+    const limits = (maxChars, maxBytes = Infinity, maxLines = Infinity) => ({ maxChars, maxBytes, maxLines })
+    let facts
+    const notice = (f) => {
+      facts = f
+      return '[cut]'
+    }
+    // A call with no request first: the spy then leaves the block NaN for the rest.
+    native.measureText('abc')
+    native.measureTokens('abc')
+    native.checkTemplate('[{omittedChars} cut]')
+    native.planText('x'.repeat(100), 'head', limits(10), 0.5, notice, true)
+    native.planText('x'.repeat(5000), 'headTail', limits(100), 0.5, undefined, false)
+    native.planTexts(['ab', 'cd'], 4, 'tail', limits(2), 0.5, undefined, false, true, false)
+    native.planBytes(Buffer.from('y'.repeat(50)), 'auto', limits(Infinity, 10), 0.5, undefined, true)
+    native.planToolOutput('a\n'.repeat(100), 50, 5, 0.5, undefined)
+    native.planBudget([{ textTokens: 900, textChars: 2700, fixedTokens: 0, markerTokens: 40 }], 100, 100, 0, 0)
+    native.elisionMarker(10, 2, 3, null)
+    native.normalizeTerminal('a\x1b[1mb', 15)
+    native.normalizeTerminal(Buffer.from('abc'), 15)
+    native.normalizedMayOutgrowString('abc')
+    native.planJson('[1,2,3,4,5]', 'head', limits(6), 0.5, true, '')
+    native.planJsonText('[1, 2, 3, 4, 5]', 'tail', limits(8), 0.5, false, ' ')
+    native.locateJson('{"a":1}', [['a']])
+    native.classifyError('maximum context length exceeded', 400, '')
+    const text = 'line\n'.repeat(50)
+    const page = native.pageOf(text, 1, 1, 300, 5)
+    native.pageOf(Buffer.from(text), 1, 1, 300, 5)
+    native.repage(`${page.banner}\n${text.slice(page.pageStart, page.pageEnd)}`, limits(60), false)
+    const handle = native.captureCreate('head', limits(Infinity, 100), 0.5, 0, false)
+    native.captureWrite(handle, 'x'.repeat(300), false)
+    native.captureSettleHead(handle, undefined, false)
+    native.captureResult(handle, false, undefined, false)
+    native.captureFinish(handle, false)
+    native.captureResult(handle, true, undefined, false)
+    native.captureDispose(handle)
+    assert.deepEqual([...calls.keys()].sort(), Object.keys(EXPORTS).sort(), 'every export is called')
+    // A notice function gets every fact the binding writes, in the table's order.
+    assert.deepEqual(Object.keys(facts), Object.keys(LAYOUT.facts))
+    // (The core may try notices for more than one cut; each names the same text.)
+    assert.deepEqual(
+      [facts.where, facts.truncatedBy, facts.totalChars, facts.totalBytes, facts.totalLines, facts.tailStart],
+      ['end', ['chars'], 100, 100, 1, 100],
+    )
+  })
+})
+
 describe('capture handles', () => {
+  const keep = { strategy: 1, maxChars: Infinity, maxBytes: 100, maxLines: Infinity, headRatio: 0.5 }
+
   test('only a handle captureCreate made is read as a capture', () => {
     const out = newOut()
-    const handle = binding.captureCreate(out, 1, Infinity, 100, Infinity, 0.5, false, 0, false)
+    const handle = invoke('captureCreate', keep, out, false, 0, false)
     for (const fake of [{}, null, 1, 'capture', new Uint8Array(8), () => {}]) {
       assert.throws(
         () => binding.captureWrite(out, fake, 'x', false, false),
@@ -103,19 +210,19 @@ describe('capture handles', () => {
     assert.equal(new Float64Array(out)[LAYOUT.slots.totalBytes], 300)
     binding.captureFinish(out, handle, false)
     assert.throws(() => binding.captureWrite(out, handle, 'y', false, false), /write after end/)
-    const text = binding.captureResult(out, handle, true, undefined, false)
+    const text = invoke('captureResult', { snap: false }, out, handle, true, undefined)
     assert.equal(new Float64Array(out)[LAYOUT.slots.verdict], LAYOUT.verdicts.cut)
     assert.ok(Buffer.byteLength(text) <= 100 && text.endsWith('x'))
   })
 
   test('a capture without a byte or char limit is refused: its memory would have no bound', () => {
-    assert.throws(() => binding.captureCreate(newOut(), 1, Infinity, Infinity, 10, 0.5, false, 0, false), RangeError)
+    assert.throws(() => invoke('captureCreate', { ...keep, maxBytes: Infinity, maxLines: 10 }, newOut(), false, 0, false), RangeError)
   })
 })
 
 describe('argument checks', () => {
   test('a call with too few or too many arguments is a TypeError saying how many', () => {
-    for (const [name, params] of Object.entries(EXPORTS)) {
+    for (const [name, { params }] of Object.entries(EXPORTS)) {
       const expected = `toolclamp binding: ${name}(${params.join(', ')}) takes ${params.length} arguments, got`
       for (const count of [0, params.length - 1, params.length + 1]) {
         assert.throws(
@@ -129,72 +236,27 @@ describe('argument checks', () => {
 
   test('wrong types name the parameter', () => {
     const out = newOut()
+    const plan =
+      (...args) =>
+      () =>
+        invoke('plan', planRequest({ maxChars: 1 }), ...args)
+    const buffer = (bytes) => () => invoke('planBuffer', planRequest({ maxChars: 1 }), out, bytes, undefined)
+    const list = (texts, total) => () => invoke('planList', planRequest({ maxChars: 1 }), out, texts, false, total, undefined)
+    const outMessage = `plan: out must be an attached ArrayBuffer of ${LAYOUT.bufferLength * 8} bytes`
     const cases = [
-      [() => binding.plan(out, 42, false, 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false), 'plan: text must be a string'],
-      [
-        () => binding.plan(out, 'abc', 'no', 0, 10, Infinity, Infinity, 0.5, undefined, false, false, false),
-        'plan: wide must be a boolean',
-      ],
-      [
-        () => binding.plan(out, 'abc', false, '0', 10, Infinity, Infinity, 0.5, undefined, false, false, false),
-        'plan: strategy must be a number',
-      ],
-      [
-        () => binding.plan(out, 'abc', false, 0, undefined, Infinity, Infinity, 0.5, undefined, false, false, false),
-        'plan: maxChars must be a number',
-      ],
-      [
-        () => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, 7, false, false, false),
-        'plan: notice must be undefined, a string or a function',
-      ],
-      [
-        () => binding.plan([], 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
-        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
-      ],
-      [
-        () =>
-          binding.plan(new Float64Array(LAYOUT.slotCount), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
-        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
-      ],
-      [
-        () =>
-          binding.plan(
-            new SharedArrayBuffer(LAYOUT.slotCount * 8),
-            'abcdef',
-            false,
-            0,
-            1,
-            Infinity,
-            Infinity,
-            0.5,
-            undefined,
-            false,
-            false,
-            false,
-          ),
-        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
-      ],
-      [
-        () => binding.plan(new ArrayBuffer(24), 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
-        `plan: out must be an attached ArrayBuffer of ${LAYOUT.slotCount * 8} bytes`,
-      ],
-      [
-        () => binding.planBuffer(out, 'abc', 0, 1, Infinity, Infinity, 0.5, undefined, false),
-        'planBuffer: bytes must be a Uint8Array or Buffer',
-      ],
-      [
-        () => binding.planBuffer(out, new Uint16Array(4), 0, 1, Infinity, Infinity, 0.5, undefined, false),
-        'planBuffer: bytes must be a Uint8Array or Buffer',
-      ],
-      [
-        () => binding.planList(out, 'abc', false, 3, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
-        'planList: texts must be an array of strings',
-      ],
-      [
-        () => binding.planList(out, ['a', 1], false, 2, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
-        'planList: texts must be an array of strings',
-      ],
-      [() => binding.plan(out, 'abc', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, 1), 'plan: restack must be a boolean'],
+      [plan(out, 42, false, undefined), 'plan: text must be a string'],
+      [plan(out, 'abc', 'no', undefined), 'plan: wide must be a boolean'],
+      [plan(out, 'abc', false, 7), 'plan: notice must be undefined, a string or a function'],
+      [plan([], 'abc', false, undefined), outMessage],
+      [plan(new Float64Array(LAYOUT.bufferLength), 'abcdef', false, undefined), outMessage],
+      [plan(new SharedArrayBuffer(LAYOUT.bufferLength * 8), 'abcdef', false, undefined), outMessage],
+      [plan(new ArrayBuffer(24), 'abcdef', false, undefined), outMessage],
+      // Room for the answer slots but not for the request block.
+      [plan(new ArrayBuffer(LAYOUT.slotCount * 8), 'abcdef', false, undefined), outMessage],
+      [buffer('abc'), 'planBuffer: bytes must be a Uint8Array or Buffer'],
+      [buffer(new Uint16Array(4)), 'planBuffer: bytes must be a Uint8Array or Buffer'],
+      [list('abc', 3), 'planList: texts must be an array of strings'],
+      [list(['a', 1], 2), 'planList: texts must be an array of strings'],
     ]
     for (const [fn, message] of cases) {
       assert.throws(fn, (e) => e instanceof TypeError && e.message === `toolclamp binding: ${message}`, message)
@@ -203,26 +265,31 @@ describe('argument checks', () => {
 
   test('values out of range are RangeErrors, never a default', () => {
     const out = newOut()
-    const call = (strategy, maxChars, ratio) => () =>
-      binding.plan(out, 'abcdef', false, strategy, maxChars, Infinity, Infinity, ratio, undefined, false, false, false)
+    const call = (fields) => () => invoke('plan', planRequest(fields), out, 'abcdef', false, undefined)
     const cases = [
-      [call(4, 1, 0.5), 'strategy must be a strategy code from 0 to 3, got 4'],
-      [call(0.5, 1, 0.5), 'strategy must be a strategy code from 0 to 3, got 0.5'],
-      [call(-1, 1, 0.5), 'strategy must be a strategy code from 0 to 3, got -1'],
-      [call(NaN, 1, 0.5), 'strategy must be a strategy code from 0 to 3, got NaN'],
-      [() => binding.charsWindows(out, 10, 3, 5, 0.5), 'strategy must be a strategy code from 0 to 2, got 3'],
-      [call(0, -1, 0.5), 'maxChars must be a non-negative integer or Infinity, got -1'],
-      [call(0, NaN, 0.5), 'maxChars must be a non-negative integer or Infinity, got NaN'],
-      [call(0, 1.5, 0.5), 'maxChars must be a non-negative integer or Infinity, got 1.5'],
-      [call(0, -Infinity, 0.5), 'maxChars must be a non-negative integer or Infinity, got -inf'],
-      [call(2, 1, 1.5), 'headRatio must be a number from 0 to 1, got 1.5'],
-      [call(2, 1, NaN), 'headRatio must be a number from 0 to 1, got NaN'],
+      [call({ strategy: 4 }), 'strategy must be a strategy code from 0 to 3, got 4'],
+      [call({ strategy: 0.5 }), 'strategy must be a strategy code from 0 to 3, got 0.5'],
+      [call({ strategy: -1 }), 'strategy must be a strategy code from 0 to 3, got -1'],
+      [call({ strategy: NaN }), 'strategy must be a strategy code from 0 to 3, got NaN'],
       [
-        () => binding.planList(out, ['ab', 'c'], false, 4, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+        () => invoke('charsWindows', { strategy: 3, maxChars: 5, headRatio: 0.5 }, out, 10),
+        'strategy must be a strategy code from 0 to 2, got 3',
+      ],
+      [call({ maxChars: -1 }), 'maxChars must be a non-negative integer or Infinity, got -1'],
+      [call({ maxChars: NaN }), 'maxChars must be a non-negative integer or Infinity, got NaN'],
+      [call({ maxChars: 1.5 }), 'maxChars must be a non-negative integer or Infinity, got 1.5'],
+      [call({ maxChars: -Infinity }), 'maxChars must be a non-negative integer or Infinity, got -inf'],
+      [call({ maxBytes: undefined }), 'maxBytes must be a non-negative integer or Infinity, got NaN'],
+      [call({ strategy: 2, headRatio: 1.5 }), 'headRatio must be a number from 0 to 1, got 1.5'],
+      [call({ strategy: 2, headRatio: NaN }), 'headRatio must be a number from 0 to 1, got NaN'],
+      [call({ exact: 2 }), 'exact must be 1 or 0 (a boolean), got 2'],
+      [call({ restack: undefined }), 'restack must be 1 or 0 (a boolean), got NaN'],
+      [
+        () => invoke('planList', planRequest({ maxChars: 1 }), out, ['ab', 'c'], false, 4, undefined),
         "totalLength must be the sum of the strings' lengths, got 4",
       ],
       [
-        () => binding.planWindows(out, 'abc', 9, '', 0, '', 0, 10, false, 0, 5, 0.5),
+        () => invoke('planWindows', { strategy: 0, maxChars: 5, headRatio: 0.5 }, out, 'abc', 9, '', 0, '', 0, 10, false),
         'window0 must be a window inside the text, got 3 units at 9',
       ],
     ]
@@ -231,35 +298,55 @@ describe('argument checks', () => {
     }
   })
 
+  test('the request block is read once per call: a field left unwritten is refused, never read stale', () => {
+    const out = newOut()
+    assert.equal(typeof invoke('plan', planRequest({ maxChars: 2 }), out, 'abcdef', false, undefined), 'string')
+    for (const index of Object.values(LAYOUT.request)) assert.ok(Number.isNaN(new Float64Array(out)[index]))
+    assert.throws(
+      () => binding.plan(out, 'abcdef', false, undefined),
+      (e) => e instanceof RangeError && e.message.startsWith('toolclamp binding: plan: ') && e.message.endsWith('got NaN'),
+    )
+  })
+
+  test('a notice function reads the facts of its cut from the result array; a call it makes does not change the plan', () => {
+    const out = newOut()
+    const seen = []
+    const notice = () => {
+      const values = new Float64Array(out)
+      seen.push(Object.fromEntries(Object.entries(LAYOUT.facts).map(([name, index]) => [name, values[index]])))
+      // A call into the binding from the notice reuses the array and its request block.
+      invoke('plan', planRequest({ strategy: 1, maxChars: 1, restack: true }), out, 'zzzz', false, undefined)
+      return '[cut]'
+    }
+    const glue = invoke('plan', planRequest({ maxChars: 12 }), out, 'x'.repeat(100), false, notice)
+    const values = new Float64Array(out)
+    assert.equal(values[S.verdict], LAYOUT.verdicts.cut)
+    assert.equal('x'.repeat(values[S.headEnd]).length + glue.length, 12)
+    assert.equal(values[S.strategy], 0)
+    // The core may try notices for more than one cut; each names this text's facts.
+    assert.ok(seen.length >= 1)
+    for (const facts of seen) {
+      assert.equal(LAYOUT.positions[facts.where], 'end')
+      assert.deepEqual([facts.truncatedBy, facts.totalChars, facts.totalBytes, facts.tailStart], [1, 100, 100, 100])
+    }
+  })
+
   test('a detached result array is refused, not written', () => {
     const out = newOut()
     structuredClone(out, { transfer: [out] })
     assert.throws(
-      () => binding.plan(out, 'abcdef', false, 0, 1, Infinity, Infinity, 0.5, undefined, false, false, false),
+      () => invoke('plan', planRequest({ maxChars: 1 }), out, 'abcdef', false, undefined),
       (e) => e instanceof TypeError && /out must be an attached ArrayBuffer/.test(e.message),
     )
   })
 
   test('a thrown notice propagates as it was thrown', () => {
     const boom = new SyntaxError('boom')
+    const notice = () => {
+      throw boom
+    }
     assert.throws(
-      () =>
-        binding.plan(
-          newOut(),
-          'x'.repeat(100),
-          false,
-          0,
-          10,
-          Infinity,
-          Infinity,
-          0.5,
-          () => {
-            throw boom
-          },
-          false,
-          false,
-          false,
-        ),
+      () => invoke('plan', planRequest(), newOut(), 'x'.repeat(100), false, notice),
       (e) => e === boom,
     )
   })
@@ -274,83 +361,54 @@ const anyValue = fc.oneof(
   fc.constantFrom([], {}, [1, 2], ['a', 'b'], () => 'x', Symbol('s'), 10n),
   fc.constantFrom(new Float64Array(2), new Uint8Array(3), Buffer.from('abc'), new Float32Array(40), new ArrayBuffer(8)),
 )
+// What a request field may hold: anything a Float64Array takes (it coerces to a double).
+const anyField = fc.oneof(
+  fc.constantFrom(undefined, null, true, false, 0, 1, 2, 3, 4, -1, 0.5, 1e300, NaN, Infinity, -Infinity, '', '3', 2 ** 53),
+  fc.integer({ min: -5, max: 500 }),
+  fc.double(),
+)
+const asDouble = (value) => new Float64Array([value])[0]
 const PIECES = ['a', 'Z', '\n', '\r\n', '\r', 'é', '日', '😀', '\uD800', '\uDC00', ' ']
 const textArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((p) => p.join(''))
 const budgetArb = fc.oneof(fc.integer({ min: 0, max: 120 }), fc.constant(Infinity))
-const noticeArb = fc.constantFrom(undefined, '', '[cut]', '{omitted} at {where}', '<{headEnd}|{tailStart}>', (f) => `${f.omittedChars}`)
+const noticeArb = fc.constantFrom(undefined, '', '[cut]', '{omitted} at {where}', '<{headEnd}|{tailStart}>', () => '[cut here]')
+const headRatioArb = fc.double({ min: 0, max: 1, noNaN: true })
+// Plans take 'auto' (code 3) too; JSON clamps do not.
+const keepArb = (maxStrategy) =>
+  fc.record({
+    strategy: fc.integer({ min: 0, max: maxStrategy }),
+    maxChars: budgetArb,
+    maxBytes: budgetArb,
+    maxLines: budgetArb,
+    headRatio: headRatioArb,
+  })
+const textPlanArb = fc
+  .tuple(keepArb(3), fc.boolean(), fc.boolean(), fc.boolean())
+  .map(([keep, exact, snap, restack]) => ({ ...keep, exact, snap, restack }))
 
-/** Arguments for `name` that are all valid, except where `wrong` replaces one. */
-function validArgs(name) {
-  // Plans take 'auto' (code 3) too, and snap.
-  const common = { strategy: fc.integer({ min: 0, max: 2 }), headRatio: fc.double({ min: 0, max: 1, noNaN: true }) }
-  const planStrategy = fc.integer({ min: 0, max: 3 })
+/** A valid call of `name`: `{ args, request }`, the arguments after `out` included. */
+function validCall(name) {
   switch (name) {
     case 'plan':
       return fc
-        .tuple(
-          textArb,
-          planStrategy,
-          budgetArb,
-          budgetArb,
-          budgetArb,
-          common.headRatio,
-          noticeArb,
-          fc.boolean(),
-          fc.boolean(),
-          fc.boolean(),
-        )
-        .map(([text, s, c, b, l, r, n, e, snap, restack]) => [newOut(), text, isWide(text), s, c, b, l, r, n, e, snap, restack])
+        .tuple(textArb, noticeArb, textPlanArb)
+        .map(([text, notice, request]) => ({ args: [newOut(), text, isWide(text), notice], request }))
     case 'planList':
-      return fc
-        .tuple(
-          fc.array(textArb, { maxLength: 4 }),
-          planStrategy,
-          budgetArb,
-          budgetArb,
-          budgetArb,
-          common.headRatio,
-          noticeArb,
-          fc.boolean(),
-          fc.boolean(),
-          fc.boolean(),
-        )
-        .map(([texts, s, c, b, l, r, n, e, snap, restack]) => [
-          newOut(),
-          texts,
-          texts.some(isWide),
-          texts.join('').length,
-          s,
-          c,
-          b,
-          l,
-          r,
-          n,
-          e,
-          snap,
-          restack,
-        ])
+      return fc.tuple(fc.array(textArb, { maxLength: 4 }), noticeArb, textPlanArb).map(([texts, notice, request]) => ({
+        args: [newOut(), texts, texts.some(isWide), texts.join('').length, notice],
+        request,
+      }))
     case 'planBuffer':
       return fc
-        .tuple(textArb, planStrategy, budgetArb, budgetArb, budgetArb, common.headRatio, noticeArb, fc.boolean())
-        .map(([text, s, c, b, l, r, n, snap]) => [newOut(), Buffer.from(text), s, c, b, l, r, n, snap])
+        .tuple(textArb, noticeArb, keepArb(3), fc.boolean())
+        .map(([text, notice, keep, snap]) => ({ args: [newOut(), Buffer.from(text), notice], request: { ...keep, snap } }))
     case 'measure':
-      return textArb.map((text) => [newOut(), text, isWide(text)])
+      return textArb.map((text) => ({ args: [newOut(), text, isWide(text)], request: {} }))
     case 'clampJson':
-      return fc
-        .tuple(
-          fc.jsonValue({ maxDepth: 3 }),
-          common.strategy,
-          budgetArb,
-          budgetArb,
-          budgetArb,
-          common.headRatio,
-          fc.boolean(),
-          fc.constantFrom('', '  ', '→'),
-        )
-        .map(([v, s, c, b, l, r, m, g]) => {
-          const text = JSON.stringify(v)
-          return [newOut(), text, isWide(text), s, c, b, l, r, m, g]
-        })
+      return fc.tuple(fc.jsonValue({ maxDepth: 3 }), keepArb(2), fc.boolean(), fc.constantFrom('', '  ', '→')).map(([v, request, m, g]) => {
+        const text = JSON.stringify(v)
+        return { args: [newOut(), text, isWide(text), m, g], request }
+      })
     case 'clampJsonText':
       // Any text: JSON as JSON.stringify(v, null, 1) writes it, or not JSON at all.
       return fc
@@ -359,15 +417,11 @@ function validArgs(name) {
             fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1)),
             textArb,
           ),
-          common.strategy,
-          budgetArb,
-          budgetArb,
-          budgetArb,
-          common.headRatio,
+          keepArb(2),
           fc.boolean(),
           fc.constantFrom('', '  ', '→'),
         )
-        .map(([text, s, c, b, l, r, m, g]) => [newOut(), text, s, c, b, l, r, m, g])
+        .map(([text, request, m, g]) => ({ args: [newOut(), text, m, g], request }))
     case 'planPage':
       return fc
         .tuple(
@@ -377,12 +431,12 @@ function validArgs(name) {
           fc.integer({ min: 4, max: 300 }),
           fc.integer({ min: 1, max: 5 }),
         )
-        .map(([text, line, col, b, l]) => [newOut(), text, isWide(text), line, col, b, l])
+        .map(([text, line, col, b, l]) => ({ args: [newOut(), text, isWide(text), line, col, b, l], request: {} }))
     case 'repage':
       // A page under its banner as planPage shows it, or any text.
       return fc
         .tuple(textArb, fc.boolean(), budgetArb, fc.oneof(budgetArb, fc.integer({ min: 100, max: 400 })), budgetArb, fc.boolean())
-        .map(([text, asPage, c, b, l, bytes]) => {
+        .map(([text, asPage, maxChars, maxBytes, maxLines, bytes]) => {
           let shown = text
           if (asPage) {
             try {
@@ -392,21 +446,23 @@ function validArgs(name) {
               // Too small for a page: any text will do.
             }
           }
-          return [newOut(), shown, isWide(shown), c, b, l, bytes]
+          return { args: [newOut(), shown, isWide(shown), bytes], request: { maxChars, maxBytes, maxLines } }
         })
     default:
       return fc.constant(null)
   }
 }
 
-/** The text the answer of `name(...args)` gives, with the limits it must fit. */
-function answerOf(name, args, returned, buffer) {
+/** The limits a call's request block asks for. */
+const limitsOf = (request) => ({ maxChars: request.maxChars, maxBytes: request.maxBytes, maxLines: request.maxLines })
+
+/** Checks the answer of `name` to a call (`{ args, request }`, request as doubles) that returned. */
+function answerOf(name, { args, request }, returned, buffer) {
   const out = new Float64Array(buffer)
   const verdict = out[S.verdict]
   if (name === 'plan' || name === 'planList' || name === 'planBuffer') {
     const text = name === 'plan' ? args[1] : name === 'planList' ? args[1].join('') : Buffer.from(args[1]).toString('utf8')
-    const [c, b, l] = name === 'planList' ? args.slice(5, 8) : name === 'plan' ? args.slice(4, 7) : args.slice(3, 6)
-    const limits = { maxChars: c, maxBytes: b, maxLines: l }
+    const limits = limitsOf(request)
     if (verdict === LAYOUT.verdicts.fits) {
       assert.ok(fits(text, limits), 'answered "fits" for a text that does not')
       if (name !== 'planBuffer') assert.equal(returned, null)
@@ -417,18 +473,15 @@ function answerOf(name, args, returned, buffer) {
     const result = units === null ? returned : units.slice(0, out[S.headEnd]) + returned + units.slice(out[S.tailStart])
     assert.ok(fits(result, limits), `${JSON.stringify(result)} exceeds ${JSON.stringify(limits)}`)
     // Counts are exact where a budget is set, or everywhere when asked (planBuffer always is).
-    const exact = name === 'planBuffer' || args.at(-3) === true
+    const exact = name === 'planBuffer' || request.exact === 1
     // The strategy used: the one asked for, or what 'auto' resolved to.
-    const code = name === 'planList' ? args[4] : name === 'plan' ? args[3] : args[2]
+    const code = request.strategy
     const used = LAYOUT.strategies[out[S.strategy]]
     assert.ok(code === 3 ? used === 'head' || used === 'headTail' : used === LAYOUT.strategies[code], `strategy ${used} for ${code}`)
     const m = measure(result)
     const reported = { chars: out[S.outputChars], bytes: out[S.outputBytes], lines: out[S.outputLines] }
-    for (const [dim, limit] of [
-      ['chars', c],
-      ['bytes', b],
-      ['lines', l],
-    ]) {
+    for (const dim of LAYOUT.dims) {
+      const limit = limits[`max${dim[0].toUpperCase()}${dim.slice(1)}`]
       if (exact || limit !== Infinity) assert.equal(reported[dim], m[dim], `output ${dim}`)
     }
     return
@@ -442,16 +495,15 @@ function answerOf(name, args, returned, buffer) {
   if (name === 'repage') {
     if (verdict === LAYOUT.verdicts.fits) return assert.equal(returned, null)
     assert.equal(verdict, LAYOUT.verdicts.page, `verdict ${verdict}`)
-    const [text, c, b, l] = [args[1], ...args.slice(3, 6)]
+    const text = args[1]
     assert.ok(out[S.pageStart] <= out[S.pageEnd] && out[S.pageEnd] <= text.length)
     if (returned === null) return
     const result = `${returned}\n${text.slice(out[S.pageStart], out[S.pageEnd])}`
-    assert.ok(fits(result, { maxChars: c, maxBytes: b, maxLines: l }), `${JSON.stringify(result)} exceeds ${[c, b, l]}`)
+    assert.ok(fits(result, limitsOf(request)), `${JSON.stringify(result)} exceeds ${JSON.stringify(request)}`)
   }
   if (name === 'clampJson') {
-    const [c, b, l] = args.slice(4, 7)
-    const gap = args[9]
-    const limits = { maxChars: c, maxBytes: b, maxLines: l }
+    const limits = limitsOf(request)
+    const gap = args[4]
     const rendered = (v) => (gap === '' ? JSON.stringify(v) : JSON.stringify(v, null, gap))
     if (verdict === LAYOUT.verdicts.fits) {
       assert.equal(returned, null)
@@ -467,8 +519,7 @@ function answerOf(name, args, returned, buffer) {
     assert.equal(new Float64Array(buffer)[S.outputBytes], Buffer.byteLength(out))
   }
   if (name === 'clampJsonText') {
-    const [c, b, l] = args.slice(3, 6)
-    const limits = { maxChars: c, maxBytes: b, maxLines: l }
+    const limits = limitsOf(request)
     if (verdict === LAYOUT.verdicts.fits) {
       assert.equal(returned, null)
       assert.ok(fits(args[1], limits), 'answered "fits" for a text that does not')
@@ -482,14 +533,19 @@ function answerOf(name, args, returned, buffer) {
   }
 }
 
+/** The request as the binding reads it: each field as the double the array holds. */
+const asRead = (request) => Object.fromEntries(Object.entries(request).map(([field, value]) => [field, asDouble(value)]))
+
+const RANDOM_CALLS = ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'repage', 'clampJson', 'clampJsonText']
+
 describe('fail closed', () => {
   test('valid calls answer, and every answer holds', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'repage', 'clampJson', 'clampJsonText']) {
+    for (const name of RANDOM_CALLS) {
       fc.assert(
-        fc.property(validArgs(name), (args) => {
+        fc.property(validCall(name), (call) => {
           let returned
           try {
-            returned = binding[name](...args)
+            returned = invoke(name, call.request, ...call.args)
           } catch (error) {
             // Only a page outside the text or too small for its banner, or a text that is not JSON, may be refused.
             const refused =
@@ -498,26 +554,29 @@ describe('fail closed', () => {
             assert.ok(refused, `${name}: ${error}`)
             return
           }
-          answerOf(name, args, returned, args[0])
+          answerOf(name, { args: call.args, request: asRead(call.request) }, returned, call.args[0])
         }),
         { numRuns: Math.ceil(RUNS / 5) },
       )
     }
   })
 
-  test('a call with any argument replaced by a random value throws or answers correctly', () => {
-    for (const name of ['plan', 'planList', 'planBuffer', 'measure', 'planPage', 'repage', 'clampJson', 'clampJsonText']) {
-      const arb = fc.tuple(validArgs(name), fc.nat(), anyValue)
+  test('a call with any argument or request field replaced by a random value throws or answers correctly', () => {
+    for (const name of RANDOM_CALLS) {
+      const arb = fc.tuple(validCall(name), fc.nat(), anyValue, anyField)
       fc.assert(
-        fc.property(arb, ([args, which, value]) => {
-          const i = which % args.length
-          const mutated = args.slice()
-          mutated[i] = value
-          const out = i === 0 ? value : mutated[0]
-          if (out instanceof ArrayBuffer && out.byteLength >= LAYOUT.slotCount * 8) new Float64Array(out)[S.verdict] = 0
+        fc.property(arb, ([call, which, value, field]) => {
+          const fields = Object.keys(call.request)
+          const i = which % (call.args.length + fields.length)
+          const mutated = call.args.slice()
+          const request = { ...call.request }
+          if (i < mutated.length) mutated[i] = value
+          else request[fields[i - mutated.length]] = field
+          const out = mutated[0]
+          if (out instanceof ArrayBuffer && out.byteLength >= LAYOUT.bufferLength * 8) new Float64Array(out)[S.verdict] = 0
           let returned
           try {
-            returned = binding[name](...mutated)
+            returned = invoke(name, request, ...mutated)
           } catch (error) {
             assert.ok(error instanceof TypeError || error instanceof RangeError, `${name}: ${error}`)
             assert.match(error.message, /^(toolclamp binding: |notice |offset |column |limits: |text: |maxBytes |maxLines )/)
@@ -529,7 +588,7 @@ describe('fail closed', () => {
           if (name === 'measure' && mutated[2] !== isWide(mutated[1])) return
           if ((name === 'planPage' || name === 'repage') && mutated[2] !== isWide(mutated[1])) return
           if (name === 'clampJson' && mutated[2] !== isWide(mutated[1])) return
-          answerOf(name, mutated, returned, out)
+          answerOf(name, { args: mutated, request: asRead(request) }, returned, out)
         }),
         { numRuns: Math.ceil(RUNS / 5) },
       )
@@ -559,7 +618,7 @@ describe('locateJson', () => {
 })
 
 describe('planBudget', () => {
-  const out = () => new ArrayBuffer(LAYOUT.slotCount * 8)
+  const out = newOut
   const sizes = (...values) => new Float64Array(values)
 
   test('answers in place: an action code and the tokens a clamp keeps, per result', () => {

@@ -204,18 +204,28 @@ describe('dispose()', () => {
 describe('the binding', () => {
   test('captureDispose frees a handle for good: every later call with it throws, a second dispose does nothing', () => {
     const binding = require('../binding.js')
-    const out = new ArrayBuffer(binding.LAYOUT.slotCount * 8)
-    const handle = binding.captureCreate(out, 1, Infinity, 100, Infinity, 0.5, false, 0, false)
+    const { LAYOUT } = binding
+    const out = new ArrayBuffer(LAYOUT.bufferLength * 8)
+    // The request block (src/exports.rs): the fields each call reads, written by name.
+    const request = (fields) => {
+      for (const [name, value] of Object.entries(fields)) new Float64Array(out)[LAYOUT.request[name]] = value
+    }
+    request({ strategy: 1, maxChars: Infinity, maxBytes: 100, maxLines: Infinity, headRatio: 0.5 })
+    const handle = binding.captureCreate(out, false, 0, false)
     binding.captureWrite(out, handle, 'x'.repeat(300), false, false)
     assert.equal(binding.captureDispose(out, handle), undefined)
-    assert.equal(new Float64Array(out)[binding.LAYOUT.slots.totalBytes], 300, 'answers the last totals')
+    assert.equal(new Float64Array(out)[LAYOUT.slots.totalBytes], 300, 'answers the last totals')
     assert.equal(binding.captureDispose(out, handle), undefined)
+    const snapped = (call) => () => {
+      request({ snap: 0 })
+      return call()
+    }
     for (const call of [
       () => binding.captureWrite(out, handle, 'y', false, false),
       () => binding.captureFinish(out, handle, false),
-      () => binding.captureResult(out, handle, true, undefined, false),
-      () => binding.captureResult(out, handle, false, undefined, false),
-      () => binding.captureSettleHead(out, handle, undefined, false),
+      snapped(() => binding.captureResult(out, handle, true, undefined)),
+      snapped(() => binding.captureResult(out, handle, false, undefined)),
+      snapped(() => binding.captureSettleHead(out, handle, undefined)),
     ]) {
       assert.throws(call, { name: 'Error', message: 'toolclamp: the capture was disposed' })
     }

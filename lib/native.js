@@ -8,7 +8,14 @@
 // a call that answered nothing can never read as "the text fits".
 //
 // The slot indices and the codes that cross the boundary come from the binding's LAYOUT,
-// the one place they are written (src/layout.rs).
+// the one place they are written (src/layout.rs). So do the signatures: LAYOUT.exports
+// names each export's parameters, in order, and the fields of the request block it reads
+// (src/exports.rs); __test__/binding.test.mjs checks every call here against them.
+//
+// The request block: the arguments most calls share (strategy, limits, head ratio and the
+// exact/snap/restack flags) are written into the result array (see `request`) instead of
+// being passed one by one. The binding copies the block when a call begins, before any JS
+// can run, and fills it with NaN, so a field left unwritten is refused, never read stale.
 
 const { describe } = require('./common/format.js')
 
@@ -63,6 +70,8 @@ function missingAddon(error) {
 // plain copies read as fast as constants.
 const LAYOUT = { ...binding.LAYOUT }
 const SLOTS = { ...LAYOUT.slots }
+const REQUEST = { ...LAYOUT.request }
+const FACTS = { ...LAYOUT.facts }
 const VERDICT = SLOTS.verdict
 const VERDICTS = { ...LAYOUT.verdicts }
 const DIMS = [...LAYOUT.dims]
@@ -74,7 +83,7 @@ const AUTO = STRATEGY_CODES.get('auto')
 
 // The binding writes into the ArrayBuffer (cheaper to reach from Node-API than the typed
 // array); this module reads it through `out`.
-const slotBuffer = new ArrayBuffer(LAYOUT.slotCount * Float64Array.BYTES_PER_ELEMENT)
+const slotBuffer = new ArrayBuffer(LAYOUT.bufferLength * Float64Array.BYTES_PER_ELEMENT)
 const out = new Float64Array(slotBuffer)
 
 // A string with a char above U+00FF must be copied as UTF-16; otherwise Latin-1 is exact
@@ -149,41 +158,60 @@ function checkTemplate(template) {
 
 /**
  * The notice as the binding takes it: undefined, a template, or a function the binding
- * calls with positional numbers, which builds the caller's facts object.
+ * calls with no arguments once it has written the facts of the cut into `out`.
  */
 function bindingNotice(notice) {
   if (typeof notice !== 'function') return notice
-  return (
-    where,
-    mask,
-    omittedChars,
-    omittedBytes,
-    omittedLines,
-    totalChars,
-    totalBytes,
-    totalLines,
-    headEnd,
-    tailStart,
-    fromLine,
-    toLine,
-  ) => {
-    const text = notice({
-      where: POSITIONS[where],
-      truncatedBy: dimNames(mask),
-      omittedChars,
-      omittedBytes,
-      omittedLines,
-      totalChars,
-      totalBytes,
-      totalLines,
-      headEnd,
-      tailStart,
-      fromLine,
-      toLine,
-    })
+  return () => {
+    // Read before the caller's function runs: it may clamp again and reuse `out`.
+    const text = notice(noticeFacts())
     if (typeof text !== 'string') throw new TypeError(`notice function must return a string, got ${describe(text)}`)
     return text
   }
+}
+
+/**
+ * The facts object a notice function receives (NoticeFacts in index.d.ts), from the facts
+ * the binding wrote. A literal, not a loop over LAYOUT.facts: V8 gives it one shape, and
+ * the loop made each call of a notice function about 2 µs slower. binding.test.mjs checks
+ * it names every fact of LAYOUT.facts, in order.
+ */
+function noticeFacts() {
+  return {
+    where: POSITIONS[out[FACTS.where]],
+    truncatedBy: dimNames(out[FACTS.truncatedBy]),
+    omittedChars: out[FACTS.omittedChars],
+    omittedBytes: out[FACTS.omittedBytes],
+    omittedLines: out[FACTS.omittedLines],
+    totalChars: out[FACTS.totalChars],
+    totalBytes: out[FACTS.totalBytes],
+    totalLines: out[FACTS.totalLines],
+    headEnd: out[FACTS.headEnd],
+    tailStart: out[FACTS.tailStart],
+    fromLine: out[FACTS.fromLine],
+    toLine: out[FACTS.toLine],
+  }
+}
+
+/**
+ * Writes the request block most calls read: a strategy code, the limits (Infinity for
+ * none) and the head ratio. A call's flags (exact, snap, restack) are written beside it by
+ * the caller. Written last before the call, once the limits are read from the caller's
+ * object and the notice is bound, so no code of the caller's runs in between.
+ */
+function request(code, maxChars, maxBytes, maxLines, headRatio) {
+  out[REQUEST.strategy] = code
+  out[REQUEST.maxChars] = maxChars
+  out[REQUEST.maxBytes] = maxBytes
+  out[REQUEST.maxLines] = maxLines
+  out[REQUEST.headRatio] = headRatio
+}
+
+/** Writes the flags of a plan of a text into the request block. */
+function requestFlags(exact, snap, restack) {
+  out[REQUEST.exact] = exact
+  out[REQUEST.snap] = snap
+  out[REQUEST.restack] = restack
 }
 
 /** Chars, bytes and lines from the three slots starting at `first`. */
@@ -246,7 +274,8 @@ function planText(text, strategy, limits, headRatio, notice, exact, snap = false
   ) {
     // Only chars bind: the core names the few hundred units such a plan reads, so a long
     // string is never copied whole.
-    binding.charsWindows(slotBuffer, n, code, maxChars, headRatio)
+    request(code, maxChars, maxBytes, maxLines, headRatio)
+    binding.charsWindows(slotBuffer, n)
     expect(VERDICTS.windows, 'charsWindows')
     const from0 = out[SLOTS.window0From]
     const from1 = out[SLOTS.window1From]
@@ -256,28 +285,16 @@ function planText(text, strategy, limits, headRatio, notice, exact, snap = false
     const w2 = text.slice(from2, out[SLOTS.window2To])
     const wide = isWide(w0) || isWide(w1) || isWide(w2)
     out[VERDICT] = 0
-    const plan = readPlan(
-      binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide, code, maxChars, headRatio),
-      'planWindows',
-    )
+    request(code, maxChars, maxBytes, maxLines, headRatio)
+    const plan = readPlan(binding.planWindows(slotBuffer, w0, from0, w1, from1, w2, from2, n, wide), 'planWindows')
     plan.strategy = strategy
     return plan
   }
-  const glue = binding.plan(
-    slotBuffer,
-    text,
-    isWide(text),
-    code,
-    maxChars,
-    maxBytes,
-    maxLines,
-    headRatio,
-    bindingNotice(notice),
-    exact,
-    snap,
-    restack,
-  )
-  return withStrategy(readPlan(glue, 'plan'))
+  const wide = isWide(text)
+  const bound = bindingNotice(notice)
+  request(code, maxChars, maxBytes, maxLines, headRatio)
+  requestFlags(exact, snap, restack)
+  return withStrategy(readPlan(binding.plan(slotBuffer, text, wide, bound), 'plan'))
 }
 
 /**
@@ -304,23 +321,12 @@ function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exac
   let wide = false
   for (let k = 0; k < texts.length && !wide; k++) wide = isWide(texts[k])
   const { maxChars, maxBytes, maxLines } = limits
+  const code = codeOf(strategy)
+  const bound = bindingNotice(notice)
   out[VERDICT] = 0
-  const glue = binding.planList(
-    slotBuffer,
-    texts,
-    wide,
-    totalLength,
-    codeOf(strategy),
-    maxChars,
-    maxBytes,
-    maxLines,
-    headRatio,
-    bindingNotice(notice),
-    exact,
-    snap,
-    restack,
-  )
-  return withStrategy(readPlan(glue, 'planList'))
+  request(code, maxChars, maxBytes, maxLines, headRatio)
+  requestFlags(exact, snap, restack)
+  return withStrategy(readPlan(binding.planList(slotBuffer, texts, wide, totalLength, bound), 'planList'))
 }
 
 /**
@@ -332,8 +338,12 @@ function planBytes(bytes, strategy, limits, headRatio, notice, snap = false) {
   // No bytes (an empty or a detached array): the empty text, as JS sees the array.
   if (byteLengthOf.call(bytes) === 0) return { ...planText('', strategy, limits, headRatio, notice, true), text: '' }
   const { maxChars, maxBytes, maxLines } = limits
+  const code = codeOf(strategy)
+  const bound = bindingNotice(notice)
   out[VERDICT] = 0
-  const text = binding.planBuffer(slotBuffer, bytes, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, bindingNotice(notice), snap)
+  request(code, maxChars, maxBytes, maxLines, headRatio)
+  out[REQUEST.snap] = snap
+  const text = binding.planBuffer(slotBuffer, bytes, bound)
   const verdict = out[VERDICT]
   if (typeof text !== 'string' || (verdict !== VERDICTS.cut && verdict !== VERDICTS.fits)) throw noAnswer('planBuffer')
   const plan = withStrategy(planFromOut(verdict === VERDICTS.cut, null))
@@ -347,8 +357,13 @@ function planBytes(bytes, strategy, limits, headRatio, notice, snap = false) {
  * of `first + text.slice(0, headEnd) + glue + last + text.slice(tailStart)`.
  */
 function planToolOutput(text, maxChars, maxLines, headRatio, notice) {
+  const wide = isWide(text)
+  const bound = bindingNotice(notice)
   out[VERDICT] = 0
-  const pieces = binding.planToolOutput(slotBuffer, text, isWide(text), maxChars, maxLines, headRatio, bindingNotice(notice))
+  out[REQUEST.maxChars] = maxChars
+  out[REQUEST.maxLines] = maxLines
+  out[REQUEST.headRatio] = headRatio
+  const pieces = binding.planToolOutput(slotBuffer, text, wide, bound)
   const plan = readPlan(pieces, 'planToolOutput')
   plan.headLines = out[SLOTS.headLines]
   plan.tailLines = out[SLOTS.tailLines]
@@ -469,21 +484,17 @@ function normalizedMayOutgrowString(text) {
  * the clamped value as compact JSON, empty when no form of it fits (lib/json/json.js reads it).
  */
 function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
-  out[VERDICT] = 0
+  const wide = isWide(text)
+  requestJson(strategy, limits, headRatio)
+  return jsonPlan(binding.clampJson(slotBuffer, text, wide, inlineMarkers, gap), 'clampJson')
+}
+
+/** Clears the verdict and writes the request block of a JSON clamp. */
+function requestJson(strategy, limits, headRatio) {
   const { maxChars, maxBytes, maxLines } = limits
-  const answer = binding.clampJson(
-    slotBuffer,
-    text,
-    isWide(text),
-    codeOf(strategy),
-    maxChars,
-    maxBytes,
-    maxLines,
-    headRatio,
-    inlineMarkers,
-    gap,
-  )
-  return jsonPlan(answer, 'clampJson')
+  const code = codeOf(strategy)
+  out[VERDICT] = 0
+  request(code, maxChars, maxBytes, maxLines, headRatio)
 }
 
 /**
@@ -492,10 +503,8 @@ function planJson(text, strategy, limits, headRatio, inlineMarkers, gap) {
  * Throws a TypeError "text: not valid JSON at position N" for a text that is not JSON.
  */
 function planJsonText(text, strategy, limits, headRatio, inlineMarkers, gap) {
-  out[VERDICT] = 0
-  const { maxChars, maxBytes, maxLines } = limits
-  const answer = binding.clampJsonText(slotBuffer, text, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, inlineMarkers, gap)
-  return jsonPlan(answer, 'clampJsonText')
+  requestJson(strategy, limits, headRatio)
+  return jsonPlan(binding.clampJsonText(slotBuffer, text, inlineMarkers, gap), 'clampJsonText')
 }
 
 function jsonPlan(answer, name) {
@@ -574,9 +583,13 @@ function pageOf(text, line, column, maxBytes, maxLines) {
  * page's source counts columns in UTF-8 bytes (a Buffer).
  */
 function repage(text, limits, byteColumns) {
-  out[VERDICT] = 0
   const { maxChars, maxBytes, maxLines } = limits
-  const banner = binding.repage(slotBuffer, text, isWide(text), maxChars, maxBytes, maxLines, byteColumns)
+  const wide = isWide(text)
+  out[VERDICT] = 0
+  out[REQUEST.maxChars] = maxChars
+  out[REQUEST.maxBytes] = maxBytes
+  out[REQUEST.maxLines] = maxLines
+  const banner = binding.repage(slotBuffer, text, wide, byteColumns)
   if (out[VERDICT] === VERDICTS.fits && banner === null) return undefined
   if (out[VERDICT] !== VERDICTS.page || (banner !== null && typeof banner !== 'string')) throw noAnswer('repage')
   return { banner, pageStart: out[SLOTS.pageStart], pageEnd: out[SLOTS.pageEnd] }
@@ -586,9 +599,11 @@ function repage(text, limits, byteColumns) {
 
 /** A new capture handle. `flags` 0 is no normalisation; `raw` keeps bytes as they came. */
 function captureCreate(strategy, limits, headRatio, flags, raw) {
-  out[VERDICT] = 0
   const { maxChars, maxBytes, maxLines } = limits
-  const handle = binding.captureCreate(slotBuffer, codeOf(strategy), maxChars, maxBytes, maxLines, headRatio, flags !== 0, flags, raw)
+  const code = codeOf(strategy)
+  out[VERDICT] = 0
+  request(code, maxChars, maxBytes, maxLines, headRatio)
+  const handle = binding.captureCreate(slotBuffer, flags !== 0, flags, raw)
   expect(VERDICTS.captured, 'captureCreate')
   return handle
 }
@@ -626,8 +641,10 @@ function captureFinish(handle, echo) {
  * Buffer for a raw capture.
  */
 function captureResult(handle, last, notice, snap) {
+  const bound = bindingNotice(notice)
   out[VERDICT] = 0
-  const text = binding.captureResult(slotBuffer, handle, last, bindingNotice(notice), snap)
+  out[REQUEST.snap] = snap
+  const text = binding.captureResult(slotBuffer, handle, last, bound)
   const verdict = out[VERDICT]
   if ((verdict !== VERDICTS.cut && verdict !== VERDICTS.fits) || !(typeof text === 'string' || Buffer.isBuffer(text))) {
     throw noAnswer('captureResult')
@@ -646,8 +663,10 @@ function captureDispose(handle) {
 
 /** The head a head capture can show before its end, or null while it cannot tell yet. */
 function captureSettleHead(handle, notice, snap) {
+  const bound = bindingNotice(notice)
   out[VERDICT] = 0
-  const head = binding.captureSettleHead(slotBuffer, handle, bindingNotice(notice), snap)
+  out[REQUEST.snap] = snap
+  const head = binding.captureSettleHead(slotBuffer, handle, bound)
   expect(VERDICTS.captured, 'captureSettleHead')
   if (!(head === null || typeof head === 'string' || Buffer.isBuffer(head))) throw noAnswer('captureSettleHead')
   return head

@@ -13,7 +13,10 @@ use std::ptr;
 use napi::sys;
 use toolclamp_core::{auto_strategy, Limits, Source, Strategy, UNLIMITED};
 
-use crate::layout::{strategy_of, Results, AUTO, SLOT_COUNT};
+use crate::layout::{
+    strategy_of, Field, Results, AUTO, BUFFER_LENGTH, FACTS_START, FACT_COUNT, FIELD_COUNT, FIELD_NAMES, REQUEST_START,
+    SLOT_COUNT,
+};
 
 /// A JS exception to throw, or one already pending.
 pub enum Thrown {
@@ -41,16 +44,19 @@ impl StrategyArg {
     }
 }
 
-/// One exported function: its name, its parameters (for the count check and messages),
-/// and its body.
+/// One exported function: its name, its parameters in the order JS passes them (for the
+/// count check and messages), the fields of the request block it reads (see
+/// [`crate::layout::Field`]), and its body. `register` publishes the names as
+/// `LAYOUT.exports`, which `lib/native.js` and the tests read.
 pub struct Export {
     pub name: &'static CStr,
     pub params: &'static [&'static str],
+    pub request: &'static [Field],
     pub body: fn(&Call) -> Answer,
 }
 
 /// The most parameters an export takes.
-pub const MAX_PARAMS: usize = 13;
+pub const MAX_PARAMS: usize = 9;
 
 /// The arguments of one call into the binding. Exists only inside [`dispatch`], so its
 /// `env` and values are valid for as long as it lives.
@@ -58,6 +64,9 @@ pub struct Call {
     env: sys::napi_env,
     export: &'static Export,
     argv: [sys::napi_value; MAX_PARAMS],
+    /// The request block as it was when the call began, before any JS (a notice function)
+    /// could run and reuse the array.
+    request: [f64; FIELD_COUNT],
 }
 
 /// The callback registered for every export.
@@ -92,8 +101,14 @@ pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_i
     } else {
         let mut args = [ptr::null_mut(); MAX_PARAMS];
         args[..argc].copy_from_slice(&argv[..argc]);
-        let call = Call { env, export, argv: args };
-        catch_unwind(AssertUnwindSafe(|| (export.body)(&call))).unwrap_or_else(|panic| {
+        let mut call = Call { env, export, argv: args, request: [f64::NAN; FIELD_COUNT] };
+        let run = || {
+            if !export.request.is_empty() {
+                call.request = call.take_request()?;
+            }
+            (export.body)(&call)
+        };
+        catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(ToString::to_string)
@@ -172,7 +187,12 @@ impl Call {
     }
 
     pub fn range_error(&self, i: usize, expected: &str, got: impl std::fmt::Display) -> Thrown {
-        Thrown::Range(format!("toolclamp binding: {}: {} must be {expected}, got {got}", self.name(), self.param(i)))
+        self.range_error_of(self.param(i), expected, got)
+    }
+
+    /// A `RangeError` for the parameter or request field `what`.
+    fn range_error_of(&self, what: &str, expected: &str, got: impl std::fmt::Display) -> Thrown {
+        Thrown::Range(format!("toolclamp binding: {}: {what} must be {expected}, got {got}", self.name()))
     }
 
     /// `Ok` for `napi_ok`; otherwise the pending exception, or an `Error` with the status and
@@ -247,11 +267,14 @@ impl Call {
 
     /// A budget: a non-negative integer, or `Infinity` for none.
     pub fn budget(&self, i: usize) -> Result<u64, Thrown> {
-        let x = self.number(i)?;
+        self.budget_of(self.number(i)?, self.param(i))
+    }
+
+    fn budget_of(&self, x: f64, what: &str) -> Result<u64, Thrown> {
         if x == f64::INFINITY {
             return Ok(UNLIMITED);
         }
-        whole(x).ok_or_else(|| self.range_error(i, "a non-negative integer or Infinity", x))
+        whole(x).ok_or_else(|| self.range_error_of(what, "a non-negative integer or Infinity", x))
     }
 
     /// A position or length: a non-negative safe integer.
@@ -260,61 +283,123 @@ impl Call {
         whole(x).map(|n| n as usize).ok_or_else(|| self.range_error(i, "a non-negative integer", x))
     }
 
-    /// Three budgets from consecutive arguments: chars, bytes, lines.
-    pub fn limits(&self, first: usize) -> Result<Limits, Thrown> {
-        Ok(Limits {
-            max_chars: self.budget(first)?,
-            max_bytes: self.budget(first + 1)?,
-            max_lines: self.budget(first + 2)?,
-        })
-    }
-
-    /// A strategy code (an index into [`STRATEGIES`]) and, for `headTail`, its ratio.
-    /// A strategy code that may be `auto`, with its head ratio.
-    pub fn strategy_or_auto(&self, code: usize, ratio: usize) -> Result<StrategyArg, Thrown> {
-        let c = self.number(code)?;
-        let head_ratio = self.number(ratio)?;
-        if !(0.0..=1.0).contains(&head_ratio) {
-            return Err(self.range_error(ratio, "a number from 0 to 1", head_ratio));
-        }
-        match whole(c) {
-            Some(n) if n == AUTO as u64 => Ok(StrategyArg::Auto { head_ratio }),
-            Some(n) if n < AUTO as u64 => {
-                Ok(StrategyArg::Fixed(strategy_of(n as usize, head_ratio).expect("a code below AUTO")))
-            }
-            _ => Err(self.range_error(code, &format!("a strategy code from 0 to {AUTO}"), c)),
-        }
-    }
-
-    pub fn strategy(&self, code: usize, ratio: usize) -> Result<Strategy, Thrown> {
-        let c = self.number(code)?;
-        let head_ratio = self.number(ratio)?;
-        if !(0.0..=1.0).contains(&head_ratio) {
-            return Err(self.range_error(ratio, "a number from 0 to 1", head_ratio));
-        }
-        match whole(c).and_then(|code| strategy_of(code as usize, head_ratio)) {
-            Some(strategy) => Ok(strategy),
-            _ => Err(self.range_error(code, &format!("a strategy code from 0 to {}", AUTO - 1), c)),
-        }
-    }
-
-    /// Writes `results` to the result buffer (argument 0, the `ArrayBuffer` of the caller's
-    /// `Float64Array`), checked when written: JS may have run since the call began.
-    pub fn answer(&self, results: &Results) -> Result<(), Thrown> {
+    /// The attached `ArrayBuffer` of argument 0 (the result array) as a pointer to its
+    /// doubles, checked each time: JS may have run since the call began.
+    fn result_array(&self) -> Result<*mut f64, Thrown> {
         let mut data: *mut c_void = ptr::null_mut();
         let mut length = 0;
         // SAFETY: `env` and the argument are valid while the call runs; the out-pointers are
         // valid. Anything but an ArrayBuffer (a SharedArrayBuffer too) fails with a status
         // and no exception; a detached one reports length 0.
         let status = unsafe { sys::napi_get_arraybuffer_info(self.env, self.argv[0], &mut data, &mut length) };
-        let size = SLOT_COUNT * size_of::<f64>();
+        let size = BUFFER_LENGTH * size_of::<f64>();
         if status != sys::Status::napi_ok || length < size || data.is_null() || data.align_offset(8) != 0 {
             return Err(self.type_error(0, &format!("an attached ArrayBuffer of {size} bytes")));
         }
-        // SAFETY: the buffer is a live, attached ArrayBuffer of at least SLOT_COUNT doubles
-        // whose memory is 8-aligned (checked), so `data` points at SLOT_COUNT writable
-        // doubles. No JS runs during the copy, and no Rust reference to that memory exists.
-        unsafe { ptr::copy_nonoverlapping(results.values().as_ptr(), data.cast::<f64>(), SLOT_COUNT) };
+        Ok(data.cast::<f64>())
+    }
+
+    /// Copies the request block out of the result array and fills it with NaN, so a field
+    /// JS forgot to write for the next call is refused, not read stale.
+    fn take_request(&self) -> Result<[f64; FIELD_COUNT], Thrown> {
+        let data = self.result_array()?;
+        let mut request = [0.0; FIELD_COUNT];
+        // SAFETY: `data` points at BUFFER_LENGTH doubles of a live, attached, 8-aligned
+        // ArrayBuffer (checked), of which the request block is a part. No JS runs here, and
+        // no Rust reference to that memory exists.
+        unsafe {
+            let block = data.add(REQUEST_START);
+            ptr::copy_nonoverlapping(block, request.as_mut_ptr(), FIELD_COUNT);
+            for k in 0..FIELD_COUNT {
+                block.add(k).write(f64::NAN);
+            }
+        }
+        Ok(request)
+    }
+
+    /// A field of the request block; the export must list it.
+    fn field(&self, field: Field) -> f64 {
+        debug_assert!(self.export.request.contains(&field), "{} reads {field:?}, which it does not list", self.name());
+        self.request[field as usize]
+    }
+
+    fn field_name(field: Field) -> &'static str {
+        FIELD_NAMES[field as usize]
+    }
+
+    /// A budget field: a non-negative integer, or `Infinity` for none.
+    pub fn budget_field(&self, field: Field) -> Result<u64, Thrown> {
+        self.budget_of(self.field(field), Self::field_name(field))
+    }
+
+    /// A yes/no field: 1 or 0 (JS writes a boolean into the array).
+    pub fn flag(&self, field: Field) -> Result<bool, Thrown> {
+        match self.field(field) {
+            1.0 => Ok(true),
+            0.0 => Ok(false),
+            x => Err(self.range_error_of(Self::field_name(field), "1 or 0 (a boolean)", x)),
+        }
+    }
+
+    /// The three budgets of the request block: chars, bytes, lines.
+    pub fn limits(&self) -> Result<Limits, Thrown> {
+        Ok(Limits {
+            max_chars: self.budget_field(Field::MaxChars)?,
+            max_bytes: self.budget_field(Field::MaxBytes)?,
+            max_lines: self.budget_field(Field::MaxLines)?,
+        })
+    }
+
+    /// The head ratio of the request block: a number from 0 to 1.
+    pub fn head_ratio(&self) -> Result<f64, Thrown> {
+        let head_ratio = self.field(Field::HeadRatio);
+        if !(0.0..=1.0).contains(&head_ratio) {
+            return Err(self.range_error_of("headRatio", "a number from 0 to 1", head_ratio));
+        }
+        Ok(head_ratio)
+    }
+
+    /// The strategy code of the request block (an index into
+    /// [`crate::layout::STRATEGIES`]), which may be `auto`, with the head ratio.
+    pub fn strategy_or_auto(&self) -> Result<StrategyArg, Thrown> {
+        let head_ratio = self.head_ratio()?;
+        let c = self.field(Field::Strategy);
+        match whole(c) {
+            Some(n) if n == AUTO as u64 => Ok(StrategyArg::Auto { head_ratio }),
+            Some(n) if n < AUTO as u64 => {
+                Ok(StrategyArg::Fixed(strategy_of(n as usize, head_ratio).expect("a code below AUTO")))
+            }
+            _ => Err(self.range_error_of("strategy", &format!("a strategy code from 0 to {AUTO}"), c)),
+        }
+    }
+
+    /// The strategy of the request block, where `auto` is not taken.
+    pub fn strategy(&self) -> Result<Strategy, Thrown> {
+        let head_ratio = self.head_ratio()?;
+        let c = self.field(Field::Strategy);
+        match whole(c).and_then(|code| strategy_of(code as usize, head_ratio)) {
+            Some(strategy) => Ok(strategy),
+            _ => Err(self.range_error_of("strategy", &format!("a strategy code from 0 to {}", AUTO - 1), c)),
+        }
+    }
+
+    /// Writes the facts of a cut where a notice function reads them (see
+    /// [`crate::layout::FACT_NAMES`]).
+    pub fn write_facts(&self, facts: &[f64; FACT_COUNT]) -> Result<(), Thrown> {
+        let data = self.result_array()?;
+        // SAFETY: as in `take_request`; the facts block is part of the checked array.
+        unsafe { ptr::copy_nonoverlapping(facts.as_ptr(), data.add(FACTS_START), FACT_COUNT) };
+        Ok(())
+    }
+
+    /// Writes `results` to the result buffer (argument 0, the `ArrayBuffer` of the caller's
+    /// `Float64Array`), checked when written: JS may have run since the call began.
+    pub fn answer(&self, results: &Results) -> Result<(), Thrown> {
+        let data = self.result_array()?;
+        // SAFETY: `data` points at BUFFER_LENGTH writable doubles (checked), of which the
+        // answer slots come first. No JS runs during the copy, and no Rust reference to that
+        // memory exists.
+        unsafe { ptr::copy_nonoverlapping(results.values().as_ptr(), data, SLOT_COUNT) };
         Ok(())
     }
 

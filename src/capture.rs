@@ -19,7 +19,7 @@ use napi::sys;
 use toolclamp_core::{plan_head_at, Capture, CaptureError, CaptureOptions, Gapped, Plan, Source, Span, Strategy};
 
 use crate::call::{Answer, Call, Thrown};
-use crate::layout::{normalize_of, Results, Slot, Verdict};
+use crate::layout::{normalize_of, Field, Results, Slot, Verdict};
 use crate::notice::{template_stand_ins, with_notice, NoticeArg};
 use crate::plan::{plan_results, plan_with, snap_of};
 use crate::text::{with_scratch, LATIN1, UTF16};
@@ -127,17 +127,18 @@ fn answer_totals(call: &Call, capture: &Capture) -> Result<(), Thrown> {
     call.answer(&r)
 }
 
-/// `captureCreate(out, strategy, maxChars, maxBytes, maxLines, headRatio, normalize, flags,
-/// raw)` → a capture handle. `normalize` turns on terminal normalisation with `flags`.
+/// `captureCreate` → a capture handle that keeps what the request block's strategy, limits
+/// and head ratio keep. `normalize` turns on terminal normalisation with `flags`; `raw`
+/// keeps bytes as they came.
 pub fn capture_create(call: &Call) -> Answer {
-    let strategy = call.strategy(1, 5)?;
-    let limits = call.limits(2)?;
-    let normalize = call.boolean(6)?;
-    let flags = call.index(7)? as u64;
+    let strategy = call.strategy()?;
+    let limits = call.limits()?;
+    let normalize = call.boolean(1)?;
+    let flags = call.index(2)? as u64;
     if flags >= 16 {
-        return Err(call.range_error(7, "a whole number below 16", flags));
+        return Err(call.range_error(2, "a whole number below 16", flags));
     }
-    let raw = call.boolean(8)?;
+    let raw = call.boolean(3)?;
     let options = CaptureOptions { limits, strategy, normalize: normalize.then(|| normalize_of(flags)), raw };
     let capture = Capture::new(options).map_err(|e| match e {
         CaptureError::Unbounded => Thrown::Range(format!("toolclamp: {e}")),
@@ -159,7 +160,7 @@ pub fn capture_create(call: &Call) -> Answer {
     Ok(v)
 }
 
-/// `captureDispose(out, capture)`: frees the capture's buffers now, not when the handle is
+/// `captureDispose`: frees the capture's buffers now, not when the handle is
 /// collected; any later use of it throws. Idempotent. Answers the last totals (zeros once
 /// disposed).
 pub fn capture_dispose(call: &Call) -> Answer {
@@ -175,7 +176,7 @@ pub fn capture_dispose(call: &Call) -> Answer {
     call.undefined()
 }
 
-/// `captureWrite(out, capture, chunk, wide, echo)`: feeds a string (UTF-16 units if `wide`,
+/// `captureWrite`: feeds a string (UTF-16 units if `wide`,
 /// else Latin-1) or a Uint8Array. Answers the totals; returns `undefined`, or with `echo`
 /// a Buffer of the text this chunk added (decoded and normalised, for a spill file).
 pub fn capture_write(call: &Call) -> Answer {
@@ -210,7 +211,7 @@ pub fn capture_write(call: &Call) -> Answer {
     call.buffer_copy(&added)
 }
 
-/// `captureFinish(out, capture, echo)`: ends the input (a cut sequence becomes U+FFFD, the
+/// `captureFinish`: ends the input (a cut sequence becomes U+FFFD, the
 /// normaliser's last line is counted). Idempotent. Answers the totals; returns `undefined`,
 /// or with `echo` a Buffer of the text the end added.
 pub fn capture_finish(call: &Call) -> Answer {
@@ -230,14 +231,14 @@ pub fn capture_finish(call: &Call) -> Answer {
     }
 }
 
-/// `captureResult(out, capture, final, notice, snap)` → the clamped text (a Buffer for a
-/// raw capture, else a string). With `final` the capture ends first; without, the result
-/// is that of a snapshot. Offsets are UTF-16 positions (bytes for a raw capture).
+/// `captureResult` → the clamped text (a Buffer for a raw capture, else a string), with the
+/// request block's snap. With `final` the capture ends first; without, the result is that
+/// of a snapshot. Offsets are UTF-16 positions (bytes for a raw capture).
 pub fn capture_result(call: &Call) -> Answer {
+    let snap = snap_of(call.flag(Field::Snap)?);
     let handle = handle(call, 1)?;
     let last = call.boolean(2)?;
     let notice = NoticeArg::read(call, 3)?;
-    let snap = snap_of(call.boolean(4)?);
     let snapshot;
     let state;
     let (capture, settled) = if last {
@@ -313,14 +314,14 @@ fn text_of(call: &Call, bytes: &[u8], chars: u64, raw: bool) -> Answer {
     }
 }
 
-/// `captureSettleHead(out, capture, notice, snap)` → `null` until the capture (strategy
-/// head) is longer than any head it can keep; then the head text (a Buffer for a raw
+/// `captureSettleHead` → `null` until the capture (strategy head) is longer than any head
+/// it can keep (with the request block's snap); then the head text (a Buffer for a raw
 /// capture), which the final result keeps as it is. The head is planned with totals of
 /// unknown size, so the notice of the whole text (or a shorter fallback) fits after it.
 pub fn capture_settle_head(call: &Call) -> Answer {
+    let snap = snap_of(call.flag(Field::Snap)?);
     let handle = handle(call, 1)?;
     let notice = NoticeArg::read(call, 2)?;
-    let snap = snap_of(call.boolean(3)?);
     let state = state(handle)?;
     let Some(settled) = state.settled else {
         let Some(src) = state.capture.settled_head() else {

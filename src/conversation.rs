@@ -12,8 +12,9 @@ use crate::call::{Answer, Call, Thrown};
 use crate::layout::{budget_action_code, error_kind_code, Results, Slot, Verdict, BUDGET_FIELDS};
 use crate::text::{with_scratch, LATIN1, UTF16};
 
-/// `classifyError(out, message, status, code)`: what a provider's error says, from the
-/// texts JS found in it (joined), its HTTP status (-1 for none) and its code ("" for none).
+/// `classifyError`: what a provider's error says, from the texts JS found in it (`message`,
+/// joined; `wide` when it has a char above U+00FF), its HTTP `status` (-1, or anything but
+/// a whole number from 100 to 599, for none) and its `code` ("" for none).
 /// Answers the provider's name (or `null`), with the kind and the token counts (-1 when
 /// the message states none) in their slots.
 pub(crate) fn classify_error(call: &Call) -> Answer {
@@ -49,8 +50,10 @@ pub(crate) fn classify_error(call: &Call) -> Answer {
     Ok(provider)
 }
 
-/// `planBudget(out, sizes, perResult, aggregate, minKeepChars, protectRecent)`: plans the tool
-/// results of a conversation (oldest first) into token budgets. `sizes` is a `Float64Array`
+/// `planBudget`: plans the tool results of a conversation (oldest first) into token budgets
+/// (`perResult` each, `aggregate` together): a cut keeps at least `minKeepChars` chars of a
+/// result or elides it, and the `protectRecent` newest are cut last
+/// ([`toolclamp_core::plan_budget`]). `sizes` is a `Float64Array`
 /// of `LAYOUT.budgetFields` per result; each result's first two fields are overwritten with
 /// its action's code (`LAYOUT.budgetActions`) and the text tokens a clamp keeps.
 pub(crate) fn plan_budget_of(call: &Call) -> Answer {
@@ -96,7 +99,7 @@ pub(crate) fn plan_budget_of(call: &Call) -> Answer {
     call.undefined()
 }
 
-/// `elisionMarker(out, chars, lines, tokens, spillPath)` → the marker that stands for an
+/// `elisionMarker` → the marker that stands for an
 /// elided tool result (`spillPath` a string or null), with its chars, bytes, lines and
 /// tokens in the total slots.
 pub(crate) fn elision_marker_of(call: &Call) -> Answer {

@@ -8,10 +8,10 @@ use crate::call::{Answer, Call, Thrown};
 use crate::layout::{Results, Slot, Verdict};
 use crate::text::{with_scratch, NoticeText, StringUnit, LATIN1, UTF16};
 
-/// `clampJson(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio,
-/// inlineMarkers, gap)`, where `text` is `JSON.stringify(value)` → `null` when the value
-/// fits as `JSON.stringify(value, null, gap)` renders it, else the elisions as a JSON array,
-/// a line feed and the clamped value as compact JSON (see [`answer_text`]; the value is
+/// `clampJson`: where `text` is `JSON.stringify(value)`, `null` when the value fits the
+/// request's limits as `JSON.stringify(value, null, gap)` renders it, else the elisions as
+/// a JSON array (inline markers in the value with `inlineMarkers`), a line feed and the
+/// clamped value as compact JSON (see [`answer_text`]; the value is
 /// empty when no form of it fits). The total and output measures are in their slots
 /// either way.
 pub(crate) fn clamp_json_string(call: &Call) -> Answer {
@@ -25,16 +25,16 @@ pub(crate) fn clamp_json_string(call: &Call) -> Answer {
     }
 }
 
-/// The request of `clampJson` and `clampJsonText` from `strategy, maxChars, maxBytes,
-/// maxLines, headRatio, inlineMarkers, gap` at `first`, with the gap beside it (for the
-/// request to borrow).
+/// The request of `clampJson` and `clampJsonText`: the request block's strategy, limits
+/// and head ratio, and the arguments `inlineMarkers` at `first` and `gap` after it, with
+/// the gap beside it (for the request to borrow).
 fn json_request(call: &Call, first: usize, indent: bool) -> Result<(JsonRequest<'static>, NoticeText), Thrown> {
-    let strategy = call.strategy(first, first + 4)?;
-    let limits = call.limits(first + 1)?;
-    let markers = if call.boolean(first + 5)? { Markers::Inline } else { Markers::None };
+    let strategy = call.strategy()?;
+    let limits = call.limits()?;
+    let markers = if call.boolean(first)? { Markers::Inline } else { Markers::None };
     // A gap is at most ten chars (JSON.stringify's rule); lone surrogates weigh what their
     // stand-ins do.
-    let gap = call.notice_text(call.arg(first + 6)).map_err(|e| call.naming(e, first + 6, "a string"))?;
+    let gap = call.notice_text(call.arg(first + 1)).map_err(|e| call.naming(e, first + 1, "a string"))?;
     Ok((JsonRequest { limits, strategy, markers, gap: "", indent }, gap))
 }
 
@@ -54,8 +54,7 @@ fn answer_json<U: StringUnit + JsonUnit>(call: &Call, units: &[U], request: &Jso
     Ok(text)
 }
 
-/// `clampJsonText(out, text, strategy, maxChars, maxBytes, maxLines, headRatio,
-/// inlineMarkers, gap)`, where `text` is any string → `null` when it fits as it is, else
+/// `clampJsonText`: where `text` is any string, `null` when it fits as it is, else
 /// the elisions as a JSON array, a line feed and the value rendered with the gap (see
 /// [`clamp_json_text`]). A text that is not JSON throws a `TypeError` "text: not valid
 /// JSON at position N". The total slots hold the text's measure, the output slots the
@@ -81,7 +80,7 @@ pub(crate) fn clamp_json_text_string(call: &Call) -> Answer {
     })
 }
 
-/// `locateJson(out, text, wide, paths)`: where in the JSON `text` the value at each of
+/// `locateJson`: where in the JSON `text` the value at each of
 /// `paths` (a JSON text, see [`parse_json_paths`]) is → a JSON text `[[start,end],null,...]`
 /// of offsets in the string's UTF-16 units (`null` where a path leads nowhere). A `text` or
 /// `paths` that is not JSON throws a `TypeError` naming it.

@@ -1,6 +1,8 @@
-//! What JS and Rust must agree on, written once: the slots of the result array, the answer
-//! codes, and the names behind the numeric codes that cross the boundary. `register`
-//! exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from there.
+//! What JS and Rust must agree on, written once: the slots of the result array (the
+//! answer, then the request block JS writes, then the facts a notice function reads), the
+//! answer codes, and the names behind the numeric codes that cross the boundary.
+//! `register` exports all of it as `LAYOUT`, and `lib/native.js` reads its indices from
+//! there.
 
 use toolclamp_core::{Action, Dims, ErrorKind, Measure, Position, Strategy};
 
@@ -65,8 +67,85 @@ slots! {
     Fits => "fits",
 }
 
-/// How many doubles the result array holds.
+/// How many doubles of the result array hold an answer.
 pub const SLOT_COUNT: usize = SLOT_NAMES.len();
+
+macro_rules! fields {
+    ($($field:ident => $name:literal,)*) => {
+        /// A field of a call's request block: the arguments most calls share (strategy,
+        /// limits, head ratio, flags), which JS writes into the result array after the
+        /// answer slots instead of passing them one by one. Which fields an export reads is
+        /// in its entry of [`crate::exports::EXPORTS`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(usize)]
+        pub enum Field {
+            $($field,)*
+        }
+
+        /// The fields' names for JS, in order from [`REQUEST_START`].
+        pub const FIELD_NAMES: &[&str] = &[$($name,)*];
+    };
+}
+
+fields! {
+    Strategy => "strategy",
+    MaxChars => "maxChars",
+    MaxBytes => "maxBytes",
+    MaxLines => "maxLines",
+    HeadRatio => "headRatio",
+    Exact => "exact",
+    Snap => "snap",
+    Restack => "restack",
+}
+
+pub const FIELD_COUNT: usize = FIELD_NAMES.len();
+
+/// Where the request block starts in the result array: right after the answer slots.
+pub const REQUEST_START: usize = SLOT_COUNT;
+
+/// The facts of a cut a notice function reads, in order from [`FACTS_START`]: the binding
+/// writes them there (see [`fact_values`]) before it calls the function with no arguments.
+/// `where` is a code of [`POSITIONS`], `truncatedBy` a mask of [`DIMS`].
+pub const FACT_NAMES: &[&str] = &[
+    "where",
+    "truncatedBy",
+    "omittedChars",
+    "omittedBytes",
+    "omittedLines",
+    "totalChars",
+    "totalBytes",
+    "totalLines",
+    "headEnd",
+    "tailStart",
+    "fromLine",
+    "toLine",
+];
+
+pub const FACT_COUNT: usize = FACT_NAMES.len();
+
+/// Where the notice facts start in the result array: after the request block.
+pub const FACTS_START: usize = REQUEST_START + FIELD_COUNT;
+
+/// How many doubles the whole array holds: answer slots, request block, notice facts.
+pub const BUFFER_LENGTH: usize = FACTS_START + FACT_COUNT;
+
+/// The facts of a cut as a notice function reads them, in the order of [`FACT_NAMES`].
+pub fn fact_values(f: &toolclamp_core::NoticeFacts) -> [f64; FACT_COUNT] {
+    [
+        position_code(f.position),
+        f.truncated_by.0 as f64,
+        f.omitted.chars as f64,
+        f.omitted.bytes as f64,
+        f.omitted.lines as f64,
+        f.total.chars as f64,
+        f.total.bytes as f64,
+        f.total.lines as f64,
+        f.head_end as f64,
+        f.tail_start as f64,
+        f.from_line as f64,
+        f.to_line as f64,
+    ]
+}
 
 /// What a call answered. JS clears the verdict slot before each call and accepts only the
 /// verdict it expects, so a call that wrote nothing can never read as "the text fits".

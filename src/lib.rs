@@ -38,8 +38,8 @@ use napi_derive::napi;
 
 use crate::call::dispatch;
 use crate::layout::{
-    BUDGET_ACTIONS, BUDGET_FIELDS, DIMS, ERROR_KINDS, MAX_STRING_LENGTH, NORMALIZE_FLAGS, POSITIONS, SLOT_NAMES,
-    STRATEGIES, VERDICTS,
+    BUDGET_ACTIONS, BUDGET_FIELDS, BUFFER_LENGTH, DIMS, ERROR_KINDS, FACTS_START, FACT_NAMES, FIELD_NAMES,
+    MAX_STRING_LENGTH, NORMALIZE_FLAGS, POSITIONS, REQUEST_START, SLOT_NAMES, STRATEGIES, VERDICTS,
 };
 use toolclamp_core::{BYTES_PER_TOKEN, MEDIA_TOKENS};
 
@@ -134,23 +134,50 @@ impl Js {
         Ok(array)
     }
 
-    /// `LAYOUT`: `slots` (name → index), `slotCount`, `verdicts` (name → code),
-    /// `strategies`, `positions`, `dims`, `errorKinds` and `budgetActions` (names by code or
-    /// bit), `budgetFields`, `maxStringLength`, `bytesPerToken` and `mediaTokens`.
-    fn layout(&self) -> napi::Result<sys::napi_value> {
-        let slots: Vec<_> = SLOT_NAMES
+    /// Name → index in the result array, for names from index `start` on.
+    fn indices(&self, names: &[&str], start: usize) -> napi::Result<sys::napi_value> {
+        let entries: Vec<_> = names
             .iter()
             .enumerate()
-            .map(|(i, name)| Ok((*name, self.number(i as f64)?)))
+            .map(|(i, name)| Ok((*name, self.number((start + i) as f64)?)))
             .collect::<napi::Result<_>>()?;
+        self.object(&entries)
+    }
+
+    /// `{ name: { params, request } }` of [`exports::EXPORTS`]: each export's parameters in
+    /// order, and the names of the request fields it reads.
+    fn signatures(&self) -> napi::Result<sys::napi_value> {
+        let entries: Vec<_> = exports::EXPORTS
+            .iter()
+            .map(|export| {
+                let request: Vec<&str> = export.request.iter().map(|&f| FIELD_NAMES[f as usize]).collect();
+                let signature =
+                    self.object(&[("params", self.strings(export.params)?), ("request", self.strings(&request)?)])?;
+                Ok((export.name.to_str().expect("export names are ASCII"), signature))
+            })
+            .collect::<napi::Result<_>>()?;
+        self.object(&entries)
+    }
+
+    /// `LAYOUT`: `slots` (answer slots, name → index), `slotCount`, `request` and `facts`
+    /// (the request block and the notice facts, name → index in the same array),
+    /// `bufferLength` (the doubles of the whole array), `exports` (see [`Js::signatures`]),
+    /// `verdicts` (name → code), `strategies`, `positions`, `dims`, `errorKinds` and
+    /// `budgetActions` (names by code or bit), `budgetFields`, `normalizeFlags`,
+    /// `maxStringLength`, `bytesPerToken` and `mediaTokens`.
+    fn layout(&self) -> napi::Result<sys::napi_value> {
         let verdicts: Vec<_> =
             VERDICTS.iter().map(|(name, v)| Ok((*name, self.number(*v as u8 as f64)?))).collect::<napi::Result<_>>()?;
         let positions: Vec<&str> = POSITIONS.iter().map(|p| p.as_str()).collect();
         let dims: Vec<&str> = DIMS.iter().map(|(name, _)| *name).collect();
         let error_kinds: Vec<&str> = ERROR_KINDS.iter().map(|(name, _)| *name).collect();
         self.object(&[
-            ("slots", self.object(&slots)?),
+            ("slots", self.indices(SLOT_NAMES, 0)?),
             ("slotCount", self.number(layout::SLOT_COUNT as f64)?),
+            ("request", self.indices(FIELD_NAMES, REQUEST_START)?),
+            ("facts", self.indices(FACT_NAMES, FACTS_START)?),
+            ("bufferLength", self.number(BUFFER_LENGTH as f64)?),
+            ("exports", self.signatures()?),
             ("verdicts", self.object(&verdicts)?),
             ("strategies", self.strings(STRATEGIES)?),
             ("positions", self.strings(&positions)?),

@@ -5,10 +5,10 @@ use napi::sys;
 use toolclamp_core::{Notice, NoticeFacts, TemplateError};
 
 use crate::call::{Answer, Call, Thrown};
-use crate::layout::position_code;
+use crate::layout::fact_values;
 use crate::text::{NoticeText, StandIns};
 
-/// `checkTemplate(template)`: throws the `TypeError` a plan with this template would.
+/// `checkTemplate`: throws the `TypeError` a plan with `template` would; answers `undefined`.
 pub(crate) fn check_template(call: &Call) -> Answer {
     let template = call.notice_text(call.arg(0)).map_err(|e| call.naming(e, 0, "a string"))?;
     toolclamp_core::notice::check_template(&template.text)
@@ -16,8 +16,8 @@ pub(crate) fn check_template(call: &Call) -> Answer {
     call.undefined()
 }
 
-/// A notice argument: `undefined` (the default), a template string, or a function JS
-/// calls with the facts as positional numbers (see [`JsNotice::call`]).
+/// A notice argument: `undefined` (the default), a template string, or a function the
+/// binding calls with the facts of each cut in the result array (see [`JsNotice::call`]).
 pub(crate) enum NoticeArg {
     Default,
     Template(NoticeText),
@@ -40,9 +40,10 @@ impl NoticeArg {
     }
 }
 
-/// A notice function from JS, called as `fn(where, truncatedByMask, omittedChars,
-/// omittedBytes, omittedLines, totalChars, totalBytes, totalLines, headEnd, tailStart,
-/// fromLine, toLine)`, where `where` is a code of `LAYOUT.positions`.
+/// A notice function from JS, called with no arguments once the facts of the cut are in the
+/// facts block of the call's result array (`LAYOUT.facts`, written once in
+/// [`crate::layout::FACT_NAMES`]). The function must read them before it runs any other
+/// call into the binding, which would reuse the array.
 struct JsNotice<'c> {
     call: &'c Call,
     func: sys::napi_value,
@@ -55,29 +56,11 @@ impl JsNotice<'_> {
     fn call(&mut self, f: &NoticeFacts) -> Result<String, Thrown> {
         let call = self.call;
         let env = call.env();
-        let numbers = [
-            position_code(f.position),
-            f.truncated_by.0 as f64,
-            f.omitted.chars as f64,
-            f.omitted.bytes as f64,
-            f.omitted.lines as f64,
-            f.total.chars as f64,
-            f.total.bytes as f64,
-            f.total.lines as f64,
-            f.head_end as f64,
-            f.tail_start as f64,
-            f.from_line as f64,
-            f.to_line as f64,
-        ];
-        let mut argv = [std::ptr::null_mut(); 12];
-        for (slot, x) in argv.iter_mut().zip(numbers) {
-            // SAFETY: `env` is valid while the call runs.
-            call.check(unsafe { sys::napi_create_double(env, x, slot) })?;
-        }
+        call.write_facts(&fact_values(f))?;
         let recv = call.undefined()?;
         let mut result = std::ptr::null_mut();
-        // SAFETY: `func` is a function argument of this call; `argv` holds 12 values.
-        call.check(unsafe { sys::napi_call_function(env, recv, self.func, argv.len(), argv.as_ptr(), &mut result) })?;
+        // SAFETY: `func` is a function argument of this call; no arguments are passed.
+        call.check(unsafe { sys::napi_call_function(env, recv, self.func, 0, std::ptr::null(), &mut result) })?;
         if call.type_of(result)? != sys::ValueType::napi_string {
             return Err(Thrown::Type("notice function must return a string".into()));
         }

@@ -48,8 +48,8 @@ fn answer_page<S: Source + ?Sized>(call: &Call, src: &S, req: &PageRequest, map:
     banner.map_or_else(|| call.null(), Ok)
 }
 
-/// `planPage(out, text, wide, line, column, maxBytes, maxLines)` → the banner of a partial
-/// page, or `null` when the page is the whole text. The page is
+/// `planPage`: the page of `text` from `line` and `column`, under `maxBytes` and `maxLines`
+/// → the banner of a partial page, or `null` when the page is the whole text. The page is
 /// `text.slice(pageStart, pageEnd)`; columns count UTF-16 units. `banner + "\n" + page` is
 /// within the budget. A line or column outside the text, or a budget too small for a banner
 /// line and one character, throws a `RangeError`.
@@ -59,7 +59,7 @@ pub(crate) fn plan_page(call: &Call) -> Answer {
     with_string(call, 1, wide, |src| answer_page(call, src, &req, |i| i))
 }
 
-/// `planPageBuffer(out, bytes, line, column, maxBytes, maxLines)`: `planPage` for a
+/// `planPageBuffer`: `planPage` for a
 /// `Uint8Array` of UTF-8, paged as the text `buf.toString('utf8')` decodes to. Columns,
 /// counts and `startByte`/`endByte` are those of the decoded text; `pageStart`/`pageEnd`
 /// are offsets into `bytes`, so the page is `bytes.subarray(pageStart, pageEnd)` decoded,
@@ -82,15 +82,14 @@ pub(crate) fn plan_page_buffer(call: &Call) -> Answer {
     }
 }
 
-/// `repage(out, text, wide, maxChars, maxBytes, maxLines, byteColumns)`: `text` cut to the
-/// limits as a page under its banner line (see [`repage`]). Answers `fits` when `text` is no
-/// such page; else `page` with `pageStart` (where the page starts in `text`) and `pageEnd`
+/// `repage`: `text` cut to the request block's limits as a page under its banner line (see
+/// [`repage`]). Answers `fits` when `text` is no such page; else `page` with `pageStart` (where the page starts in `text`) and `pageEnd`
 /// (where the kept part ends), returning the new banner, or `null` when the limits cannot
 /// hold a banner line and one character.
 pub(crate) fn repage_page(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let limits = call.limits(3)?;
-    let byte_columns = call.boolean(6)?;
+    let limits = call.limits()?;
+    let byte_columns = call.boolean(3)?;
     let answer = with_string(call, 1, wide, |src| Ok(repage(src, &limits, byte_columns)))?;
     let (start, end, banner) = match answer {
         Repage::NotAPage => {

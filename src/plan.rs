@@ -8,7 +8,7 @@ use toolclamp_core::{
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
-use crate::layout::{strategy_code, Results, Slot, Verdict};
+use crate::layout::{strategy_code, Field, Results, Slot, Verdict};
 use crate::notice::{template_stand_ins, with_notice, NoticeArg};
 use crate::text::{with_scratch, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 
@@ -109,15 +109,14 @@ struct TextPlan {
 }
 
 impl TextPlan {
-    /// The arguments from `first` on: strategy, maxChars, maxBytes, maxLines, headRatio,
-    /// notice (skipped: read by the caller), exact, snap, restack.
-    fn read(call: &Call, first: usize) -> Result<TextPlan, Thrown> {
+    /// The request block's strategy, limits, head ratio, exact, snap and restack.
+    fn read(call: &Call) -> Result<TextPlan, Thrown> {
         Ok(TextPlan {
-            strategy: call.strategy_or_auto(first, first + 4)?,
-            limits: call.limits(first + 1)?,
-            exact: call.boolean(first + 6)?,
-            snap: snap_of(call.boolean(first + 7)?),
-            restack: call.boolean(first + 8)?,
+            strategy: call.strategy_or_auto()?,
+            limits: call.limits()?,
+            exact: call.flag(Field::Exact)?,
+            snap: snap_of(call.flag(Field::Snap)?),
+            restack: call.flag(Field::Restack)?,
         })
     }
 }
@@ -158,13 +157,12 @@ fn fits_limits(m: &Measure, limits: &Limits) -> bool {
     m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines
 }
 
-/// `plan(out, text, wide, strategy, maxChars, maxBytes, maxLines, headRatio, notice, exact,
-/// snap, restack)` → the glue string, or `null` when the text fits. `wide` must be true
-/// when the text has a char above U+00FF.
+/// `plan`: the glue string of `text` planned as the request block says, or `null` when the
+/// text fits. `wide` must be true when the text has a char above U+00FF.
 pub(crate) fn plan_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let how = TextPlan::read(call, 3)?;
-    let notice = NoticeArg::read(call, 8)?;
+    let how = TextPlan::read(call)?;
+    let notice = NoticeArg::read(call, 3)?;
     if wide {
         with_scratch(&UTF16, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
     } else {
@@ -172,15 +170,14 @@ pub(crate) fn plan_string(call: &Call) -> Answer {
     }
 }
 
-/// `planList(out, texts, wide, totalLength, strategy, maxChars, maxBytes, maxLines,
-/// headRatio, notice, exact, snap, restack)`: `plan` over the concatenation of an array of
-/// strings (the text blocks of a tool result), copied straight from the strings. Offsets
-/// are into the concatenation.
+/// `planList`: `plan` over the concatenation of `texts`, an array of strings (the text
+/// blocks of a tool result) whose lengths sum to `totalLength`, copied straight from the
+/// strings. Offsets are into the concatenation.
 pub(crate) fn plan_list(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let total = call.index(3)?;
-    let how = TextPlan::read(call, 4)?;
-    let notice = NoticeArg::read(call, 9)?;
+    let how = TextPlan::read(call)?;
+    let notice = NoticeArg::read(call, 4)?;
     if wide {
         with_scratch(&UTF16, |buf| answer_units(call, read_list(call, total, buf)?, &how, notice))
     } else {
@@ -221,13 +218,13 @@ fn read_list<'b, U: StringUnit>(call: &Call, total: usize, buf: &'b mut Vec<U>) 
     Ok(&buf[..])
 }
 
-/// `charsWindows(out, length, strategy, maxChars, headRatio)`: the three ranges of the
-/// text a chars-only plan with the default notice reads, in the window slots, for
-/// `planWindows`.
+/// `charsWindows`: the three ranges of a text of `length` units that a chars-only plan
+/// (the request's strategy, maxChars and headRatio) with the default notice reads, in the
+/// window slots, for `planWindows`. Answers `null`.
 pub(crate) fn windows_of(call: &Call) -> Answer {
     let len = call.index(1)?;
-    let strategy = call.strategy(2, 4)?;
-    let max_chars = call.budget(3)?;
+    let strategy = call.strategy()?;
+    let max_chars = call.budget_field(Field::MaxChars)?;
     let ranges = chars_windows(len, max_chars, strategy);
     let mut r = Results::new(Verdict::Windows);
     let slots = [
@@ -242,16 +239,15 @@ pub(crate) fn windows_of(call: &Call) -> Answer {
     call.null()
 }
 
-/// `planWindows(out, window0, from0, window1, from1, window2, from2, length, wide,
-/// strategy, maxChars, headRatio)`: a chars-only plan of a long text seen through the
-/// windows `charsWindows` named, with the default notice, so a 100 MB string costs a few
-/// hundred units. Answers as `plan`.
+/// `planWindows`: a chars-only plan (as for `charsWindows`) of a text of `length` units
+/// seen through the windows `charsWindows` named (`window0` is the text from `from0`, ...),
+/// with the default notice, so a 100 MB string costs a few hundred units. Answers as `plan`.
 pub(crate) fn plan_windows(call: &Call) -> Answer {
     let len = call.index(7)?;
     let offsets = [call.index(2)?, call.index(4)?, call.index(6)?];
     let wide = call.boolean(8)?;
-    let strategy = call.strategy(9, 11)?;
-    let limits = Limits { max_chars: call.budget(10)?, ..Limits::NONE };
+    let strategy = call.strategy()?;
+    let limits = Limits { max_chars: call.budget_field(Field::MaxChars)?, ..Limits::NONE };
     let check_window = |k: usize, units: usize| {
         if offsets[k].checked_add(units).is_some_and(|end| end <= len) {
             Ok(())
@@ -285,7 +281,8 @@ fn plan_through<U: StringUnit + toolclamp_core::Unit>(
     answer_plan(call, &src, limits, StrategyArg::Fixed(strategy), NoticeArg::Default, false, Snap::None)
 }
 
-/// `measure(out, text, wide)`: chars, bytes and lines in the total slots.
+/// `measure`: the chars, bytes, lines and estimated tokens of `text` in the total slots;
+/// answers `null`.
 pub(crate) fn measure_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let m = if wide {
@@ -299,17 +296,17 @@ pub(crate) fn measure_string(call: &Call) -> Answer {
     call.null()
 }
 
-/// `planBuffer(out, bytes, strategy, maxChars, maxBytes, maxLines, headRatio, notice)` →
-/// the clamped text of a `Uint8Array` of UTF-8 as a new string (the whole decoded text when
-/// it fits, with the `fits` verdict). Invalid UTF-8 decodes as `buf.toString('utf8')` does:
+/// `planBuffer`: the clamped text of `bytes`, a `Uint8Array` of UTF-8 planned as the
+/// request block says, as a new string (the whole decoded text when it fits, with the
+/// `fits` verdict). Invalid UTF-8 decodes as `buf.toString('utf8')` does:
 /// each maximal invalid subpart becomes U+FFFD. Counts are of the decoded text and exact in
 /// every dimension. `headEnd`/`tailStart` are byte offsets into the UTF-8 of the decoded
 /// text, which are offsets into `bytes` when it is valid UTF-8.
 pub(crate) fn plan_buffer(call: &Call) -> Answer {
-    let strategy = call.strategy_or_auto(2, 6)?;
-    let limits = call.limits(3)?;
-    let notice = NoticeArg::read(call, 7)?;
-    let snap = snap_of(call.boolean(8)?);
+    let strategy = call.strategy_or_auto()?;
+    let limits = call.limits()?;
+    let snap = snap_of(call.flag(Field::Snap)?);
+    let notice = NoticeArg::read(call, 2)?;
     let (borrowed, shared) = call.bytes(1)?;
     // A notice function runs JS while the plan reads the bytes, and JS could write to the
     // array or detach its memory; shared memory can change at any time. Plan a private
@@ -358,19 +355,16 @@ pub(crate) fn plan_buffer(call: &Call) -> Answer {
     Ok(string)
 }
 
-/// `planToolOutput(out, text, wide, maxChars, maxLines, headRatio, notice)` → `null` when
-/// the output is within both limits, else `first + glue + last`, the indicator lines and
-/// the glue in one string, split by the `firstLength` and `glueLength` slots: the view is
-/// `first + text.slice(0, headEnd) + glue + last + text.slice(tailStart)`.
+/// `planToolOutput`: `null` when `text` is within the request's maxChars and maxLines, else
+/// `first + glue + last`, the indicator lines and the glue in one string, split by the
+/// `firstLength` and `glueLength` slots: the view is `first + text.slice(0, headEnd) + glue
+/// + last + text.slice(tailStart)`, cut as headRatio says.
 pub(crate) fn plan_tool_output_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let max_chars = call.budget(3)?;
-    let max_lines = call.budget(4)?;
-    let head_ratio = call.number(5)?;
-    if !(0.0..=1.0).contains(&head_ratio) {
-        return Err(call.range_error(5, "a number from 0 to 1", head_ratio));
-    }
-    let notice = NoticeArg::read(call, 6)?;
+    let max_chars = call.budget_field(Field::MaxChars)?;
+    let max_lines = call.budget_field(Field::MaxLines)?;
+    let head_ratio = call.head_ratio()?;
+    let notice = NoticeArg::read(call, 3)?;
     with_string(call, 1, wide, |src| {
         let (planned, from_function) =
             with_notice(call, &notice, |n| plan_tool_output(src, max_chars, max_lines, head_ratio, n))?;

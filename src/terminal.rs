@@ -28,7 +28,7 @@ fn answer_normalized(call: &Call, text: &str, max_length: u64) -> Answer {
     call.string_from_utf8(text.as_bytes(), m.chars as usize)
 }
 
-/// `normalizedBound(out, length, bytes)`: the most UTF-16 units the normalised text of a
+/// `normalizedBound`: the most UTF-16 units the normalised text of a
 /// string of `length` units (of `length` UTF-8 bytes if `bytes`) can have, in the
 /// TotalChars slot ([`max_normalized_utf16`]).
 pub(crate) fn normalized_bound(call: &Call) -> Answer {
@@ -40,7 +40,7 @@ pub(crate) fn normalized_bound(call: &Call) -> Answer {
     call.undefined()
 }
 
-/// `normalizeTerminal(out, text, wide, flags, maxLength)` → the text as a terminal would
+/// `normalizeTerminal` → the text as a terminal would
 /// finally show it (`null` if longer than `maxLength`). Lone surrogates cannot be terminal
 /// output: they read as U+FFFD.
 pub(crate) fn normalize_terminal_string(call: &Call) -> Answer {
@@ -72,7 +72,7 @@ fn answer_normalized_of(call: &Call, text: &[u8], options: toolclamp_core::Norma
     answer_normalized(call, &normalize_terminal_output(text, options), max_length)
 }
 
-/// `normalizeTerminalBuffer(out, bytes, flags, maxLength)`: the same for UTF-8 bytes
+/// `normalizeTerminalBuffer`: the same for UTF-8 bytes
 /// (invalid sequences read as U+FFFD).
 pub(crate) fn normalize_terminal_buffer(call: &Call) -> Answer {
     let options = normalize_flags(call, 2)?;

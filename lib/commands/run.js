@@ -272,225 +272,159 @@ function spawnErrorLine(run, error) {
   return exec.errorLine({}, error, undefined) ?? `error: ${exec.firstLine(error)}`
 }
 
+/** Runs the command: see CommandRun for the steps. */
 function start(run, captures, resolve, reject) {
-  const started = performance.now()
-  const elapsed = () => Math.round(performance.now() - started)
-  let child
-  let finished = false
-  let stopped // 'timeout' | 'abort' | 'capture'
-  let nothingToKill = false // the stop found the command exited and its group empty
-  let forced = false
-  let exited // { code, signal } once the command itself has exited
-  let letGoWanted = false // settle once the command has exited, without waiting for the pipes
-  let draining = false
-  let received = 0 // bytes read, to tell when reading has caught up after the exit
-  let spawnError
-  let captureError
-  let timeoutTimer
-  let forceTimer
-  let backstopTimer
-  let updateTimer
-  let lastUpdate = -Infinity
+  new CommandRun(run, captures, resolve, reject).start()
+}
 
-  // Closes this end of every pipe at once: nothing is held after the promise settles, even
-  // where Node would close them a turn of the event loop later (a failed spawn) or only when
-  // every holder of the other end is gone (a background process).
-  const releaseStdio = () => {
-    for (const stream of ['stdin', ...STREAMS]) child?.[stream]?.destroy()
+/**
+ * One run of a command, from the spawn to the settled promise, in steps: `start` (checks,
+ * then `spawn`), `wireOutput` and `wireInput` (the child's pipes to the captures), `wireExit`
+ * and `armStops` (the timeout and the abort), `stop` and `forceKill` (the kill of the group),
+ * and `settle` (or `drain`, then `settle`) with `result`. The state is fields, not closures,
+ * so each step reads on its own.
+ */
+class CommandRun {
+  constructor(run, captures, resolve, reject) {
+    this.run = run
+    this.captures = captures
+    this.resolve = resolve
+    this.reject = reject
+    this.started = performance.now()
+    this.child = undefined
+    this.finished = false
+    this.stopped = undefined // 'timeout' | 'abort' | 'capture'
+    this.nothingToKill = false // the stop found the command exited and its group empty
+    this.forced = false
+    this.exited = undefined // { code, signal } once the command itself has exited
+    this.letGoWanted = false // settle once the command has exited, without waiting for the pipes
+    this.draining = false
+    this.received = 0 // bytes read, to tell when reading has caught up after the exit
+    this.spawnError = undefined
+    this.captureError = undefined
+    this.timeoutTimer = undefined
+    this.forceTimer = undefined
+    this.backstopTimer = undefined
+    this.updateTimer = undefined
+    this.lastUpdate = -Infinity
+    // One function, so the listener added in armStops is the one settle removes.
+    this.onAbort = () => this.stop('abort')
   }
 
-  const finish = (exitCode, signal, error, outputLeftOpen = false) => {
-    if (finished) return
-    finished = true
-    clearTimeout(timeoutTimer)
-    clearTimeout(updateTimer)
-    clearTimeout(backstopTimer)
-    run.signal?.removeEventListener('abort', onAbort)
-    // Members of the group may still be shutting down after the signal: the SIGKILL stays
-    // due for them, without keeping this process alive.
-    if (forceTimer !== undefined) {
-      if (child?.pid !== undefined && groupAlive(child.pid)) forceTimer.unref()
-      else clearTimeout(forceTimer)
+  elapsed() {
+    return Math.round(performance.now() - this.started)
+  }
+
+  // ---- spawn
+
+  /** What runs before the spawn can settle the run on its own; otherwise spawn and wire. */
+  start() {
+    const { run } = this
+    if (run.signal?.aborted) {
+      this.stopped = 'abort'
+      this.settle(undefined, undefined, `error: aborted${abortReason(run.signal)} before the command started`)
+      return
     }
-    releaseStdio()
-    let results
+    const full = fileTableFull(run)
+    if (full !== undefined) {
+      this.settle(undefined, undefined, spawnErrorLine(run, full))
+      return
+    }
+    if (!this.spawn()) return
+    this.wireOutput()
+    this.wireInput()
+    this.wireExit()
+    this.armStops()
+  }
+
+  /** Spawns the child as the leader of a process group (POSIX); false when the run settled instead. */
+  spawn() {
+    const { run } = this
     try {
-      results = { stdout: captures.stdout.end(), stderr: captures.stderr.end() }
+      this.child = spawn(run.command, run.args, {
+        cwd: run.cwd,
+        env: run.env,
+        shell: run.shell,
+        stdio: [run.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        detached: !IS_WINDOWS,
+        windowsHide: true,
+      })
     } catch (error) {
-      // A notice function of the caller's threw: its error, as formatExecOutput would throw
-      // it. Neither capture keeps its buffers or a spill file open or half written.
-      captures.stdout.dispose()
-      captures.stderr.dispose()
-      reject(error)
+      // Node throws at once for some bad values (an env value it cannot pass, ...).
+      this.settle(undefined, undefined, spawnErrorLine(run, error))
+      return false
+    }
+    // First, before anything else can throw: a spawn that failed emits 'error' on the next
+    // tick, and an 'error' without a listener ends the host process. After EMFILE or ENFILE
+    // the child has no stdio at all.
+    this.child.on('error', (error) => {
+      if (this.child.pid === undefined) {
+        this.spawnError = error
+        this.settle(undefined, undefined, spawnErrorLine(run, error))
+      }
+      // Otherwise a failed kill: the timers and 'close' still end the run.
+    })
+    return true
+  }
+
+  // ---- the streams and the captures
+
+  /** Each output stream into its capture, counting what arrives. */
+  wireOutput() {
+    for (const stream of STREAMS) {
+      const readable = this.child[stream]
+      if (!readable) continue
+      readable.on('data', (chunk) => this.write(stream, chunk))
+      readable.on('error', () => {
+        // A read error ends the stream; 'close' still comes.
+      })
+    }
+  }
+
+  write(stream, chunk) {
+    this.received += chunk.length
+    if (this.captureError !== undefined || this.finished) return
+    try {
+      this.captures[stream].write(chunk)
+    } catch (error) {
+      // Not expected; the command is not left running unseen because of it.
+      this.captureError = error
+      this.stop('capture')
       return
     }
-    const durationMs = elapsed()
-    const { text } = exec.formatClamped({
-      stdout: results.stdout,
-      stderr: results.stderr,
-      error,
-      exitCode,
-      signal,
-      durationMs,
-    })
-    resolve({
-      text,
-      stdout: results.stdout.text,
-      stderr: results.stderr.text,
-      exitCode: exitCode ?? null,
-      signal: signal ?? null,
-      timedOut: stopped === 'timeout',
-      aborted: stopped === 'abort',
-      outputLeftOpen,
-      durationMs,
-      spill: { stdout: results.stdout.spill?.path ?? null, stderr: results.stderr.spill?.path ?? null },
-      streams: results,
-    })
+    this.outputArrived()
   }
 
-  const stopLine = () => {
-    const how = nothingToKill ? 'the command had already exited' : killedWith(run, forced)
-    if (captureError !== undefined) return `error: capturing the output failed (${exec.firstLine(captureError)}); ${how}`
-    if (stopped === 'timeout') return `error: timed out after ${formatCount(run.timeoutMs)} ms; ${how}`
-    if (stopped === 'abort') return `error: aborted${abortReason(run.signal)}; ${how}`
-    return undefined
+  wireInput() {
+    const { stdin } = this.child
+    if (!stdin) return
+    // A command that exits without reading its input closes the pipe: EPIPE, not a crash.
+    stdin.on('error', () => {})
+    stdin.end(this.run.input)
   }
 
-  // Reads what the command wrote before it exited, then settles without waiting for the
-  // pipes any longer: this end of each is closed and the text says why.
-  const drain = () => {
-    if (draining || finished) return
-    draining = true
-    const drainStarted = performance.now()
-    let turns = 0
-    let seen = -1
-    const turn = () => {
-      if (finished) return
-      // Both streams at their end (or failed): 'close' follows, nothing holds this run.
-      if (STREAMS.every((stream) => !child[stream] || child[stream].readableEnded || child[stream].destroyed)) return
-      // After a kill, members of the group may still be dying (on a busy machine the kernel
-      // takes a while to run a killed process to its exit): their ends of the pipes close as
-      // they go. Wait for the group to empty; a zombie never leaves it, hence the cap.
-      if (stopped !== undefined && performance.now() - drainStarted < GROUP_EXIT_WAIT_MS && groupAlive(child.pid)) {
-        setTimeout(turn, 5)
-        return
-      }
-      // Everything the command wrote was in the pipes when it exited, and a turn of the event
-      // loop reads it all (libuv reads up to 2 MiB per wake, more than a pipe holds): after a
-      // turn in which nothing arrived, what may still come is a holder's.
-      if (turns >= 2 && (received === seen || turns >= 32)) {
-        const note =
-          stopped === undefined
-            ? 'note: stopped reading the output when the command exited: a background process still holds it open and was left running'
-            : 'note: stopped reading the output: a process the kill did not reach (one that left the process group, as setsid and daemons do) still holds it open and was left running'
-        const error = stopped === undefined ? note : `${stopLine()}\n${note}`
-        finish(exited.code ?? undefined, exited.signal ?? undefined, error, true)
-        return
-      }
-      seen = received
-      turns++
-      setImmediate(turn)
-    }
-    setImmediate(turn)
+  // At most one onUpdate per interval: at once when the last was long enough ago, else at
+  // the end of the interval (so the last output before a quiet spell is shown too).
+  outputArrived() {
+    if (this.run.onUpdate === undefined || this.updateTimer !== undefined || this.finished) return
+    const wait = this.lastUpdate + this.run.updateIntervalMs - performance.now()
+    if (wait <= 0) this.sendUpdate()
+    else this.updateTimer = setTimeout(() => this.sendUpdate(), wait)
   }
 
-  const letGo = () => {
-    letGoWanted = true
-    if (exited !== undefined) drain()
-  }
-
-  const stop = (reason) => {
-    if (finished || stopped !== undefined) return
-    stopped = reason
-    const reached = killTree(child, run.killSignal)
-    if (!reached && exited !== undefined) {
-      // The command had exited and its group is empty: what holds the pipes left the group,
-      // no kill reaches it, and there is nothing to give a grace to.
-      nothingToKill = true
-      letGo()
-      return
-    }
-    if (run.forceKillAfterMs === Infinity) return
-    const grace = Math.min(run.forceKillAfterMs, MAX_TIMER_MS)
-    forceTimer = setTimeout(() => {
-      forceTimer = undefined
-      if (!IS_WINDOWS && child.pid !== undefined && groupAlive(child.pid)) {
-        if (!finished) forced = true
-        killTree(child, 'SIGKILL')
-      }
-      if (finished) return
-      // The grace is over: the run settles once the command has exited, whatever still holds
-      // the pipes. Should even SIGKILL not end it (it cannot be signalled, or is stuck in the
-      // kernel), the run settles another grace later, its exit status unknown.
-      letGo()
-      if (exited === undefined) {
-        backstopTimer = setTimeout(() => {
-          exited = {}
-          drain()
-        }, grace)
-      }
-    }, grace)
-  }
-
-  function onAbort() {
-    stop('abort')
-  }
-
-  if (run.signal?.aborted) {
-    stopped = 'abort'
-    finish(undefined, undefined, `error: aborted${abortReason(run.signal)} before the command started`)
-    return
-  }
-
-  const full = fileTableFull(run)
-  if (full !== undefined) {
-    finish(undefined, undefined, spawnErrorLine(run, full))
-    return
-  }
-
-  try {
-    child = spawn(run.command, run.args, {
-      cwd: run.cwd,
-      env: run.env,
-      shell: run.shell,
-      stdio: [run.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: !IS_WINDOWS,
-      windowsHide: true,
-    })
-  } catch (error) {
-    // Node throws at once for some bad values (an env value it cannot pass, ...).
-    finish(undefined, undefined, spawnErrorLine(run, error))
-    return
-  }
-
-  // First, before anything else can throw: a spawn that failed emits 'error' on the next
-  // tick, and an 'error' without a listener ends the host process. After EMFILE or ENFILE
-  // the child has no stdio at all.
-  child.on('error', (error) => {
-    if (child.pid === undefined) {
-      spawnError = error
-      finish(undefined, undefined, spawnErrorLine(run, error))
-    }
-    // Otherwise a failed kill: the timers and 'close' still end the run.
-  })
-
-  const sendUpdate = () => {
-    updateTimer = undefined
-    if (finished) return
+  sendUpdate() {
+    this.updateTimer = undefined
+    if (this.finished) return
     // A timer may fire up to a millisecond early: the interval holds all the same.
-    const early = lastUpdate + run.updateIntervalMs - performance.now()
+    const early = this.lastUpdate + this.run.updateIntervalMs - performance.now()
     if (early > 0) {
-      updateTimer = setTimeout(sendUpdate, early)
+      this.updateTimer = setTimeout(() => this.sendUpdate(), early)
       return
     }
-    lastUpdate = performance.now()
+    this.lastUpdate = performance.now()
     let returned
     try {
-      const stdout = captures.stdout.snapshot()
-      const stderr = captures.stderr.snapshot()
-      const durationMs = elapsed()
-      const { text } = exec.formatClamped({ stdout, stderr, durationMs })
-      returned = run.onUpdate({ text, stdout: stdout.text, stderr: stderr.text, durationMs, streams: { stdout, stderr } })
+      returned = this.run.onUpdate(this.update())
     } catch (error) {
       warnUpdate(error)
       return
@@ -501,59 +435,201 @@ function start(run, captures, resolve, reject) {
     }
   }
 
-  // At most one onUpdate per interval: at once when the last was long enough ago, else at
-  // the end of the interval (so the last output before a quiet spell is shown too).
-  const outputArrived = () => {
-    if (run.onUpdate === undefined || updateTimer !== undefined || finished) return
-    const wait = lastUpdate + run.updateIntervalMs - performance.now()
-    if (wait <= 0) sendUpdate()
-    else updateTimer = setTimeout(sendUpdate, wait)
+  /** What onUpdate gets: the text so far, laid out as the result's. */
+  update() {
+    const stdout = this.captures.stdout.snapshot()
+    const stderr = this.captures.stderr.snapshot()
+    const durationMs = this.elapsed()
+    const { text } = exec.formatClamped({ stdout, stderr, durationMs })
+    return { text, stdout: stdout.text, stderr: stderr.text, durationMs, streams: { stdout, stderr } }
   }
 
-  for (const stream of STREAMS) {
-    const readable = child[stream]
-    if (!readable) continue
-    readable.on('data', (chunk) => {
-      received += chunk.length
-      if (captureError !== undefined || finished) return
-      try {
-        captures[stream].write(chunk)
-      } catch (error) {
-        // Not expected; the command is not left running unseen because of it.
-        captureError = error
-        stop('capture')
+  // ---- the exit, the timeout and the abort
+
+  wireExit() {
+    const { child, run } = this
+    child.on('exit', (code, signal) => {
+      this.exited = { code, signal }
+      // After a stop, an empty group means that whatever still holds the pipes left it: no
+      // grace brings their end.
+      if (!run.waitForStreams || (this.stopped !== undefined && !IS_WINDOWS && !groupAlive(child.pid))) this.letGoWanted = true
+      if (this.letGoWanted) this.drain()
+    })
+    // The usual end: the command exited and its output ended.
+    child.on('close', (code, signal) => {
+      if (this.spawnError !== undefined) return
+      this.settle(code ?? undefined, signal ?? undefined, this.stopLine())
+    })
+  }
+
+  armStops() {
+    const { run } = this
+    // A timeout longer than a timer can wait never fires (setTimeout would fire at once).
+    if (run.timeoutMs !== Infinity && run.timeoutMs <= MAX_TIMER_MS) {
+      this.timeoutTimer = setTimeout(() => this.stop('timeout'), run.timeoutMs)
+    }
+    run.signal?.addEventListener('abort', this.onAbort, { once: true })
+  }
+
+  // ---- the kill of the group
+
+  /** Kills the group for `reason`, then SIGKILL after the grace (see forceKill). */
+  stop(reason) {
+    if (this.finished || this.stopped !== undefined) return
+    this.stopped = reason
+    const reached = killTree(this.child, this.run.killSignal)
+    if (!reached && this.exited !== undefined) {
+      // The command had exited and its group is empty: what holds the pipes left the group,
+      // no kill reaches it, and there is nothing to give a grace to.
+      this.nothingToKill = true
+      this.letGo()
+      return
+    }
+    if (this.run.forceKillAfterMs === Infinity) return
+    const grace = Math.min(this.run.forceKillAfterMs, MAX_TIMER_MS)
+    this.forceTimer = setTimeout(() => this.forceKill(grace), grace)
+  }
+
+  forceKill(grace) {
+    const { child } = this
+    this.forceTimer = undefined
+    if (!IS_WINDOWS && child.pid !== undefined && groupAlive(child.pid)) {
+      if (!this.finished) this.forced = true
+      killTree(child, 'SIGKILL')
+    }
+    if (this.finished) return
+    // The grace is over: the run settles once the command has exited, whatever still holds
+    // the pipes. Should even SIGKILL not end it (it cannot be signalled, or is stuck in the
+    // kernel), the run settles another grace later, its exit status unknown.
+    this.letGo()
+    if (this.exited === undefined) {
+      this.backstopTimer = setTimeout(() => {
+        this.exited = {}
+        this.drain()
+      }, grace)
+    }
+  }
+
+  /** The error line of a stop (or of a failed capture), with how the group was killed. */
+  stopLine() {
+    const { run } = this
+    const how = this.nothingToKill ? 'the command had already exited' : killedWith(run, this.forced)
+    if (this.captureError !== undefined) return `error: capturing the output failed (${exec.firstLine(this.captureError)}); ${how}`
+    if (this.stopped === 'timeout') return `error: timed out after ${formatCount(run.timeoutMs)} ms; ${how}`
+    if (this.stopped === 'abort') return `error: aborted${abortReason(run.signal)}; ${how}`
+    return undefined
+  }
+
+  // ---- settling
+
+  letGo() {
+    this.letGoWanted = true
+    if (this.exited !== undefined) this.drain()
+  }
+
+  // Reads what the command wrote before it exited, then settles without waiting for the
+  // pipes any longer: this end of each is closed and the text says why.
+  drain() {
+    if (this.draining || this.finished) return
+    this.draining = true
+    const drainStarted = performance.now()
+    let turns = 0
+    let seen = -1
+    const turn = () => {
+      if (this.finished) return
+      const { child } = this
+      // Both streams at their end (or failed): 'close' follows, nothing holds this run.
+      if (STREAMS.every((stream) => !child[stream] || child[stream].readableEnded || child[stream].destroyed)) return
+      // After a kill, members of the group may still be dying (on a busy machine the kernel
+      // takes a while to run a killed process to its exit): their ends of the pipes close as
+      // they go. Wait for the group to empty; a zombie never leaves it, hence the cap.
+      if (this.stopped !== undefined && performance.now() - drainStarted < GROUP_EXIT_WAIT_MS && groupAlive(child.pid)) {
+        setTimeout(turn, 5)
         return
       }
-      outputArrived()
-    })
-    readable.on('error', () => {
-      // A read error ends the stream; 'close' still comes.
-    })
+      // Everything the command wrote was in the pipes when it exited, and a turn of the event
+      // loop reads it all (libuv reads up to 2 MiB per wake, more than a pipe holds): after a
+      // turn in which nothing arrived, what may still come is a holder's.
+      if (turns >= 2 && (this.received === seen || turns >= 32)) {
+        this.settleHeldOpen()
+        return
+      }
+      seen = this.received
+      turns++
+      setImmediate(turn)
+    }
+    setImmediate(turn)
   }
 
-  if (child.stdin) {
-    // A command that exits without reading its input closes the pipe: EPIPE, not a crash.
-    child.stdin.on('error', () => {})
-    child.stdin.end(run.input)
+  /** Settles with what was read while something else still holds the output open. */
+  settleHeldOpen() {
+    const note =
+      this.stopped === undefined
+        ? 'note: stopped reading the output when the command exited: a background process still holds it open and was left running'
+        : 'note: stopped reading the output: a process the kill did not reach (one that left the process group, as setsid and daemons do) still holds it open and was left running'
+    const error = this.stopped === undefined ? note : `${this.stopLine()}\n${note}`
+    this.settle(this.exited.code ?? undefined, this.exited.signal ?? undefined, error, true)
   }
 
-  child.on('exit', (code, signal) => {
-    exited = { code, signal }
-    // After a stop, an empty group means that whatever still holds the pipes left it: no
-    // grace brings their end.
-    if (!run.waitForStreams || (stopped !== undefined && !IS_WINDOWS && !groupAlive(child.pid))) letGoWanted = true
-    if (letGoWanted) drain()
-  })
-
-  child.on('close', (code, signal) => {
-    if (spawnError !== undefined) return
-    finish(code ?? undefined, signal ?? undefined, stopLine())
-  })
-
-  if (run.timeoutMs !== Infinity && run.timeoutMs <= MAX_TIMER_MS) {
-    timeoutTimer = setTimeout(() => stop('timeout'), run.timeoutMs)
+  /** Settles the run once: its timers and listeners gone, its pipes closed, its captures ended. */
+  settle(exitCode, signal, error, outputLeftOpen = false) {
+    if (this.finished) return
+    this.finished = true
+    this.clearTimers()
+    this.releaseStdio()
+    let results
+    try {
+      results = { stdout: this.captures.stdout.end(), stderr: this.captures.stderr.end() }
+    } catch (thrown) {
+      // A notice function of the caller's threw: its error, as formatExecOutput would throw
+      // it. Neither capture keeps its buffers or a spill file open or half written.
+      this.captures.stdout.dispose()
+      this.captures.stderr.dispose()
+      this.reject(thrown)
+      return
+    }
+    this.resolve(this.result(results, exitCode, signal, error, outputLeftOpen))
   }
-  run.signal?.addEventListener('abort', onAbort, { once: true })
+
+  clearTimers() {
+    const { child, forceTimer } = this
+    clearTimeout(this.timeoutTimer)
+    clearTimeout(this.updateTimer)
+    clearTimeout(this.backstopTimer)
+    this.run.signal?.removeEventListener('abort', this.onAbort)
+    // Members of the group may still be shutting down after the signal: the SIGKILL stays
+    // due for them, without keeping this process alive.
+    if (forceTimer !== undefined) {
+      if (child?.pid !== undefined && groupAlive(child.pid)) forceTimer.unref()
+      else clearTimeout(forceTimer)
+    }
+  }
+
+  // Closes this end of every pipe at once: nothing is held after the promise settles, even
+  // where Node would close them a turn of the event loop later (a failed spawn) or only when
+  // every holder of the other end is gone (a background process).
+  releaseStdio() {
+    for (const stream of ['stdin', ...STREAMS]) this.child?.[stream]?.destroy()
+  }
+
+  /** What runCommand resolves to, from the ended captures. */
+  result(results, exitCode, signal, error, outputLeftOpen) {
+    const durationMs = this.elapsed()
+    const { text } = exec.formatClamped({ stdout: results.stdout, stderr: results.stderr, error, exitCode, signal, durationMs })
+    return {
+      text,
+      stdout: results.stdout.text,
+      stderr: results.stderr.text,
+      exitCode: exitCode ?? null,
+      signal: signal ?? null,
+      timedOut: this.stopped === 'timeout',
+      aborted: this.stopped === 'abort',
+      outputLeftOpen,
+      durationMs,
+      spill: { stdout: results.stdout.spill?.path ?? null, stderr: results.stderr.spill?.path ?? null },
+      streams: results,
+    }
+  }
 }
 
 // The fds a spawn opens at most: a socket pair per piped stream and the pipe that reports

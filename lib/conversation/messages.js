@@ -4,9 +4,10 @@
 // of the model's context window, and withContextOverflowRecovery retries a request the
 // provider rejected as too long with the tool results cut tighter.
 //
-// This file finds the tool results in the message formats of the frameworks toolclamp
-// serves and puts the shortened ones back; the Rust core (budget.rs) decides which to cut
-// and by how much, lib/results/payload.js cuts them.
+// This file takes the tool results from the message formats of the frameworks toolclamp
+// serves (where each holds them, and what a model reads of them: lib/results/shapes.js)
+// and puts the shortened ones back; the Rust core (budget.rs) decides which to cut and by
+// how much, lib/results/payload.js cuts them.
 
 const { invalid, mustBe } = require('../common/errors.js')
 const { types } = require('node:util')

@@ -4,7 +4,8 @@
 // a tool returns (a string, content blocks, an MCP CallToolResult with structuredContent,
 // AI SDK outputs, OpenAI Agents items, LangChain tuples and messages, any JSON value) is
 // clamped to one budget. Strings are cut by lib/text/clamp.js, JSON data by
-// lib/json/json.js; this file tells the shapes apart and maps the cuts back onto them.
+// lib/json/json.js; shapes.js tells the shapes apart and walks them, this file shares the
+// budget among a result's parts and maps the cuts back onto them.
 
 const { mustBe } = require('../common/errors.js')
 const native = require('../native.js')
@@ -267,11 +268,18 @@ function fitsSize(size, limits) {
   return size.chars <= limits.maxChars && size.bytes <= limits.maxBytes && size.lines <= limits.maxLines
 }
 
-/** A string's text, anything else's compact JSON (nothing for what JSON leaves out). */
+/**
+ * A value's compact JSON (nothing for what JSON leaves out): a string too is data here (an
+ * AI SDK 'json' output's value, structuredContent), read with its quotes.
+ */
 function sizeOfData(value) {
-  if (typeof value === 'string') return sizeOfText(value)
   const { text } = json.stringifyAny(value)
   return text === undefined ? NOTHING : sizeOfText(text)
+}
+
+/** A string's text, anything else's compact JSON: what a model reads of an item among blocks. */
+function sizeOfItem(value) {
+  return typeof value === 'string' ? sizeOfText(value) : sizeOfData(value)
 }
 
 /**
@@ -381,7 +389,7 @@ function clampBlockList(blocks, limits) {
     if (size === NOTHING) continue
     const room = limitsLeft(limits, used)
     const clamped = typeof item === 'string' ? clampWith(item, room) : clampData(item, room)
-    used = plus(used, clamped === item ? size : sizeOfData(clamped))
+    used = plus(used, clamped === item ? size : sizeOfItem(clamped))
     if (clamped !== item) {
       if (result === blocks) result = copyList(blocks)
       result[index] = clamped

@@ -39,12 +39,11 @@ const {
   fitsByLength,
   isPlainObject,
   LIMIT_KEYS,
+  readBudgets,
   readHeadRatio,
   readNotice,
-  readOptionalBudget,
   readSnap,
   readStrategy,
-  withTokenBudget,
 } = require('../common/options.js')
 
 // A strategy the caller gives is used as it is, for failures too (lib/common/defaults.js).
@@ -95,7 +94,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw mustBe(TypeError, `limits`, `an object`, limits)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, responseFormat, snap } = limits
+  const { strategy, headRatio, notice, spill, responseFormat, snap } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
@@ -103,9 +102,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   return Object.freeze({
     responseFormat: responseFormat ?? 'content',
     snap: readSnap(snap, 'line'),
-    maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
-    maxBytes: withTokenBudget(readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes), maxTokens, tokenizer),
-    maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
+    ...readBudgets(limits, defaults),
     strategy: readStrategy(strategy, defaults.strategy),
     headRatio: readHeadRatio(headRatio, defaults.headRatio),
     // With a spill file the notice may name it ({spillPath}); clampAndSpill checks it.

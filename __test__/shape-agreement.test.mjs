@@ -302,3 +302,59 @@ describe('where the consumers used to disagree', () => {
     assert.equal(hardTruncateToolPayload(output, { maxChars: 301, ...EXACT }), output)
   })
 })
+
+test('the visitor never throws on hostile values, walking or rebuilding, nor do the consumers reading through it', () => {
+  const { mapParts } = require('../lib/results/shapes.js')
+  const throwing = (key, object = {}) =>
+    Object.defineProperty(object, key, {
+      enumerable: true,
+      get() {
+        throw new Error(`no ${key}`)
+      },
+    })
+  const failing = (list, fails) =>
+    new Proxy(list, {
+      get(target, key, receiver) {
+        if (fails(key)) throw new Error(`no ${String(key)}`)
+        return Reflect.get(target, key, receiver)
+      },
+      has(target, key) {
+        if (fails(key)) throw new Error(`no ${String(key)}`)
+        return Reflect.has(target, key)
+      },
+    })
+  const revoked = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    return proxy
+  }
+  const big = 'x'.repeat(10_000)
+  const values = [
+    revoked(),
+    throwing('structuredContent'),
+    throwing('content'),
+    throwing('type', { text: big }),
+    throwing('text', { type: 'text' }),
+    throwing('value', { type: 'json' }),
+    throwing('output', { type: 'function_call_result' }),
+    throwing('lc_direct_tool_output'),
+    throwing('stdout', { content: [{ type: 'text', text: big }] }),
+    { content: [{ type: 'text', text: big }], structuredContent: revoked() },
+    { content: revoked(), structuredContent: { a: 1 } },
+    { content: [revoked(), throwing('type'), failing({ type: 'image', data: 'A' }, () => true)], structuredContent: { log: big } },
+    { type: 'content', value: [revoked(), { type: 'text', text: big }] },
+    { type: 'resource', resource: revoked() },
+    { lc_direct_tool_output: true, tool_call_id: 'c', content: revoked() },
+    { lc_direct_tool_output: true, update: { messages: [revoked(), throwing('tool_call_id'), { tool_call_id: 'c', content: big }] } },
+    { lc_direct_tool_output: true, update: [failing(['messages', []], (key) => key === '1')] },
+    failing([{ type: 'text', text: big }, big, { a: 1 }], (key) => key === '2' || key === 'length'),
+  ]
+  for (const value of values) {
+    partsOf(value)
+    mapParts(value, (kind, part) => (kind === 'media' ? part : kind === 'data' ? {} : ''))
+    payloadSize(value)
+    hardTruncateToolPayload(value, { maxBytes: 100 })
+    clampToolResultsInMessages([piMessage(value)], { contextWindowTokens: 100 })
+    guarded(value, { maxBytes: 100 })
+  }
+})

@@ -238,7 +238,9 @@ const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
 
 /**
  * Which shape a tool result has, with what it was told by (each property read once):
- * `{ shape, failed, type, content, structured, value }`. The shapes:
+ * `{ shape, failed, type, content, structured, value }`, where `value` is the result,
+ * `content` what it carries (a result's `content`, an item's `output`, an AI SDK output's
+ * `value`) and `structured` a result's structuredContent. The shapes:
  * - 'string': text, as it is;
  * - 'blocks': content blocks (see isBlockList): their texts share one budget, as if
  *   concatenated; media blocks are kept; strings and records among them are read each on
@@ -374,7 +376,9 @@ function mapParts(value, visit) {
     case 'content-output':
       return withChanges(value, [['value', content, mapParts(content, visit)]])
     case 'text-block': {
+      // Read again: a getter that answers no text now leaves nothing to read.
       const text = blockText(value)
+      if (text === undefined) return value
       const next = visit('text', text)
       return next === text ? value : withBlockText(value, next)
     }
@@ -646,12 +650,10 @@ function resultSlotsOf(message) {
 
 module.exports = {
   // Blocks
-  TEXT_TYPES,
   typeOf,
   blockText,
   withBlockText,
   itemKind,
-  isBlockList,
   // Copies
   lengthOf,
   copyList,

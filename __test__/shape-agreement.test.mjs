@@ -24,7 +24,7 @@ const native = require('../lib/native.js')
 
 const RUNS = Number(process.env.FC_RUNS ?? 300)
 // Each case of the file-writing properties writes and reads files.
-const FILE_RUNS = Math.max(20, Math.floor(RUNS / 20))
+const FILE_RUNS = Math.max(20, Math.floor(RUNS / 50))
 
 // ---- Tool results of every shape
 
@@ -225,7 +225,7 @@ describe('every consumer measures the same text', () => {
           assert.equal(at.persisted, at.message, 'guard at the size')
           if (cuts) assert.notEqual(guarded(value, { maxChars: expected.chars - 1, ...EXACT }).persisted.content, value)
         }),
-        { numRuns: Math.max(20, Math.floor(RUNS / 5)) },
+        { numRuns: Math.max(30, Math.floor(RUNS / 10)) },
       )
     })
   }

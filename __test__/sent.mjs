@@ -1,6 +1,6 @@
 // What a framework sends a model of a tool result, as toolclamp's budgets count it: the one
 // definition the payload tests measure with. Written from the contract in docs/tool-results.md ("Tool
-// results"), not from lib/results/payload.js.
+// results"), not from lib/results/shapes.js or payload.js.
 //
 // - A string: itself. A number, boolean or BigInt: its JSON (they are sent, though there is
 //   nothing to cut); undefined, a function or a symbol: nothing.

@@ -75,22 +75,30 @@ function withTokenBudget(maxBytes, maxTokens, tokenizer, prefix = '') {
   return Math.min(maxBytes, tokens * native.BYTES_PER_TOKEN, tokens === Infinity ? Infinity : Number.MAX_SAFE_INTEGER)
 }
 
+const UNBOUNDED = Object.freeze({ maxChars: Infinity, maxBytes: Infinity, maxLines: Infinity })
+
+/**
+ * The three budgets of options already read (`{ maxChars, maxBytes, maxLines, maxTokens,
+ * tokenizer }`): each one not given is its `defaults` one, and tokens become bytes
+ * (withTokenBudget). The one rule every clamp's options follow; `prefix` names them in
+ * errors (`stdout.`).
+ */
+function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, defaults = UNBOUNDED, prefix = '') {
+  return {
+    maxChars: readOptionalBudget(`${prefix}maxChars`, maxChars, defaults.maxChars),
+    maxBytes: withTokenBudget(readOptionalBudget(`${prefix}maxBytes`, maxBytes, defaults.maxBytes), maxTokens, tokenizer, prefix),
+    maxLines: readOptionalBudget(`${prefix}maxLines`, maxLines, defaults.maxLines),
+  }
+}
+
 /**
  * `maxChars`, `maxBytes` and `maxLines` of an object whose keys were checked, at least one
- * of them or `maxTokens` given (tokens become bytes: withTokenBudget); `prefix` names them
- * in errors (`stdout.`).
+ * of them or `maxTokens` given (readBudgets); `prefix` names them in errors (`stdout.`).
  */
 function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required') {
-  const chars = object.maxChars
-  const bytes = object.maxBytes
-  const lines = object.maxLines
-  const tokens = object.maxTokens
-  if (chars === undefined && bytes === undefined && lines === undefined && tokens === undefined) throw invalid(TypeError, what)
-  return {
-    maxChars: readOptionalBudget(`${prefix}maxChars`, chars),
-    maxBytes: withTokenBudget(readOptionalBudget(`${prefix}maxBytes`, bytes), tokens, object.tokenizer, prefix),
-    maxLines: readOptionalBudget(`${prefix}maxLines`, lines),
-  }
+  const { maxChars, maxBytes, maxLines, maxTokens } = object
+  if (maxChars === undefined && maxBytes === undefined && maxLines === undefined && maxTokens === undefined) throw invalid(TypeError, what)
+  return readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer: object.tokenizer }, UNBOUNDED, prefix)
 }
 
 /**
@@ -169,6 +177,7 @@ module.exports = {
   checkKeys,
   readBudget,
   readOptionalBudget,
+  readBudgets,
   readLimits,
   withTokenBudget,
   readLimitArgument,

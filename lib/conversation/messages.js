@@ -4,9 +4,10 @@
 // of the model's context window, and withContextOverflowRecovery retries a request the
 // provider rejected as too long with the tool results cut tighter.
 //
-// This file finds the tool results in the message formats of the frameworks toolclamp
-// serves and puts the shortened ones back; the Rust core (budget.rs) decides which to cut
-// and by how much, lib/results/payload.js cuts them.
+// This file takes the tool results from the message formats of the frameworks toolclamp
+// serves (where each holds them, and what a model reads of them: lib/results/shapes.js)
+// and puts the shortened ones back; the Rust core (budget.rs) decides which to cut and by
+// how much, lib/results/payload.js cuts them.
 
 const { invalid, mustBe } = require('../common/errors.js')
 const { types } = require('node:util')
@@ -16,12 +17,24 @@ const spills = require('../files/spill.js')
 const payloads = require('../results/payload.js')
 const { stringifyAny, clampJsonText } = require('../json/json.js')
 const { classifyProviderError } = require('./provider-errors.js')
-const { isArray, textOf } = require('../common/format.js')
+const { isArray, read, textOf } = require('../common/format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('../common/options.js')
 
 const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 
-const { read, lengthOf, withProperty, copyList, kindOf, blockText, typeOf } = payloads
+const {
+  copyList,
+  forEachPart,
+  forEachTyped,
+  itemKind,
+  lengthOf,
+  resultSlotsOf,
+  roleOf,
+  shapeOf,
+  typeOf,
+  withMessageKey,
+  withProperty,
+} = require('../results/shapes.js')
 
 const CLAMP_OPTIONS = ['contextWindowTokens', 'resultShare', 'aggregateShare', 'minKeepChars', 'protectRecent', 'spill', 'strategy', 'snap']
 const RECOVERY_OPTIONS = ['messages', 'maxAttempts', ...CLAMP_OPTIONS]
@@ -92,17 +105,14 @@ function readClampOptions(options) {
  * The tool results in one message (at `index`): `{ index, format, part, key, payload,
  * toolCallId, toolName, bound }` each, where `part` is the index of the content part holding
  * it (-1 for the message itself), `key` the property holding the payload, and `bound` its
- * tokens bounded by lengths (set by clampMessages).
+ * tokens bounded by lengths (set by clampMessages). Where each format holds them is
+ * shapes.js resultSlotsOf.
  */
 function toolResultsOf(message, index) {
-  if (typeof message !== 'object' || message === null || isArray(message)) return NONE
-  // Most messages are not tool results: the role alone tells, before anything else is read.
-  const role = roleOf(message)
-  if (role === 'assistant' || role === 'system' || role === 'developer') return NONE
   const found = []
-  const add = (format, part, holder, key, idKey, failedWhen = false) => {
+  for (const { format, part, holder, key, idKey, failed } of resultSlotsOf(message)) {
     const payload = read(holder, key)
-    if (payload === undefined) return
+    if (payload === undefined) continue
     const id = read(holder, idKey)
     const name = read(holder, 'toolName') ?? read(holder, 'name')
     found.push({
@@ -114,85 +124,11 @@ function toolResultsOf(message, index) {
       toolCallId: typeof id === 'string' ? id : undefined,
       toolName: typeof name === 'string' ? name : undefined,
       // A result that says it failed keeps its end too, where the error usually is.
-      failed: failedWhen || isFailedOutput(payload),
+      failed: failed || shapeOf(payload).failed,
       bound: undefined,
     })
   }
-  if (role === 'toolResult') {
-    add('pi', -1, message, 'content', 'toolCallId', read(message, 'isError') === true)
-    return found
-  }
-  if (role === 'user') {
-    // Anthropic Messages: tool_result blocks in a user message.
-    const content = read(message, 'content')
-    if (isArray(content))
-      forEachPart(content, 'tool_result', (part, i) => add('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true))
-    return found
-  }
-  const type = read(message, 'type')
-  if (role === 'tool') {
-    const content = read(message, 'content')
-    if (isArray(content) && hasPart(content, 'tool-result')) {
-      // Vercel AI SDK ModelMessage and LanguageModelV3 prompt: tool-result parts.
-      forEachPart(content, 'tool-result', (part, i) => {
-        add('ai-sdk', i, part, read(part, 'output') !== undefined ? 'output' : 'result', 'toolCallId')
-      })
-    } else {
-      // OpenAI Chat Completions (or a LangChain ToolMessage given a role).
-      const langchain = isLangChainToolMessage(message, type)
-      add(langchain ? 'langchain' : 'openai-chat', -1, message, 'content', 'tool_call_id', langchain && read(message, 'status') === 'error')
-    }
-  } else if (type === 'function_call_output' || type === 'function_call_result') {
-    // OpenAI Responses input item, OpenAI Agents SDK item.
-    add('openai-responses', -1, message, 'output', read(message, 'call_id') !== undefined ? 'call_id' : 'callId')
-  } else if (role === undefined && isLangChainToolMessage(message, type)) {
-    add('langchain', -1, message, 'content', 'tool_call_id', read(message, 'status') === 'error')
-  }
   return found
-}
-
-const NONE = Object.freeze([])
-
-/**
- * A message's role, read by name: a conversation's few message shapes keep this load fast,
- * where `read`'s keyed load is slow on every one. Undefined when it cannot be read.
- */
-function roleOf(message) {
-  try {
-    return message.role
-  } catch {
-    return undefined
-  }
-}
-
-/** An AI SDK tool output that says it failed. */
-function isFailedOutput(payload) {
-  if (typeof payload !== 'object' || payload === null || isArray(payload)) return false
-  const type = read(payload, 'type')
-  return type === 'error-text' || type === 'error-json'
-}
-
-function isLangChainToolMessage(message, type) {
-  if (typeof read(message, 'tool_call_id') !== 'string') return false
-  if (type === 'tool') return true
-  try {
-    const getType = message._getType ?? message.getType
-    return typeof getType === 'function' && getType.call(message) === 'tool'
-  } catch {
-    return false
-  }
-}
-
-function hasPart(parts, type) {
-  for (let i = 0, n = lengthOf(parts); i < n; i++) if (typeOf(read(parts, i)) === type) return true
-  return false
-}
-
-function forEachPart(parts, type, visit) {
-  for (let i = 0, n = lengthOf(parts); i < n; i++) {
-    const part = read(parts, i)
-    if (typeOf(part) === type) visit(part, i)
-  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,7 +161,7 @@ function nameFromCalls(messages, found) {
     }
     if (roleOf(message) === 'assistant') {
       const content = read(message, 'content')
-      if (isArray(content)) forEachPart(content, 'tool_use', (block) => note(read(block, 'id'), read(block, 'name')))
+      if (isArray(content)) forEachTyped(content, 'tool_use', (block) => note(read(block, 'id'), read(block, 'name')))
     }
   }
   for (const result of found) {
@@ -246,44 +182,29 @@ function sizeOf(payload) {
 
 /**
  * An upper bound of a payload's tokens read from lengths alone (a UTF-16 unit is at most 3
- * UTF-8 bytes, one token), or undefined when only measuring tells.
+ * UTF-8 bytes, one token; a media part MEDIA_TOKENS), or undefined when only measuring
+ * tells (a part read as JSON).
  */
 function boundOf(payload) {
   if (typeof payload === 'string') return payload.length
-  if (!isArray(payload)) {
-    const type = typeOf(payload)
-    const value = type === undefined ? undefined : read(payload, 'value')
-    return (type === 'text' || type === 'error-text') && typeof value === 'string' ? value.length : undefined
-  }
   let bound = 0
-  for (let i = 0, n = lengthOf(payload); i < n; i++) {
-    const item = read(payload, i)
-    const kind = kindOf(item)
-    if (kind === 'text') bound += blockText(item).length
-    else if (kind === 'block') bound += native.MEDIA_TOKENS
-    else if (typeof item === 'string') bound += item.length
-    else if (kind !== 'none') return undefined
-  }
-  return bound
+  forEachPart(payload, (kind, part) => {
+    if (kind === 'media') bound += native.MEDIA_TOKENS
+    else if (kind !== 'data') bound += part.length
+    else bound = NaN
+  })
+  return Number.isNaN(bound) ? undefined : bound
 }
 
-/** The text a model would have read of a payload, as saved to a spill file. */
+/** The text a model would have read of a payload, as saved to a spill file: its parts, data as indented JSON. */
 function fullTextOf(payload) {
   if (typeof payload === 'string') return payload
-  const type = typeOf(payload)
-  if (!isArray(payload) && (type === 'text' || type === 'error-text')) return textOf(read(payload, 'value'))
-  const parts = isArray(payload) ? payload : type === 'content' ? read(payload, 'value') : undefined
-  if (isArray(parts)) {
-    const texts = []
-    for (let i = 0, n = lengthOf(parts); i < n; i++) {
-      const item = read(parts, i)
-      const kind = kindOf(item)
-      if (kind === 'text') texts.push(blockText(item))
-      else if (kind === 'data') texts.push(typeof item === 'string' ? item : jsonText(item))
-    }
-    return texts.join('\n')
-  }
-  return jsonText(type === 'json' || type === 'error-json' ? read(payload, 'value') : payload)
+  const texts = []
+  forEachPart(payload, (kind, part) => {
+    if (kind === 'text' || kind === 'piece') texts.push(part)
+    else if (kind === 'data') texts.push(jsonText(part))
+  })
+  return texts.join('\n')
 }
 
 function jsonText(value) {
@@ -300,10 +221,10 @@ function elideBlocks(blocks, marker, textBlock) {
   let placed = false
   for (let i = 0, n = lengthOf(blocks); i < n; i++) {
     const item = read(blocks, i)
-    const kind = kindOf(item)
-    if (kind === 'block' && !['text', 'input_text', 'output_text', 'resource'].includes(typeOf(item))) {
+    const kind = itemKind(item)
+    if (kind === 'media') {
       kept.push(item)
-    } else if (kind === 'text' || kind === 'data') {
+    } else if (kind !== 'skip') {
       if (!placed) kept.push(textBlock(marker))
       placed = true
     }
@@ -316,9 +237,9 @@ function elideBlocks(blocks, marker, textBlock) {
 function elide(payload, marker) {
   if (typeof payload === 'string' || !(typeof payload === 'object' && payload !== null)) return marker
   if (isArray(payload)) {
-    const first = read(payload, 0)
+    const first = typeOf(read(payload, 0))
     // A text part as this list writes them: OpenAI Responses input_text, else { type: 'text' }.
-    const textType = typeOf(first) === 'input_text' || typeOf(first) === 'output_text' ? typeOf(first) : 'text'
+    const textType = first === 'input_text' || first === 'output_text' ? first : 'text'
     return elideBlocks(payload, marker, (text) => ({ type: textType, text }))
   }
   const type = typeOf(payload)
@@ -395,24 +316,16 @@ function rebuild(messages, found, changes) {
     for (const k of ks) {
       const { part, key } = found[k]
       if (part === -1) {
-        next = withContent(next, key, changes[k])
+        next = withMessageKey(next, key, changes[k])
       } else {
         parts ??= copyList(read(message, 'content'))
         parts[part] = withProperty(parts[part], key, changes[k])
       }
     }
-    if (parts !== undefined) next = withContent(next, 'content', parts)
+    if (parts !== undefined) next = withMessageKey(next, 'content', parts)
     result[at] = next
   }
   return result
-}
-
-/** A message with `key` set; a LangChain message keeps its `lc_kwargs` in step. */
-function withContent(message, key, value) {
-  const copy = withProperty(message, key, value)
-  const kwargs = read(message, 'lc_kwargs')
-  if (typeof kwargs !== 'object' || kwargs === null || read(kwargs, key) === undefined) return copy
-  return withProperty(copy, 'lc_kwargs', withProperty(kwargs, key, value))
 }
 
 /**

@@ -43,7 +43,8 @@ const {
 const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('../results/payload.js')
 const { replaceJsonValue } = require('../json/json.js')
 const spills = require('../files/spill.js')
-const { isArray, messageOf, read } = require('../common/format.js')
+const { messageOf, read, readSafely } = require('../common/format.js')
+const { holdsOwn, partsOf, piResultOf, shapeOf, withProperty } = require('../results/shapes.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('../common/options.js')
 
 // The payload limits that apply to a tool result message (its content is a block list, so
@@ -107,8 +108,8 @@ function readLimitOptions(options, spillKeys, spilling = false) {
 }
 
 /** The clamp of a tool result message: a failed one (`isError`) keeps most of its end. */
-function clampFor(isError) {
-  return isError === true ? hardTruncateFailedPayload : hardTruncateToolPayload
+function clampFor(failed) {
+  return failed ? hardTruncateFailedPayload : hardTruncateToolPayload
 }
 
 /** `limits` for a result of `toolName`: its spill files are named after the tool. */
@@ -132,56 +133,29 @@ function unreadable(key, error) {
 
 /** `message[key]`, or a clear error saying which field could not be read. */
 function readField(message, key) {
-  try {
-    return message[key]
-  } catch (error) {
+  return readSafely(message, key, (error) => {
     throw unreadable(key, error)
-  }
-}
-
-/** Whether `message.content` is an own data property holding `content` (no getter to ask again). */
-function holdsContent(message, content) {
-  try {
-    const descriptor = Object.getOwnPropertyDescriptor(message, 'content')
-    return descriptor !== undefined && 'value' in descriptor && descriptor.value === content
-  } catch {
-    return false
-  }
-}
-
-/**
- * A copy of `message` with `content`: every other own property (getters, non-enumerable
- * ones) and the prototype kept, so it serializes as the original does but for its content.
- */
-function withContent(message, content) {
-  let descriptors
-  let prototype
-  try {
-    descriptors = Object.getOwnPropertyDescriptors(message)
-    prototype = Object.getPrototypeOf(message)
-  } catch (error) {
-    throw unreadable('properties', error)
-  }
-  descriptors.content = { value: content, writable: true, enumerable: true, configurable: true }
-  return Object.create(prototype, descriptors)
+  })
 }
 
 /**
  * The message to persist: a tool result's copy with its content clamped, or the message
  * itself (any other message, or a tool result that fits). Each field is read once; one
- * that cannot be read is an error, never a result persisted unclamped.
+ * that cannot be read is an error, never a result persisted unclamped. A copy keeps every
+ * other own property (getters, non-enumerable ones) and the prototype, so it serializes as
+ * the original does but for its content.
  */
 function guardMessage(message, options) {
-  if (typeof message !== 'object' || message === null) return message
-  if (readField(message, 'role') !== 'toolResult') return message
-  const content = readField(message, 'content')
-  const toolName = readField(message, 'toolName')
-  // An unreadable isError says nothing: the result is clamped as any other.
-  const clamped = clampFor(read(message, 'isError'))(content, limitsFor(options, toolName))
+  const result = piResultOf(message, readField)
+  if (result === undefined) return message
+  const { content, toolName, failed } = result
+  const clamped = clampFor(failed)(content, limitsFor(options, toolName))
   // A content getter could answer differently when the manager serializes it: the copy
   // holds the value read here.
-  if (clamped === content && holdsContent(message, content)) return message
-  return withContent(message, clamped)
+  if (clamped === content && holdsOwn(message, 'content', content)) return message
+  return withProperty(message, 'content', clamped, (error) => {
+    throw unreadable('properties', error)
+  })
 }
 
 /**
@@ -616,38 +590,28 @@ function toolResultEntry(data, line) {
   }
   if (!isPlainObject(entry) || entry.type !== 'message') return undefined
   const message = entry.message
-  if (!isPlainObject(message) || message.role !== 'toolResult') return undefined
+  if (!isPlainObject(message) || piResultOf(message) === undefined) return undefined
   return entry
-}
-
-// Block types whose text the payload clamp cuts (and saves to one spill file, joined).
-const TEXT_BLOCKS = new Set(['text', 'input_text', 'output_text'])
-
-function blockText(block) {
-  if (!isPlainObject(block)) return undefined
-  if (TEXT_BLOCKS.has(block.type)) return typeof block.text === 'string' ? block.text : undefined
-  if (block.type === 'resource' && isPlainObject(block.resource)) {
-    return typeof block.resource.text === 'string' ? block.resource.text : undefined
-  }
-  return undefined
 }
 
 /**
  * The text the clamp saved to its spill file when it changed `before` into `after` in no
- * other way than by cutting text blocks (or a string); undefined when it changed anything
- * else (data among the blocks, cut as JSON, which no spill file holds).
+ * other way than by cutting text (a string, or the text blocks of a list: their texts
+ * joined); undefined when it changed anything else (data among the blocks, cut as JSON,
+ * which no spill file holds). Both are read through the one visitor (shapes.js).
  */
 function spilledText(before, after) {
-  if (typeof before === 'string') return typeof after === 'string' ? before : undefined
-  if (!isArray(before) || !isArray(after) || before.length !== after.length) return undefined
+  const shape = shapeOf(before).shape
+  if ((shape !== 'string' && shape !== 'blocks') || shapeOf(after).shape !== shape) return undefined
+  const was = partsOf(before)
+  const now = partsOf(after)
+  if (was.length !== now.length) return undefined
   let text = ''
-  for (let i = 0; i < before.length; i++) {
-    const a = before[i]
-    const b = after[i]
-    const kept = blockText(a)
-    if (kept !== undefined) text += kept
-    if (a === b) continue
-    if (kept === undefined || !isPlainObject(b) || b.type !== a.type || blockText(b) === undefined) return undefined
+  for (let i = 0; i < was.length; i++) {
+    const [kind, part] = was[i]
+    const cut = kind === 'text' || shape === 'string'
+    if (now[i][0] !== kind || (!cut && now[i][1] !== part)) return undefined
+    if (cut) text += part
   }
   return text
 }
@@ -684,7 +648,8 @@ function planRepair(file, fd, size, options, written, change) {
     const entry = toolResultEntry(data, line)
     if (entry === undefined) continue
     const message = entry.message
-    const { content, toolCallId, toolName, isError } = message
+    const { content, toolName, failed: isError } = piResultOf(message)
+    const toolCallId = message.toolCallId
     const reports = []
     const clamped = clampFor(isError)(
       content,

@@ -19,9 +19,8 @@ const {
   fitsByLength,
   isPlainObject,
   LIMIT_KEYS,
+  readBudgets,
   readHeadRatio,
-  readOptionalBudget,
-  withTokenBudget,
 } = require('../common/options.js')
 
 const JSON_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'markers', 'space']
@@ -60,11 +59,9 @@ function readJsonOptions(options) {
   if (options === undefined) return DEFAULT_JSON_OPTIONS
   if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object`, options)
   checkKeys(options, JSON_OPTIONS)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, markers, space } = options
+  const { strategy, headRatio, markers, space } = options
   return {
-    maxChars: readOptionalBudget('maxChars', maxChars, Infinity),
-    maxBytes: withTokenBudget(readOptionalBudget('maxBytes', maxBytes, DEFAULT_MAX_BYTES), maxTokens, tokenizer),
-    maxLines: readOptionalBudget('maxLines', maxLines, DEFAULT_MAX_LINES),
+    ...readBudgets(options, DEFAULT_JSON_OPTIONS),
     strategy: readChoice('strategy', strategy, JSON_STRATEGIES, 'head'),
     headRatio: readHeadRatio(headRatio),
     markers: readChoice('markers', markers, MARKERS, 'inline'),

@@ -4,7 +4,8 @@
 // a tool returns (a string, content blocks, an MCP CallToolResult with structuredContent,
 // AI SDK outputs, OpenAI Agents items, LangChain tuples and messages, any JSON value) is
 // clamped to one budget. Strings are cut by lib/text/clamp.js, JSON data by
-// lib/json/json.js; this file tells the shapes apart and maps the cuts back onto them.
+// lib/json/json.js; shapes.js tells the shapes apart and walks them, this file shares the
+// budget among a result's parts and maps the cuts back onto them.
 
 const { mustBe } = require('../common/errors.js')
 const native = require('../native.js')
@@ -15,16 +16,32 @@ const { clampString, truncateSpilling } = require('../text/clamp.js')
 const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, TOOL_OUTPUT_PRESETS } = require('../common/defaults.js')
 const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
+  blockText,
+  copyList,
+  extrasOf,
+  forEachPart,
+  isFailedMessage,
+  lengthOf,
+  mapBlocks,
+  mapDirect,
+  shapeOf,
+  typeOf,
+  withBlockText,
+  withChanges,
+  withData,
+  withMessageKey,
+  withProperty,
+} = require('./shapes.js')
+const {
   checkKeys,
   fitsByLength,
   isPlainObject,
   LIMIT_KEYS,
+  readBudgets,
   readHeadRatio,
   readNotice,
-  readOptionalBudget,
   readSnap,
   readStrategy,
-  withTokenBudget,
 } = require('../common/options.js')
 
 // The presets toolResult and toolError (lib/common/defaults.js). A strategy the caller gives
@@ -76,7 +93,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (limits === undefined) return defaults === PAYLOAD_DEFAULTS ? DEFAULT_PAYLOAD_LIMITS : DEFAULT_ERROR_LIMITS
   if (!isPlainObject(limits)) throw mustBe(TypeError, `limits`, `an object`, limits)
   checkKeys(limits, PAYLOAD_OPTIONS)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, responseFormat, snap } = limits
+  const { strategy, headRatio, notice, spill, responseFormat, snap } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
@@ -84,9 +101,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   return Object.freeze({
     responseFormat: responseFormat ?? 'content',
     snap: readSnap(snap, 'line'),
-    maxChars: readOptionalBudget('maxChars', maxChars, defaults.maxChars),
-    maxBytes: withTokenBudget(readOptionalBudget('maxBytes', maxBytes, defaults.maxBytes), maxTokens, tokenizer),
-    maxLines: readOptionalBudget('maxLines', maxLines, defaults.maxLines),
+    ...readBudgets(limits, defaults),
     strategy: readStrategy(strategy, defaults.strategy),
     headRatio: readHeadRatio(headRatio, defaults.headRatio),
     // With a spill file the notice may name it ({spillPath}); clampAndSpill checks it.
@@ -148,69 +163,30 @@ function fitPageWith(text, limits) {
 }
 
 /**
- * The text a content block carries: a text block's `text` or an embedded resource's
- * `text`. Each property is read once; a block that cannot be read (a throwing getter, a
- * revoked proxy) carries no text and is left as it is.
- */
-function blockText(block) {
-  try {
-    if (typeof block !== 'object' || block === null) return undefined
-    const type = block.type
-    if (type === 'text' || type === 'input_text' || type === 'output_text') {
-      const text = block.text
-      return typeof text === 'string' ? text : undefined
-    }
-    if (type === 'resource') {
-      const resource = block.resource
-      if (typeof resource !== 'object' || resource === null) return undefined
-      const text = resource.text
-      return typeof text === 'string' ? text : undefined
-    }
-  } catch {
-    // Unreadable: not a block this clamp can shorten.
-  }
-  return undefined
-}
-
-/**
- * A copy of `block` carrying `text`. A block whose properties cannot be copied becomes a
- * plain text block: what it carried was readable and is cut, so it must not pass whole.
- */
-function withBlockText(block, text) {
-  try {
-    if (block.type !== 'resource') return { ...block, text }
-    return { ...block, resource: { ...block.resource, text } }
-  } catch {
-    return { type: 'text', text }
-  }
-}
-
-/**
  * Clamps the text of an array of content blocks under one budget, as if the texts were
  * concatenated in order. The core plans the cut of that concatenation; here the cut is
  * mapped back onto the blocks. Returns the same array when nothing was cut.
  */
 function clampBlocks(blocks, limits) {
-  const count = lengthOf(blocks)
   // Most results fit: proven from the lengths alone, before anything is collected.
   let length = 0
-  for (let i = 0; i < count; i++) {
-    const text = blockText(read(blocks, i))
-    if (text !== undefined) length += text.length
-  }
+  mapBlocks(blocks, (kind, part) => {
+    if (kind === 'text') length += part.length
+    return part
+  })
   if (fitsByLength(length, limits)) return blocks
   // Planned on what this second read returns (a getter may answer differently each time).
   const texts = []
   const positions = []
   length = 0
-  for (let i = 0; i < count; i++) {
-    const text = blockText(read(blocks, i))
-    if (text !== undefined) {
-      texts.push(text)
+  mapBlocks(blocks, (kind, part, i) => {
+    if (kind === 'text') {
+      texts.push(part)
       positions.push(i)
-      length += text.length
+      length += part.length
     }
-  }
+    return part
+  })
   if (texts.length === 0 || fitsByLength(length, limits)) return blocks
   let headEnd
   let tailStart
@@ -265,138 +241,6 @@ function clampBlocks(blocks, limits) {
   return result
 }
 
-/** A list's length; 0 when it cannot be read or is no length. */
-function lengthOf(list) {
-  const length = read(list, 'length')
-  return Number.isSafeInteger(length) && length > 0 ? length : 0
-}
-
-/** A plain copy of a list, read item by item (holes stay holes, an unreadable item becomes one). */
-function copyList(list) {
-  const length = lengthOf(list)
-  const copy = new Array(length)
-  for (let i = 0; i < length; i++) {
-    try {
-      if (i in list) copy[i] = list[i]
-    } catch {
-      // Unreadable here, as it is for any framework: a hole.
-    }
-  }
-  return copy
-}
-
-/**
- * A copy of `object` with every own property (non-enumerable ones, getters, an own
- * `__proto__` key) and the prototype, except `key`, which gets `value`. An object whose
- * properties cannot be read becomes `{ [key]: value }`.
- */
-function withProperty(object, key, value) {
-  try {
-    const descriptors = Object.getOwnPropertyDescriptors(object)
-    descriptors[key] = { value, writable: true, enumerable: true, configurable: true }
-    return Object.create(Object.getPrototypeOf(object), descriptors)
-  } catch {
-    return { [key]: value }
-  }
-}
-
-// Content-block types of the frameworks toolclamp serves: MCP, pi-ai, the AI SDK's
-// tool-result content parts, OpenAI's input/output parts, LangChain's standard blocks.
-const BLOCK_TYPES = new Set([
-  'text',
-  'image',
-  'audio',
-  'resource',
-  'resource_link',
-  'media',
-  'file',
-  'image-data',
-  'image-url',
-  'file-data',
-  'file-url',
-  'file-id',
-  'image-file-id',
-  'input_text',
-  'output_text',
-  'input_image',
-  'input_file',
-  'input_audio',
-  'image_url',
-])
-// Block types whose text toolclamp reads (see blockText).
-const TEXT_TYPES = new Set(['text', 'input_text', 'output_text', 'resource'])
-// Where a media block of those frameworks holds what it carries (base64 data, a URL, a file
-// id, an MCP resource). A record with a block type and none of these keys (`{ type: 'file',
-// path, size }` from a directory listing) is data, not a block.
-const MEDIA_KEYS = [
-  'data',
-  'url',
-  'uri',
-  'image',
-  'image_url',
-  'file',
-  'file_id',
-  'fileId',
-  'file_data',
-  'file_url',
-  'input_audio',
-  'resource',
-  'source',
-  'blob',
-]
-// AI SDK ToolResultOutput: { type, value }.
-const TEXT_OUTPUTS = new Set(['text', 'error-text'])
-const JSON_OUTPUTS = new Set(['json', 'error-json'])
-const ERROR_OUTPUTS = new Set(['error-text', 'error-json'])
-// OpenAI Agents SDK / Responses API items carrying a tool's output.
-const OUTPUT_ITEMS = new Set(['function_call_result', 'function_call_output'])
-
-function typeOf(item) {
-  if (typeof item !== 'object' || item === null) return undefined
-  const type = read(item, 'type')
-  return typeof type === 'string' ? type : undefined
-}
-
-/**
- * What an item of a list is to the clamp: 'text' (a block whose text it reads), 'block' (a
- * block it leaves as it is: media, or a malformed text block), 'data' (a string, or an
- * object that is no block toolclamp knows: clamped as text or JSON) or 'none' (null,
- * numbers, booleans: nothing to cut).
- */
-function kindOf(item, type = typeOf(item)) {
-  if (typeof item === 'string') return 'data'
-  if (typeof item !== 'object' || item === null) return 'none'
-  if (!BLOCK_TYPES.has(type)) return 'data'
-  if (TEXT_TYPES.has(type)) return blockText(item) === undefined ? 'block' : 'text'
-  return hasMedia(item) ? 'block' : 'data'
-}
-
-/** Whether a block has a key media is carried in; checked with `in`, so no getter runs. */
-function hasMedia(block) {
-  try {
-    for (const key of MEDIA_KEYS) if (key in block) return true
-  } catch {
-    // A proxy that answers no `has`: nothing shows it is media.
-  }
-  return false
-}
-
-/**
- * An array is a list of content blocks when an item is a block (text, or media with its
- * data, URL or file id), or when it is empty (no blocks: nothing to read). Any other array
- * (strings, records, numbers, booleans, null) is JSON data: a million ids are as much for a
- * model to read as a million strings.
- */
-function isBlockList(array) {
-  const length = lengthOf(array)
-  if (length === 0) return true
-  for (let i = 0; i < length; i++) {
-    const kind = kindOf(read(array, i))
-    if (kind === 'text' || kind === 'block') return true
-  }
-  return false
-}
-
 // ---------------------------------------------------------------------------------------
 // What a model reads, measured: text as it is, JSON data as its compact JSON text.
 // ---------------------------------------------------------------------------------------
@@ -420,39 +264,66 @@ function fitsSize(size, limits) {
   return size.chars <= limits.maxChars && size.bytes <= limits.maxBytes && size.lines <= limits.maxLines
 }
 
-/** A string's text, anything else's compact JSON (nothing for what JSON leaves out). */
+/**
+ * A value's compact JSON (nothing for what JSON leaves out): a string too is data here (an
+ * AI SDK 'json' output's value, structuredContent), read with its quotes.
+ */
 function sizeOfData(value) {
-  if (typeof value === 'string') return sizeOfText(value)
   const { text } = json.stringifyAny(value)
   return text === undefined ? NOTHING : sizeOfText(text)
 }
 
-/** What a model reads of a result as clampPayload sees it: block texts and data, or JSON. */
-function sizeOfPayload(value) {
-  if (typeof value === 'string') return sizeOfText(value)
-  if (!isArray(value) || !isBlockList(value)) return sizeOfData(value)
-  let data = NOTHING
-  const length = lengthOf(value)
-  for (let i = 0; i < length; i++) {
-    const item = read(value, i)
-    if (kindOf(item) === 'data') data = plus(data, sizeOfData(item))
-  }
-  return plus(sizeOfBlockTexts(value), data)
+/** A string's text, anything else's compact JSON: what a model reads of an item among blocks. */
+function sizeOfItem(value) {
+  return typeof value === 'string' ? sizeOfText(value) : sizeOfData(value)
 }
 
 /**
- * The text of a list's blocks as one budget counts it: concatenated, so a line that one block
- * leaves open goes on in the next. (A lone surrogate at a block's end that pairs with one at
- * the next block's start is counted as two, 2 bytes over: on the safe side.)
+ * What a model reads of a result, as the visitor (shapes.js mapParts) walks it: `{ texts,
+ * pieces, media }`, the block texts (one budget: see sizeOfTexts), the size of every other
+ * part read on its own (strings as they are, data as compact JSON) and the count of media
+ * parts (images, audio, files).
  */
-function sizeOfBlockTexts(blocks) {
+function partsSize(value) {
+  const found = { texts: [], pieces: NOTHING, media: 0 }
+  forEachPart(value, (kind, part) => {
+    if (kind === 'text') found.texts.push(part)
+    else if (kind === 'piece') found.pieces = plus(found.pieces, sizeOfText(part))
+    else if (kind === 'data') found.pieces = plus(found.pieces, sizeOfData(part))
+    else found.media++
+  })
+  return found
+}
+
+/** What a model reads of a result as clampPayload cuts it: block texts as one text, and every other part. */
+function sizeOfPayload(value) {
+  if (typeof value === 'string') return sizeOfText(value)
+  const { texts, pieces } = partsSize(value)
+  return plus(sizeOfTexts(texts), pieces)
+}
+
+/** The texts of a list's text blocks, in order. */
+function blockTexts(blocks) {
+  const texts = []
+  mapBlocks(blocks, (kind, part) => {
+    if (kind === 'text') texts.push(part)
+    return part
+  })
+  return texts
+}
+
+/**
+ * Block texts as one budget counts them: concatenated, so a line that one block leaves open
+ * goes on in the next. (A lone surrogate at a block's end that pairs with one at the next
+ * block's start is counted as two, 2 bytes over: on the safe side.)
+ */
+function sizeOfTexts(texts) {
   let chars = 0
   let bytes = 0
   let newlines = 0
   let open = false
-  for (let i = 0, length = lengthOf(blocks); i < length; i++) {
-    const text = blockText(read(blocks, i))
-    if (text === undefined || text === '') continue
+  for (const text of texts) {
+    if (text === '') continue
     const size = sizeOfText(text)
     const ends = text.charCodeAt(text.length - 1) === 10
     chars += size.chars
@@ -465,55 +336,14 @@ function sizeOfBlockTexts(blocks) {
 
 /**
  * What the clamp of a tool result can cut, and what it keeps whatever happens: `{ text,
- * media }`, the text as a model reads it (block texts; data as compact JSON) and the count
- * of media parts (images, audio, files), read through the shapes as clampPayload reads them.
+ * media }`, the text as a model reads it (each block text, string and data part measured on
+ * its own) and the count of media parts, read through the shapes as clampPayload reads them.
  */
 function payloadSize(result) {
-  const size = { text: NOTHING, media: 0 }
-  addPayloadSize(size, result)
-  return size
-}
-
-function addPayloadSize(size, result) {
-  if (typeof result === 'string') {
-    size.text = plus(size.text, sizeOfText(result))
-  } else if (isArray(result) && isBlockList(result)) {
-    for (let i = 0, length = lengthOf(result); i < length; i++) {
-      const item = read(result, i)
-      const kind = kindOf(item)
-      if (kind === 'text') size.text = plus(size.text, sizeOfText(blockText(item)))
-      else if (kind === 'data') size.text = plus(size.text, sizeOfData(item))
-      else if (kind === 'block' && !TEXT_TYPES.has(typeOf(item))) size.media++
-    }
-  } else if (typeof result === 'object' && result !== null && !isArray(result)) {
-    addObjectSize(size, result)
-  } else {
-    size.text = plus(size.text, sizeOfData(result))
-  }
-}
-
-/** addPayloadSize for an object, by the shape clampObject sees in it. */
-function addObjectSize(size, result) {
-  const content = read(result, 'content')
-  const structured = read(result, 'structuredContent')
-  if (read(result, 'lc_direct_tool_output') !== true && (isArray(content) || structured !== undefined)) {
-    if (content !== undefined) addPayloadSize(size, content)
-    if (structured !== undefined) size.text = plus(size.text, sizeOfData(structured))
-    return
-  }
-  const type = typeOf(result)
-  const value = read(result, 'value')
-  if (OUTPUT_ITEMS.has(type)) return addPayloadSize(size, read(result, 'output'))
-  if (TEXT_OUTPUTS.has(type) && typeof value === 'string') return addPayloadSize(size, value)
-  if (JSON_OUTPUTS.has(type) && value !== undefined) {
-    size.text = plus(size.text, sizeOfData(value))
-    return
-  }
-  if (type === 'content' && isArray(value)) return addPayloadSize(size, value)
-  const kind = kindOf(result, type)
-  if (kind === 'text') size.text = plus(size.text, sizeOfText(blockText(result)))
-  else if (kind === 'block' && !TEXT_TYPES.has(type)) size.media++
-  else size.text = plus(size.text, sizeOfData(result))
+  const { texts, pieces, media } = partsSize(result)
+  let text = pieces
+  for (const part of texts) text = plus(text, sizeOfText(part))
+  return { text, media }
 }
 
 /** `limits` with `used` taken off each budget. */
@@ -539,24 +369,23 @@ function limitsLeft(limits, used) {
  */
 function clampBlockList(blocks, limits) {
   const data = []
-  const length = lengthOf(blocks)
-  for (let i = 0; i < length; i++) {
-    const item = read(blocks, i)
-    if (kindOf(item) === 'data') data.push(dataItem(i, item, limits))
-  }
+  mapBlocks(blocks, (kind, item, i) => {
+    if (kind === 'piece' || kind === 'data') data.push(dataItem(i, item, limits))
+    return item
+  })
   if (data.length === 0) return clampBlocks(blocks, limits)
-  const text = sizeOfBlockTexts(blocks)
+  const text = sizeOfTexts(blockTexts(blocks))
   let need = NOTHING
   for (const { size } of data) need = plus(need, size)
   if (fitsSize(plus(text, need), limits)) return blocks
   // The text is cut within its share; the data gets what the kept text leaves.
   let result = clampBlocks(blocks, share(limits, text, need, NOTHING, false).content)
-  let used = sizeOfBlockTexts(result)
+  let used = sizeOfTexts(blockTexts(result))
   for (const { index, item, size } of data) {
     if (size === NOTHING) continue
     const room = limitsLeft(limits, used)
     const clamped = typeof item === 'string' ? clampWith(item, room) : clampData(item, room)
-    used = plus(used, clamped === item ? size : sizeOfData(clamped))
+    used = plus(used, clamped === item ? size : sizeOfItem(clamped))
     if (clamped !== item) {
       if (result === blocks) result = copyList(blocks)
       result[index] = clamped
@@ -604,15 +433,6 @@ function clampJsonOutput(result, type, value, limits) {
     ['type', type, textType],
     ['value', value, ''],
   ])
-}
-
-/** A copy of `object` with each `[key, before, after]` change where `after` differs. */
-function withChanges(object, changes) {
-  let result = object
-  for (const [key, before, after] of changes) {
-    if (after !== before) result = withProperty(result, key, after)
-  }
-  return result
 }
 
 // The note appended to `content` when structuredContent was shortened: at most 512 chars and
@@ -712,9 +532,6 @@ const DETAILS_LIMITS = limitsRecord({
   strategy: 'head',
   headRatio: DEFAULT_HEAD_RATIO,
 })
-// The keys of a result with content that are not sent as its other data.
-const RESULT_KEYS = new Set(['content', 'structuredContent', 'details'])
-
 /**
  * An object with a `content` array or `structuredContent` (MCP CallToolResult, pi
  * AgentToolResult). Every field a framework may send to a model shares ONE budget: the
@@ -736,13 +553,14 @@ function clampWithContent(result, content, structured, limits) {
     clamped = clampContentParts(parts, x === NOTHING ? limits : share(limits, parts.need, x, NOTHING).content)
     const room = limitsLeft(limits, clamped.content === content && clamped.structured === structured ? parts.size : sizeOfParts(clamped))
     // Limits too small for any JSON object leave no other data.
-    if (!fitsSize(x, room)) clampedExtras = asObject(clampData(extras.value, room))
+    if (!fitsSize(x, room)) clampedExtras = clampData(extras.value, room)
   }
   const next = withChanges(result, [
     ['content', content, clamped.content],
     ['structuredContent', structured, clamped.structured],
     ['details', details, details === undefined ? undefined : boundDetails(details)],
   ])
+  // Data that came back as text (tiny limits) leaves no other key.
   return clampedExtras === undefined ? next : withData(next, extras.keys, clampedExtras)
 }
 
@@ -750,56 +568,6 @@ function clampWithContent(result, content, structured, limits) {
 function sizeOfParts({ content, structured }) {
   const blocks = content === undefined ? NOTHING : sizeOfPayload(content)
   return structured === undefined ? blocks : plus(blocks, sizeOfData(structured))
-}
-
-/**
- * A result's other data, as JSON sends it: `{ keys, value }`, its enumerable own keys but
- * content, structuredContent and details, and a plain object of their values (each read
- * once); undefined when there are none or they cannot be listed.
- */
-function extrasOf(result) {
-  let keys
-  try {
-    keys = Object.keys(result).filter((key) => !RESULT_KEYS.has(key))
-  } catch {
-    return undefined
-  }
-  if (keys.length === 0) return undefined
-  const value = {}
-  for (const key of keys) {
-    // defineProperty: a "__proto__" key is data, as JSON sends it.
-    Object.defineProperty(value, key, { value: read(result, key), enumerable: true, writable: true, configurable: true })
-  }
-  return { keys, value }
-}
-
-/**
- * A copy of `object` whose data keys `keys` hold what `clamped` (their JSON clamp) holds: a
- * key the clamp left out is gone, one it added (its `"…"` marker) follows the others.
- */
-function withData(object, keys, clamped) {
-  try {
-    const descriptors = Object.getOwnPropertyDescriptors(object)
-    for (const key of keys) {
-      if (Object.hasOwn(clamped, key)) descriptors[key] = dataProperty(clamped[key])
-      else delete descriptors[key]
-    }
-    for (const key of Object.keys(clamped)) {
-      if (!Object.hasOwn(descriptors, key)) descriptors[key] = dataProperty(clamped[key])
-    }
-    return Object.create(Object.getPrototypeOf(object), descriptors)
-  } catch {
-    return { ...clamped, content: read(object, 'content') }
-  }
-}
-
-/** A clamp of an object's data as an object: `{}` when it came back as text (tiny limits). */
-function asObject(value) {
-  return typeof value === 'object' && value !== null && !isArray(value) ? value : {}
-}
-
-function dataProperty(value) {
-  return { value, writable: true, enumerable: true, configurable: true }
 }
 
 /** `details` within DETAILS_MAX_BYTES of compact JSON: the same value when it is. */
@@ -940,128 +708,25 @@ function withMirror(parts, clampedOthers, text) {
 function clampMessage(message, limits) {
   const content = read(message, 'content')
   if (typeof content !== 'string' && !isArray(content)) return message
-  const clamped = clampPayload(content, read(message, 'status') === 'error' ? forFailure(limits) : limits)
-  if (clamped === content) return message
-  const copy = withProperty(message, 'content', clamped)
-  const kwargs = read(message, 'lc_kwargs')
-  if (typeof kwargs !== 'object' || kwargs === null || read(kwargs, 'content') === undefined) return copy
-  return withProperty(copy, 'lc_kwargs', withProperty(kwargs, 'content', clamped))
+  const clamped = clampPayload(content, isFailedMessage(message) ? forFailure(limits) : limits)
+  return clamped === content ? message : withMessageKey(message, 'content', clamped)
 }
 
 /**
  * A LangChain direct tool output (`lc_direct_tool_output`), which LangChain passes on as it
  * is: a ToolMessage has its content clamped; a LangGraph Command the content of each
- * ToolMessage its update writes to `messages`, in every form LangGraph takes (see
- * clampUpdate). The ToolMessages of one Command share the budget, in order: each gets what
+ * ToolMessage its update writes to `messages`, in every form LangGraph takes (shapes.js
+ * mapDirect). The ToolMessages of one Command share the budget, in order: each gets what
  * the ones before it left. Anything else of that kind, and the rest of a Command's update
  * (graph state, not a message to the model), is left alone.
  */
 function clampDirectOutput(result, limits) {
-  if (typeof read(result, 'tool_call_id') === 'string') return clampMessage(result, limits)
-  const update = read(result, 'update')
   let left = limits
-  const clampNext = (message) => {
+  return mapDirect(result, (message) => {
     const clamped = clampMessage(message, left)
     left = limitsLeft(left, sizeOfPayload(read(clamped, 'content')))
     return clamped
-  }
-  const next = clampUpdate(update, clampNext)
-  return next === update ? result : withProperty(result, 'update', next)
-}
-
-/**
- * A Command's update with `clampNext` applied to each ToolMessage written to `messages`: an
- * object's `messages` key; in a list of `[key, value]` tuples, each `messages` tuple; a list
- * that is no such tuple list (LangGraph writes it to the root channel, as a MessageGraph's
- * messages). A `messages` value may be one message or a list of them. The same update when
- * nothing changed.
- */
-function clampUpdate(update, clampNext) {
-  if (typeof update !== 'object' || update === null) return update
-  if (!isArray(update)) {
-    const messages = read(update, 'messages')
-    const clamped = clampMessages(messages, clampNext)
-    return clamped === messages ? update : withProperty(update, 'messages', clamped)
-  }
-  if (!isTupleList(update)) return clampMessages(update, clampNext)
-  let next = update
-  const length = lengthOf(update)
-  for (let i = 0; i < length; i++) {
-    const tuple = read(update, i)
-    if (read(tuple, 0) !== 'messages') continue
-    const messages = read(tuple, 1)
-    const clamped = clampMessages(messages, clampNext)
-    if (clamped === messages) continue
-    if (next === update) next = copyList(update)
-    const copy = copyList(tuple)
-    copy[1] = clamped
-    next[i] = copy
-  }
-  return next
-}
-
-/** Whether a Command's update is a list of `[key, value]` tuples, as LangGraph tells them. */
-function isTupleList(list) {
-  const length = lengthOf(list)
-  for (let i = 0; i < length; i++) {
-    const tuple = read(list, i)
-    if (!isArray(tuple) || lengthOf(tuple) !== 2 || typeof read(tuple, 0) !== 'string') return false
-  }
-  return true
-}
-
-function isToolMessage(value) {
-  return typeof value === 'object' && value !== null && typeof read(value, 'tool_call_id') === 'string'
-}
-
-/** `clampNext` applied to one ToolMessage or to each in a list; the same value when none changed. */
-function clampMessages(messages, clampNext) {
-  if (isToolMessage(messages)) return clampNext(messages)
-  if (!isArray(messages)) return messages
-  let next = messages
-  const length = lengthOf(messages)
-  for (let i = 0; i < length; i++) {
-    const message = read(messages, i)
-    if (!isToolMessage(message)) continue
-    const clamped = clampNext(message)
-    if (clamped === message) continue
-    if (next === messages) next = copyList(messages)
-    next[i] = clamped
-  }
-  return next
-}
-
-/**
- * An object a tool returned: which of its shapes it has decides what is clamped. One that
- * says it failed (MCP and pi `isError`, an AI SDK `error-text` or `error-json` output) is
- * clamped as a failure (forFailure).
- */
-function clampObject(result, given) {
-  const type = typeOf(result)
-  const limits = read(result, 'isError') === true || ERROR_OUTPUTS.has(type) ? forFailure(given) : given
-  if (read(result, 'lc_direct_tool_output') === true) return clampDirectOutput(result, limits)
-  const content = read(result, 'content')
-  const structured = read(result, 'structuredContent')
-  if (isArray(content) || structured !== undefined) return clampWithContent(result, content, structured, limits)
-  if (type !== undefined) {
-    if (OUTPUT_ITEMS.has(type)) {
-      // OpenAI Agents / Responses: a function call's output item.
-      const output = read(result, 'output')
-      return withChanges(result, [['output', output, clampPayload(output, limits)]])
-    }
-    const value = read(result, 'value')
-    // AI SDK ToolResultOutput.
-    if (TEXT_OUTPUTS.has(type) && typeof value === 'string') {
-      return withChanges(result, [['value', value, clampWith(value, limits)]])
-    }
-    if (JSON_OUTPUTS.has(type) && value !== undefined) return clampJsonOutput(result, type, value, limits)
-    if (type === 'content' && isArray(value)) return withChanges(result, [['value', value, clampPayload(value, limits)]])
-    // A single content block: { type: 'text', text } is cut, media kept; a malformed one is data.
-    const kind = kindOf(result, type)
-    if (kind === 'text') return clampBlocks([result], limits)[0]
-    if (kind === 'block' && !TEXT_TYPES.has(type)) return result
-  }
-  return clampData(result, limits)
+  })
 }
 
 /** LangChain's content_and_artifact tuple: the content is clamped, the artifact left as it is. */
@@ -1072,13 +737,41 @@ function clampContentAndArtifact(result, limits) {
   return clamped === content ? result : [clamped, read(result, 1)]
 }
 
-function clampPayload(result, limits) {
-  if (typeof result === 'string') return clampWith(result, limits)
-  if (isArray(result)) return isBlockList(result) ? clampBlockList(result, limits) : clampData(result, limits)
-  if (typeof result === 'object' && result !== null) return clampObject(result, limits)
-  if (typeof result === 'bigint') return clampData(result, limits)
-  // Numbers, booleans, undefined, functions, symbols: nothing to cut.
-  return result
+/**
+ * A tool result clamped by its shape (shapes.js shapeOf). One that says it failed (MCP and
+ * pi `isError`, an AI SDK `error-text` or `error-json` output) is clamped as a failure
+ * (forFailure).
+ */
+function clampPayload(result, given) {
+  const found = shapeOf(result)
+  const limits = found.failed ? forFailure(given) : given
+  const { content } = found
+  switch (found.shape) {
+    case 'string':
+      return clampWith(result, limits)
+    case 'blocks':
+      return clampBlockList(result, limits)
+    case 'data':
+      return clampData(result, limits)
+    case 'direct':
+      return clampDirectOutput(result, limits)
+    case 'result':
+      return clampWithContent(result, content, found.structured, limits)
+    case 'item':
+      // OpenAI Agents / Responses: a function call's output item.
+      return withChanges(result, [['output', content, clampPayload(content, limits)]])
+    case 'text-output':
+      return withChanges(result, [['value', content, clampWith(content, limits)]])
+    case 'json-output':
+      return clampJsonOutput(result, found.type, content, limits)
+    case 'content-output':
+      return withChanges(result, [['value', content, clampPayload(content, limits)]])
+    case 'text-block':
+      return clampBlocks([result], limits)[0]
+    default:
+      // A media block (kept), numbers, booleans, null, undefined, functions, symbols: nothing to cut.
+      return result
+  }
 }
 
 /** The clamp of a tool's final result, in the response format the limits name. */
@@ -1293,13 +986,6 @@ module.exports = {
   payloadSize,
   readPayloadLimits,
   PAYLOAD_DEFAULTS,
-  withProperty,
-  copyList,
-  kindOf,
-  blockText,
-  typeOf,
-  read,
-  lengthOf,
   hardTruncateToolError,
   wrapOnUpdate,
   wrapToolWithHardOutputTruncate,

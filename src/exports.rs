@@ -7,7 +7,7 @@ use crate::call::Export;
 use crate::capture;
 use crate::conversation::{classify_error, elision_marker_of, plan_budget_of};
 use crate::json::{clamp_json_string, clamp_json_text_string, locate_json_string};
-use crate::notice::check_template;
+use crate::notice::{check_template, notice_templates};
 use crate::page::{plan_page, plan_page_buffer, repage_page};
 use crate::plan::{
     measure_string, plan_buffer, plan_list, plan_string, plan_tool_output_string, plan_windows, windows_of,
@@ -17,6 +17,7 @@ use crate::terminal::{normalize_terminal_buffer, normalize_terminal_string, norm
 #[rustfmt::skip]
 pub static EXPORTS: &[Export] = &[
     Export { name: c"checkTemplate", params: &["template"], body: check_template },
+    Export { name: c"noticeTemplates", params: &[], body: notice_templates },
     Export {
         name: c"plan",
         params: &["out", "text", "wide", "strategy", "maxChars", "maxBytes", "maxLines", "headRatio", "notice", "exact",

@@ -19,6 +19,7 @@ const { types } = require('node:util')
 
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const { interruptedNotice, spillNotices, SPILL_NOTICE } = require('../common/notices.js')
 const terminal = require('../text/terminal.js')
 const { resultOf } = require('../text/clamp.js')
 const {
@@ -36,25 +37,11 @@ const {
 const CAPTURE_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'snap', 'spill', 'normalize', 'raw']
 const STRATEGIES = ['tail', 'head', 'headTail']
 
-// As truncateText's spill notice: the lines are those of the spill file.
-const SPILL_NOTICE = '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
-
-// A capture whose input was cut short (the CLI on Ctrl-C): its notice counts what came so
-// far, and says so. The default notice, as a template, with the words added (a capture's
-// strategy says where it cuts: the middle only with headTail).
-const INTERRUPTED_DEFAULT = '[... {omitted} truncated at the {where} so far (input interrupted) ...]'
-const INTERRUPTED_DEFAULT_MIDDLE = '[... {omitted} truncated in the middle so far (input interrupted) ...]'
-const INTERRUPTED = ' (input interrupted; counts so far)'
+// The spill notice is truncateText's (SPILL_NOTICE): the lines are those of the
+// spill file. A capture whose input was cut short (the CLI on Ctrl-C) has a notice that
+// counts what came so far, and says so (interruptedNotice).
 /** The method that ends a capture as interrupted: an internal one, for the CLI. */
 const END_INTERRUPTED = Symbol('toolclamp.endInterrupted')
-
-/** A notice as it reads when the input was interrupted: its counts are of what came. */
-function interruptedNotice(notice, strategy) {
-  if (notice === undefined) return strategy === 'headTail' ? INTERRUPTED_DEFAULT_MIDDLE : INTERRUPTED_DEFAULT
-  if (typeof notice === 'function') return (facts) => `${notice(facts)}${INTERRUPTED}`
-  // A caller who asked for no notice gets none.
-  return notice === '' ? notice : `${notice}${INTERRUPTED}`
-}
 
 /**
  * The limits of a capture. None given: the library's defaults (51,200 bytes, 2,000 lines).
@@ -214,7 +201,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const checked = spillTo === undefined ? readNotice(notice) : undefined
   const handle = native.captureCreate(name, limits, ratio, flags, raw === true)
   const stream = spillTo === undefined ? undefined : new StreamingSpill(spillTo)
-  const notices = stream === undefined ? undefined : spills.spillNotices(notice, stream.file, namedDefault, unnamedDefault)
+  const notices = stream === undefined ? undefined : spillNotices(notice, stream.file, namedDefault, unnamedDefault)
   // The notice to plan with: the one naming the file while the file is being written.
   let interrupted = false
   const noticeNow = () => {
@@ -392,4 +379,4 @@ function clampNormalized(text, options, limits, namedDefault = SPILL_NOTICE, unn
   return captured(text, resolved, namedDefault, unnamedDefault)
 }
 
-module.exports = { createOutputCapture, openCapture, readCaptureLimits, clampNormalized, END_INTERRUPTED, SPILL_NOTICE }
+module.exports = { createOutputCapture, openCapture, readCaptureLimits, clampNormalized, END_INTERRUPTED }

@@ -16,7 +16,8 @@ const path = require('node:path')
 const { createHash, randomBytes } = require('node:crypto')
 
 const { messageOf } = require('../common/format.js')
-const { checkKeys, isPlainObject, readNotice } = require('../common/options.js')
+const { checkKeys, isPlainObject } = require('../common/options.js')
+const notices = require('../common/notices.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
@@ -204,33 +205,6 @@ function writeSpill(file, data, beforeWrite) {
   }
 }
 
-/** `{spillPath}` in a template becomes the path; `{{` and `}}` stay escapes. */
-function templateWithPath(template, file) {
-  const escaped = file.replace(/[{}]/g, (brace) => brace + brace)
-  return template.replace(/\{\{|\}\}|\{spillPath\}/g, (match) => (match === '{spillPath}' ? escaped : match))
-}
-
-/**
- * The two notices of a call that may spill: `named` names `file`; `unnamed` is used when
- * writing it failed. A template gets `{spillPath}`, a function `facts.spillPath` (null
- * when unnamed). `namedDefault` and `unnamedDefault` serve when the caller gave none.
- */
-function spillNotices(notice, file, namedDefault, unnamedDefault) {
-  if (notice === undefined) return { named: readNotice(templateWithPath(namedDefault, file)), unnamed: unnamedDefault }
-  if (typeof notice === 'string') return { named: readNotice(templateWithPath(notice, file)), unnamed: unsavedNotice(notice) }
-  if (typeof notice !== 'function') {
-    throw mustBe(TypeError, `notice`, `a string or a function`, notice)
-  }
-  return { named: (facts) => notice({ ...facts, spillPath: file }), unnamed: unsavedNotice(notice) }
-}
-
-/** A caller's spill notice as it reads when no file was saved (`{spillPath}`: `(not saved)`). */
-function unsavedNotice(notice) {
-  if (typeof notice === 'string') return readNotice(templateWithPath(notice, '(not saved)'))
-  if (typeof notice === 'function') return (facts) => notice({ ...facts, spillPath: null })
-  return readNotice(notice)
-}
-
 /**
  * Clamps with `plan(notice)` (which returns a result with `truncated`) and, when it cuts,
  * saves `data` whole to a new spill file in `spill.dir`. The file's name is chosen first,
@@ -241,11 +215,11 @@ function unsavedNotice(notice) {
  */
 function clampAndSpill(spill, nameSuffix, notice, namedDefault, unnamedDefault, data, plan) {
   const file = spillPath(spill, nameSuffix)
-  const notices = spillNotices(notice, file, namedDefault, unnamedDefault)
-  let info = plan(notices.named)
+  const named = notices.spillNotices(notice, file, namedDefault, unnamedDefault)
+  let info = plan(named.named)
   if (!info.truncated) return info
   const report = writeSpill(file, data, spill.beforeWrite)
-  if (report.path === null) info = plan(notices.unnamed)
+  if (report.path === null) info = plan(named.unnamed)
   info.spill = report
   reportSpill(spill.onSpill, report)
   return info
@@ -351,10 +325,8 @@ module.exports = {
   writeSpill,
   contentSpillPath,
   writeSpillOnce,
-  templateWithPath,
   sanitizeName,
   clampAndSpill,
-  unsavedNotice,
   pruneSpillDir,
   // For lib/integrations/pi-session.js, which removes the spill files of a repair that did
   // not finish.
@@ -363,6 +335,5 @@ module.exports = {
   // For lib/commands/capture.js, which writes a spill as the output arrives.
   makeDirectory,
   linkNew,
-  spillNotices,
   reportSpill,
 }

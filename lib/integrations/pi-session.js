@@ -43,6 +43,7 @@ const {
 const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('../results/payload.js')
 const { replaceJsonValue } = require('../json/json.js')
 const spills = require('../files/spill.js')
+const notices = require('../common/notices.js')
 const { isArray, messageOf, read } = require('../common/format.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('../common/options.js')
 
@@ -100,7 +101,7 @@ function readLimitOptions(options, spillKeys, spilling = false) {
   // With a spill file the notice is read at the cut, where it may name the file: checked
   // here as it will be filled in.
   const notice = limits.notice
-  if (spilled) readNotice(typeof notice === 'string' ? spills.templateWithPath(notice, '/') : notice)
+  if (spilled) readNotice(typeof notice === 'string' ? notices.templateWithPath(notice, '/') : notice)
   // Resolved now: the process may change directory before a result is cut.
   if (spill !== undefined) spill.dir = path.resolve(spill.dir)
   return { limits, spill }

@@ -12,13 +12,11 @@
 // binding's finalizer.
 
 const { mustBe } = require('../common/errors.js')
-const fs = require('node:fs')
-const path = require('node:path')
-const { randomBytes } = require('node:crypto')
 const { types } = require('node:util')
 
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const { TempFile } = require('../files/publish.js')
 const { interruptedNotice, spillNotices, SPILL_NOTICE } = require('../common/notices.js')
 const terminal = require('../text/terminal.js')
 const { resultOf } = require('../text/clamp.js')
@@ -59,49 +57,15 @@ function readCaptureLimits(options) {
   return limits
 }
 
-/**
- * The temporary file of a spill while it is written: its name and open fd, all that must be
- * let go of when its capture is dropped unfinished (the registry below holds it, so it must
- * not reach the capture).
- */
-class TempFile {
-  constructor(file) {
-    this.path = file
-    this.fd = fs.openSync(file, 'wx', 0o600)
-  }
-
-  /** Closes the fd; returns the error, if any. */
-  close() {
-    const { fd } = this
-    if (fd === undefined) return undefined
-    this.fd = undefined
-    try {
-      fs.closeSync(fd)
-      return undefined
-    } catch (error) {
-      return error
-    }
-  }
-
-  /** Closes and removes the file, quietly: it is given up. */
-  discard() {
-    this.close()
-    try {
-      fs.unlinkSync(this.path)
-    } catch {
-      // Never created, or already gone.
-    }
-  }
-}
-
 // A capture with a spill that is dropped without end() or dispose() would keep its fd and
-// its .tmp file as long as this process lives: once it is collected, they are let go of.
+// its .tmp file as long as this process lives: once it is collected, they are let go of
+// (the registry holds the TempFile, which holds nothing of the capture).
 const abandoned = new FinalizationRegistry((temp) => temp.discard())
 
 /**
  * The spill file of a capture: written as the output arrives under a temporary name (0600,
- * created exclusively in `dir`), given its final name only if the result cuts, removed
- * otherwise. Any failure stops the spill and is reported; the capture goes on.
+ * created exclusively in `dir`), published whole (lib/files/publish.js) only if the result
+ * cuts, removed otherwise. Any failure stops the spill and is reported; the capture goes on.
  */
 class StreamingSpill {
   constructor(spill) {
@@ -111,7 +75,7 @@ class StreamingSpill {
     this.error = undefined
     try {
       spills.makeDirectory(spill.dir)
-      this.temp = new TempFile(path.join(spill.dir, `.${path.basename(this.file)}.${randomBytes(4).toString('hex')}.tmp`))
+      this.temp = new TempFile(this.file)
     } catch (error) {
       this.fail(error)
     }
@@ -124,8 +88,7 @@ class StreamingSpill {
   write(bytes) {
     if (this.temp === undefined || bytes.length === 0) return
     try {
-      let done = 0
-      while (done < bytes.length) done += fs.writeSync(this.temp.fd, bytes, done, bytes.length - done)
+      this.temp.write(bytes)
     } catch (error) {
       this.fail(error)
     }
@@ -135,14 +98,12 @@ class StreamingSpill {
   close(keep) {
     const { temp } = this
     if (temp === undefined) return { path: null, error: this.error }
-    const closing = temp.close()
-    if (closing !== undefined) {
-      this.fail(closing)
-      return { path: null, error: closing }
+    if (!keep) {
+      this.discard()
+      return { path: this.file }
     }
     try {
-      if (keep) spills.linkNew(temp.path, this.file)
-      fs.unlinkSync(temp.path)
+      temp.publish()
       this.temp = undefined
       return { path: this.file }
     } catch (error) {

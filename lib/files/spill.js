@@ -4,11 +4,11 @@
 // notice names it, so the model (or a person) can read on.
 //
 // The file name is chosen before the cut is planned, because the notice that names it
-// takes room in the budget. Only when the plan truncates is the file written: under a
-// temporary name, then hard-linked to its final name (a link fails instead of replacing
-// an existing file, unlike rename), then the temporary name is removed. If anything
-// fails, the caller re-plans with a notice that does not name a file, and the error is
-// reported beside the result; the clamped result itself is never lost.
+// takes room in the budget. Only when the plan truncates is the file written, published
+// whole as a new file (lib/files/publish.js: a private temporary file, fsynced, then
+// linked to its final name, which never replaces a file). If anything fails, the caller
+// re-plans with a notice that does not name a file, and the error is reported beside the
+// result; the clamped result itself is never lost.
 
 const { mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
@@ -18,6 +18,7 @@ const { createHash, randomBytes } = require('node:crypto')
 const { messageOf } = require('../common/format.js')
 const { checkKeys, isPlainObject } = require('../common/options.js')
 const notices = require('../common/notices.js')
+const publish = require('./publish.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
@@ -128,20 +129,6 @@ function writeSpillOnce(file, text) {
 }
 
 /**
- * Gives the complete file at `temp` the name `file`, failing if `file` exists. A hard link
- * does both at once; where the file system has none (some network and FAT volumes), an
- * exclusive copy still never replaces a file.
- */
-function linkNew(temp, file) {
-  try {
-    fs.linkSync(temp, file)
-  } catch (error) {
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(error.code)) throw error
-    fs.copyFileSync(temp, file, fs.constants.COPYFILE_EXCL)
-  }
-}
-
-/**
  * Creates `dir` and whichever of its parents are missing (0700). Not `mkdirSync`'s
  * `recursive`, which retries forever where a file system answers ENOENT for a directory
  * it will never create (procfs): each missing directory is created once, or the error
@@ -175,32 +162,12 @@ function makeDirectory(dir) {
  * Returns `{ path }`, or `{ path: null, error }` when anything failed; never throws.
  */
 function writeSpill(file, data, beforeWrite) {
-  const dir = path.dirname(file)
-  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
-  let fd
   try {
     if (beforeWrite !== undefined) beforeWrite(file)
-    makeDirectory(dir)
-    fd = fs.openSync(temp, 'wx', 0o600)
-    fs.writeFileSync(fd, data)
-    fs.closeSync(fd)
-    fd = undefined
-    linkNew(temp, file)
-    fs.unlinkSync(temp)
+    makeDirectory(path.dirname(file))
+    publish.writeNewFile(file, data)
     return { path: file }
   } catch (error) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd)
-      } catch {
-        // Already failing; the first error is the one to report.
-      }
-    }
-    try {
-      fs.unlinkSync(temp)
-    } catch {
-      // The temporary file may never have been created.
-    }
     return { path: null, error }
   }
 }
@@ -334,6 +301,5 @@ module.exports = {
   removeSpill,
   // For lib/commands/capture.js, which writes a spill as the output arrives.
   makeDirectory,
-  linkNew,
   reportSpill,
 }

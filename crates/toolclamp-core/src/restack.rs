@@ -1034,6 +1034,41 @@ mod tests {
         assert_eq!(find_prior(&units(&wrong)).unwrap().indicator_end, 0);
     }
 
+    proptest::proptest! {
+        /// A tool-output view clamped again by lines, any strategy: one notice, and it with
+        /// the lines shown accounts for every line of the original; an indicator kept counts
+        /// the lines it stands above.
+        #[test]
+        fn a_tool_output_view_restacked_counts_the_original(
+            n in 20usize..300,
+            tool_lines in 4u64..120,
+            max_lines in 2u64..100,
+            pick in 0u8..3,
+        ) {
+            proptest::prop_assume!(n as u64 > tool_lines);
+            let text: String = (1..=n).map(|i| format!("line {i}\n")).collect();
+            let view = tool_output_view(&text, 1_000_000, tool_lines);
+            let units = units(&view);
+            let Some(prior) = find_prior(&units) else { return Ok(()) };
+            let limits = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines };
+            if measure(&units).lines <= max_lines {
+                return Ok(());
+            }
+            let strategy = [Strategy::Head, Strategy::Tail, Strategy::HeadTail { head_ratio: 0.4 }][pick as usize];
+            let q = plan_restacked(&units, &prior, &limits, strategy, &mut Notice::Default, Snap::Line).unwrap();
+            let head = String::from_utf16(&units[..q.head_end]).unwrap();
+            let tail = String::from_utf16(&units[q.tail_start..]).unwrap();
+            let shown = |s: &str| s.lines().filter(|l| l.starts_with("line ")).count() as u64;
+            let notice = parse_notice(q.glue.trim_matches(['\n', ' '])).expect("the notice reads back");
+            proptest::prop_assert!(notice.named.contains(Dims::LINES));
+            proptest::prop_assert_eq!(notice.omitted.lines + shown(&head) + shown(&tail), n as u64, "{}", view);
+            if let Some(first) = head.lines().next().filter(|l| l.starts_with("[First ")) {
+                proptest::prop_assert_eq!(first, format!("[First {} lines of {}]", shown(&head), format_count(n as u64)));
+            }
+            proptest::prop_assert!(!tail.contains('['));
+        }
+    }
+
     #[test]
     fn library_templates_are_told_from_a_callers_own() {
         assert!(is_library_template(

@@ -270,9 +270,10 @@ export interface TruncateToolOutputOptions {
   /** Share of each budget given to the start: errors and summaries are at the end. @default 0.3 */
   headRatio?: number
   /**
-   * The middle marker (see `Notice`). With `spill`, the default names the file:
-   * `'... [{omitted} truncated — full output saved to {spillPath}; dropped lines {fromLine}–{toLine}] ...'`.
-   * @default '... [{omitted} truncated] ...'
+   * The middle marker (see `Notice`). By default the library's notice
+   * (`[... 403 lines truncated in the middle ...]`); with `spill`, the default names the file:
+   * `'[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'`.
+   * @default '[... {omitted} truncated in the middle ...]'
    */
   notice?: Notice
   /**
@@ -313,7 +314,7 @@ export interface TruncateToolOutputResult {
  * ```text
  * [First 29 lines of 500]
  * ...
- * ... [403 lines, 16,050 chars truncated] ...
+ * [... 403 lines, 16,050 chars truncated in the middle ...]
  * [Last 68 lines of 500]
  * ...
  * ```

@@ -93,6 +93,18 @@ describe('LAYOUT', () => {
     const functions = Object.keys(binding).filter((k) => typeof binding[k] === 'function')
     assert.deepEqual(functions.sort(), Object.keys(EXPORTS).sort())
   })
+
+  test("noticeTemplates: the core's templates by name and its placeholders, frozen", () => {
+    const { templates, placeholders } = binding.noticeTemplates()
+    assert.deepEqual(Object.keys(templates), ['spill', 'stream', 'streamSpill', 'interrupted', 'interruptedMiddle', 'contextCut'])
+    assert.equal(templates.stream, '[... {omitted} truncated from {stream} ...]')
+    assert.ok(placeholders.includes('omitted') && placeholders.includes('fromLine'))
+    assert.ok(Object.isFrozen(templates) && Object.isFrozen(placeholders))
+    // Every template is one the core accepts, once {stream} and {spillPath} are filled in.
+    for (const template of Object.values(templates)) {
+      binding.checkTemplate(template.replaceAll('{stream}', 'stdout').replaceAll('{spillPath}', '/x'))
+    }
+  })
 })
 
 // ---- lib/native.js against the table
@@ -224,7 +236,8 @@ describe('argument checks', () => {
   test('a call with too few or too many arguments is a TypeError saying how many', () => {
     for (const [name, { params }] of Object.entries(EXPORTS)) {
       const expected = `toolclamp binding: ${name}(${params.join(', ')}) takes ${params.length} arguments, got`
-      for (const count of [0, params.length - 1, params.length + 1]) {
+      // (A call with none is the right call of an export that takes none.)
+      for (const count of [0, params.length - 1, params.length + 1].filter((n) => n >= 0 && n !== params.length)) {
         assert.throws(
           () => binding[name](...Array(count).fill(0)),
           (e) => e instanceof TypeError && e.message === `${expected} ${count}`,

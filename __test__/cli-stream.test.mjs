@@ -16,7 +16,8 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
 const { truncateText, readPartial } = require('../index.js')
 // The CLI's captures: a head shown early leaves room for the notice of an interruption.
-const { openCapture, SPILL_NOTICE } = require('../lib/commands/capture.js')
+const { openCapture } = require('../lib/commands/capture.js')
+const { SPILL_NOTICE } = require('../lib/common/notices.js')
 const createCliCapture = (options) => openCapture(options, SPILL_NOTICE, undefined, true)
 
 const CLI = path.join(repoRoot, 'bin', 'toolclamp.js')

@@ -264,7 +264,9 @@ describe('spill in the other pipelines', () => {
     assert.equal(fs.readFileSync(r.spill.path, 'utf8'), output)
     assert.match(
       r.text,
-      new RegExp(`full output saved to ${r.spill.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; dropped lines \\d+–\\d+\\] \\.\\.\\.`),
+      new RegExp(
+        `\\n\\[\\.\\.\\. [\\d,]+ lines truncated at the middle; full output saved to ${r.spill.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(dropped: lines \\d+–\\d+\\) \\.\\.\\.\\]\\n`,
+      ),
     )
     assert.ok(r.text.split('\n').length - 1 <= 300)
   })

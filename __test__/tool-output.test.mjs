@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 
 import { truncateToolOutput, resolveToolProfile, TOOL_OUTPUT_PRESETS } from '../presets.mjs'
+import { truncateText } from '../index.mjs'
 import { measure, isSafeCut } from './reference.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
@@ -107,6 +108,23 @@ describe('profiles', () => {
 })
 
 describe('truncateToolOutput', () => {
+  test('a later clamp of the view reads its marker and indicators: counts of the original', () => {
+    const output = numbered(500)
+    const view = truncateToolOutput('list_directory', output).text
+    // The head kept whole, with its indicator; the Last indicator goes with the marker.
+    const kept = truncateText(view, { maxLines: 90, strategy: 'headTail', headRatio: 0.5, snap: 'line' }).text
+    const lines = kept.split('\n')
+    assert.equal(lines[0], '[First 29 lines of 500]')
+    assert.equal(lines[29], 'line 29 ' + 'x'.repeat(30))
+    const tailLines = lines.length - 32
+    assert.equal(lines[30], `[... ${500 - 29 - tailLines} lines truncated in the middle ...]`)
+    assert.ok(!lines.slice(31).some((line) => line.startsWith('[')))
+    // The head dropped, indicator and all: still the original's count.
+    const tail = truncateText(view, { maxLines: 20, strategy: 'tail', snap: 'line' }).text.split('\n')
+    assert.equal(tail[0], `[... ${500 - (tail.length - 2)} lines truncated at the start ...]`)
+    assert.equal(tail.at(-2), 'line 500 ' + 'x'.repeat(30))
+  })
+
   test('output within the profile is returned as is', () => {
     const output = numbered(100)
     const r = truncateToolOutput('list_directory', output)
@@ -123,9 +141,9 @@ describe('truncateToolOutput', () => {
     const lines = r.text.split('\n')
     assert.equal(lines[0], `[First ${r.headLines} lines of 500]`)
     assert.equal(lines[1], 'line 1 ' + 'x'.repeat(30))
-    const marker = lines.findIndex((l) => l.startsWith('... ['))
+    const marker = lines.findIndex((l) => l.startsWith('[... '))
     assert.equal(marker, r.headLines + 1)
-    assert.equal(lines[marker], `... [${r.omittedLines} lines, ${count(r.omittedChars)} chars truncated] ...`)
+    assert.equal(lines[marker], `[... ${r.omittedLines} lines, ${count(r.omittedChars)} chars truncated in the middle ...]`)
     assert.equal(lines[marker + 1], `[Last ${r.tailLines} lines of 500]`)
     assert.equal(lines.at(-2), 'line 500 ' + 'x'.repeat(30))
     // Every original line is shown or counted as dropped, once.
@@ -142,7 +160,8 @@ describe('truncateToolOutput', () => {
     assert.ok(r.text.length <= 20000)
     const { head, tail, middle } = parseView(output, r)
     assert.ok(tail.endsWith('error: the end\n'), 'the end is kept')
-    assert.match(middle, /^\n\.\.\. \[[\d,]+ chars truncated\] \.\.\.\n$/)
+    // The head ends inside its line: the marker follows it on that line, as every notice does.
+    assert.match(middle, /^ \[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]\n$/)
     assert.equal(head.length + tail.length + r.omittedChars, output.length)
   })
 
@@ -173,9 +192,9 @@ describe('truncateToolOutput', () => {
   test('the marker names only the limits the output exceeds as given', () => {
     const lines = Array.from({ length: 34 }, (_, i) => `l${i}`).join('\n')
     const r = truncateToolOutput('other', lines, { maxChars: 1000, maxLines: 10 })
-    assert.match(r.text, /\n\.\.\. \[\d+ lines truncated\] \.\.\.\n/)
+    assert.match(r.text, /\n\[\.\.\. \d+ lines truncated in the middle \.\.\.\]\n/)
     const wide = truncateToolOutput('other', 'y'.repeat(3000), { maxChars: 1000, maxLines: 10 })
-    assert.match(wide.text, /\.\.\. \[[\d,]+ chars truncated\] \.\.\./)
+    assert.match(wide.text, /\[\.\.\. [\d,]+ chars truncated in the middle \.\.\.\]/)
   })
 
   test('limits too small for the indicators still hold', () => {

@@ -722,7 +722,8 @@ function overBudget(totals, options) {
  * input does.
  */
 async function clamp(parsed) {
-  const { openCapture, SPILL_NOTICE, END_INTERRUPTED } = require('../lib/commands/capture.js')
+  const { openCapture, END_INTERRUPTED } = require('../lib/commands/capture.js')
+  const { SPILL_NOTICE } = require('../lib/common/notices.js')
   // Ended early by a signal or a read error, its notice says so: room is kept for that.
   const createOutputCapture = (o) => openCapture(o, SPILL_NOTICE, undefined, true)
   const { options, file, json } = parsed

@@ -672,6 +672,15 @@ function captureSettleHead(handle, notice, snap) {
   return head
 }
 
+/**
+ * The library's notice templates by name and the placeholders a template may use, as the
+ * core defines them (crates/toolclamp-core/src/notice.rs): plain frozen copies.
+ */
+function noticeTemplates() {
+  const { templates, placeholders } = binding.noticeTemplates()
+  return Object.freeze({ templates: Object.freeze({ ...templates }), placeholders: Object.freeze([...placeholders]) })
+}
+
 module.exports = {
   STRATEGIES,
   byteLengthOf,
@@ -705,4 +714,5 @@ module.exports = {
   captureDispose,
   captureResult,
   captureSettleHead,
+  noticeTemplates,
 }

@@ -15,7 +15,7 @@ use crate::capture;
 use crate::conversation::{classify_error, elision_marker_of, plan_budget_of};
 use crate::json::{clamp_json_string, clamp_json_text_string, locate_json_string};
 use crate::layout::Field::{Exact, HeadRatio, MaxBytes, MaxChars, MaxLines, Restack, Snap, Strategy};
-use crate::notice::check_template;
+use crate::notice::{check_template, notice_templates};
 use crate::page::{plan_page, plan_page_buffer, repage_page};
 use crate::plan::{
     measure_string, plan_buffer, plan_list, plan_string, plan_tool_output_string, plan_windows, windows_of,
@@ -35,6 +35,7 @@ pub static EXPORTS: &[Export] = TABLE;
 #[rustfmt::skip]
 const TABLE: &[Export] = &[
     Export { name: c"checkTemplate", params: &["template"], request: &[], body: check_template },
+    Export { name: c"noticeTemplates", params: &[], request: &[], body: notice_templates },
     Export { name: c"plan", params: &["out", "text", "wide", "notice"], request: TEXT_PLAN, body: plan_string },
     Export {
         name: c"planList",

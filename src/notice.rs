@@ -16,6 +16,48 @@ pub(crate) fn check_template(call: &Call) -> Answer {
     call.undefined()
 }
 
+/// `noticeTemplates()`: `{ templates, placeholders }`, the library's notice templates by
+/// name (`toolclamp_core::notice::templates::ALL`) and the placeholders a template may
+/// use, both frozen. `lib/common/notices.js` reads them once.
+pub(crate) fn notice_templates(call: &Call) -> Answer {
+    let env = call.env();
+    let string = |s: &str| {
+        let mut v = std::ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs; `s` is live UTF-8.
+        call.check(unsafe { sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v) })?;
+        Ok::<_, Thrown>(v)
+    };
+    let frozen = |v: sys::napi_value| {
+        // SAFETY: `env` is valid while the call runs; `v` is an object of this call.
+        call.check(unsafe { sys::napi_object_freeze(env, v) }).map(|()| v)
+    };
+    let object = |entries: &[(&str, sys::napi_value)]| {
+        let mut o = std::ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs.
+        call.check(unsafe { sys::napi_create_object(env, &mut o) })?;
+        for (key, value) in entries {
+            let key = std::ffi::CString::new(*key).expect("names have no NUL");
+            // SAFETY: as above; `key` is NUL-terminated.
+            call.check(unsafe { sys::napi_set_named_property(env, o, key.as_ptr(), *value) })?;
+        }
+        frozen(o)
+    };
+    let templates: Vec<_> = toolclamp_core::notice::templates::ALL
+        .iter()
+        .map(|(name, template)| Ok((*name, string(template)?)))
+        .collect::<Result<_, Thrown>>()?;
+    let mut placeholders = std::ptr::null_mut();
+    let names = toolclamp_core::PLACEHOLDERS;
+    // SAFETY: `env` is valid while the call runs.
+    call.check(unsafe { sys::napi_create_array_with_length(env, names.len(), &mut placeholders) })?;
+    for (i, name) in names.iter().enumerate() {
+        let v = string(name)?;
+        // SAFETY: as above; `placeholders` is an array of this call.
+        call.check(unsafe { sys::napi_set_element(env, placeholders, i as u32, v) })?;
+    }
+    object(&[("templates", object(&templates)?), ("placeholders", frozen(placeholders)?)])
+}
+
 /// A notice argument: `undefined` (the default), a template string, or a function the
 /// binding calls with the facts of each cut in the result array (see [`JsNotice::call`]).
 pub(crate) enum NoticeArg {

@@ -12,13 +12,12 @@
 // binding's finalizer.
 
 const { mustBe } = require('../common/errors.js')
-const fs = require('node:fs')
-const path = require('node:path')
-const { randomBytes } = require('node:crypto')
 const { types } = require('node:util')
 
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const { TempFile } = require('../files/publish.js')
+const { interruptedNotice, spillNotices, SPILL_NOTICE } = require('../common/notices.js')
 const terminal = require('../text/terminal.js')
 const { resultOf } = require('../text/clamp.js')
 const {
@@ -36,25 +35,11 @@ const {
 const CAPTURE_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'snap', 'spill', 'normalize', 'raw']
 const STRATEGIES = ['tail', 'head', 'headTail']
 
-// As truncateText's spill notice: the lines are those of the spill file.
-const SPILL_NOTICE = '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
-
-// A capture whose input was cut short (the CLI on Ctrl-C): its notice counts what came so
-// far, and says so. The default notice, as a template, with the words added (a capture's
-// strategy says where it cuts: the middle only with headTail).
-const INTERRUPTED_DEFAULT = '[... {omitted} truncated at the {where} so far (input interrupted) ...]'
-const INTERRUPTED_DEFAULT_MIDDLE = '[... {omitted} truncated in the middle so far (input interrupted) ...]'
-const INTERRUPTED = ' (input interrupted; counts so far)'
+// The spill notice is truncateText's (SPILL_NOTICE): the lines are those of the
+// spill file. A capture whose input was cut short (the CLI on Ctrl-C) has a notice that
+// counts what came so far, and says so (interruptedNotice).
 /** The method that ends a capture as interrupted: an internal one, for the CLI. */
 const END_INTERRUPTED = Symbol('toolclamp.endInterrupted')
-
-/** A notice as it reads when the input was interrupted: its counts are of what came. */
-function interruptedNotice(notice, strategy) {
-  if (notice === undefined) return strategy === 'headTail' ? INTERRUPTED_DEFAULT_MIDDLE : INTERRUPTED_DEFAULT
-  if (typeof notice === 'function') return (facts) => `${notice(facts)}${INTERRUPTED}`
-  // A caller who asked for no notice gets none.
-  return notice === '' ? notice : `${notice}${INTERRUPTED}`
-}
 
 /**
  * The limits of a capture. None given: the library's defaults (51,200 bytes, 2,000 lines).
@@ -72,49 +57,15 @@ function readCaptureLimits(options) {
   return limits
 }
 
-/**
- * The temporary file of a spill while it is written: its name and open fd, all that must be
- * let go of when its capture is dropped unfinished (the registry below holds it, so it must
- * not reach the capture).
- */
-class TempFile {
-  constructor(file) {
-    this.path = file
-    this.fd = fs.openSync(file, 'wx', 0o600)
-  }
-
-  /** Closes the fd; returns the error, if any. */
-  close() {
-    const { fd } = this
-    if (fd === undefined) return undefined
-    this.fd = undefined
-    try {
-      fs.closeSync(fd)
-      return undefined
-    } catch (error) {
-      return error
-    }
-  }
-
-  /** Closes and removes the file, quietly: it is given up. */
-  discard() {
-    this.close()
-    try {
-      fs.unlinkSync(this.path)
-    } catch {
-      // Never created, or already gone.
-    }
-  }
-}
-
 // A capture with a spill that is dropped without end() or dispose() would keep its fd and
-// its .tmp file as long as this process lives: once it is collected, they are let go of.
+// its .tmp file as long as this process lives: once it is collected, they are let go of
+// (the registry holds the TempFile, which holds nothing of the capture).
 const abandoned = new FinalizationRegistry((temp) => temp.discard())
 
 /**
  * The spill file of a capture: written as the output arrives under a temporary name (0600,
- * created exclusively in `dir`), given its final name only if the result cuts, removed
- * otherwise. Any failure stops the spill and is reported; the capture goes on.
+ * created exclusively in `dir`), published whole (lib/files/publish.js) only if the result
+ * cuts, removed otherwise. Any failure stops the spill and is reported; the capture goes on.
  */
 class StreamingSpill {
   constructor(spill) {
@@ -124,7 +75,7 @@ class StreamingSpill {
     this.error = undefined
     try {
       spills.makeDirectory(spill.dir)
-      this.temp = new TempFile(path.join(spill.dir, `.${path.basename(this.file)}.${randomBytes(4).toString('hex')}.tmp`))
+      this.temp = new TempFile(this.file)
     } catch (error) {
       this.fail(error)
     }
@@ -137,8 +88,7 @@ class StreamingSpill {
   write(bytes) {
     if (this.temp === undefined || bytes.length === 0) return
     try {
-      let done = 0
-      while (done < bytes.length) done += fs.writeSync(this.temp.fd, bytes, done, bytes.length - done)
+      this.temp.write(bytes)
     } catch (error) {
       this.fail(error)
     }
@@ -148,14 +98,12 @@ class StreamingSpill {
   close(keep) {
     const { temp } = this
     if (temp === undefined) return { path: null, error: this.error }
-    const closing = temp.close()
-    if (closing !== undefined) {
-      this.fail(closing)
-      return { path: null, error: closing }
+    if (!keep) {
+      this.discard()
+      return { path: this.file }
     }
     try {
-      if (keep) spills.linkNew(temp.path, this.file)
-      fs.unlinkSync(temp.path)
+      temp.publish()
       this.temp = undefined
       return { path: this.file }
     } catch (error) {
@@ -214,7 +162,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const checked = spillTo === undefined ? readNotice(notice) : undefined
   const handle = native.captureCreate(name, limits, ratio, flags, raw === true)
   const stream = spillTo === undefined ? undefined : new StreamingSpill(spillTo)
-  const notices = stream === undefined ? undefined : spills.spillNotices(notice, stream.file, namedDefault, unnamedDefault)
+  const notices = stream === undefined ? undefined : spillNotices(notice, stream.file, namedDefault, unnamedDefault)
   // The notice to plan with: the one naming the file while the file is being written.
   let interrupted = false
   const noticeNow = () => {
@@ -392,4 +340,4 @@ function clampNormalized(text, options, limits, namedDefault = SPILL_NOTICE, unn
   return captured(text, resolved, namedDefault, unnamedDefault)
 }
 
-module.exports = { createOutputCapture, openCapture, readCaptureLimits, clampNormalized, END_INTERRUPTED, SPILL_NOTICE }
+module.exports = { createOutputCapture, openCapture, readCaptureLimits, clampNormalized, END_INTERRUPTED }

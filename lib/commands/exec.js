@@ -39,6 +39,7 @@ const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const { types } = require('node:util')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const notices = require('../common/notices.js')
 const { resultOf, truncateWith } = require('../text/clamp.js')
 const terminal = require('../text/terminal.js')
 const { formatCount, isError, messageOf, read } = require('../common/format.js')
@@ -55,8 +56,6 @@ const {
 
 const STREAMS = ['stdout', 'stderr']
 const DEFAULT_STREAM_CHARS = 8000
-const DEFAULT_NOTICE = '[... {omitted} truncated from {stream} ...]'
-const SPILL_NOTICE = '[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
 const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
@@ -92,11 +91,6 @@ function readStreamLimits(name, limit) {
   return readLimitArgument(name, limit)
 }
 
-/** `{stream}` in a template becomes the stream's name; `{{` and `}}` stay escapes. */
-function templateFor(template, stream) {
-  return template.replace(/\{\{|\}\}|\{stream\}/g, (match) => (match === '{stream}' ? stream : match))
-}
-
 /**
  * The notice of one stream: the caller's (`user`, a template or function for this stream,
  * undefined when not given) and the one to plan with, in the form the binding takes. A
@@ -105,11 +99,11 @@ function templateFor(template, stream) {
 function readStreamNotice(notice, stream) {
   let user
   if (notice === undefined) user = undefined
-  else if (typeof notice === 'string') user = templateFor(notice, stream)
+  else if (typeof notice === 'string') user = notices.templateFor(notice, stream)
   else if (typeof notice === 'function') user = (facts) => notice({ ...facts, stream })
   else throw mustBe(TypeError, `notice`, `a string or a function`, notice)
   // Checks a template now, so a bad one fails even when every stream fits.
-  return { user, planned: readNotice(user === undefined ? templateFor(DEFAULT_NOTICE, stream) : user) }
+  return { user, planned: readNotice(user === undefined ? notices.templateFor(notices.STREAM_NOTICE, stream) : user) }
 }
 
 // The options of a call without any, read once: most callers pass none.
@@ -255,7 +249,7 @@ function clampStream(content, limits, strategy, headRatio, snap, spill, stream) 
     spill,
     `-${stream}`,
     limits.notice.user,
-    templateFor(SPILL_NOTICE, stream),
+    notices.templateFor(notices.STREAM_SPILL_NOTICE, stream),
     limits.notice.planned,
     content,
     plan,
@@ -299,8 +293,8 @@ function formatExecOutput(result, options) {
 /** One stream clamped normalised through a capture, as runCommand clamps it. */
 function clampNormalizedStream(content, read, stream) {
   const options = require('./run.js').captureOptions(read, stream)
-  const named = templateFor(SPILL_NOTICE, stream)
-  const unnamed = templateFor(DEFAULT_NOTICE, stream)
+  const named = notices.templateFor(notices.STREAM_SPILL_NOTICE, stream)
+  const unnamed = notices.templateFor(notices.STREAM_NOTICE, stream)
   return require('./capture.js').clampNormalized(content, options, read.streams[stream], named, unnamed)
 }
 
@@ -319,13 +313,10 @@ function formatClamped({ stdout, stderr, error, exitCode, signal, durationMs }) 
 
 module.exports = {
   formatExecOutput,
-  // For lib/commands/run.js, not the public API: the same options, notices and layout for
-  // a command whose streams were captured as they came.
+  // For lib/commands/run.js, not the public API: the same options and layout for a command
+  // whose streams were captured as they came.
   EXEC_OPTIONS,
-  DEFAULT_NOTICE,
-  SPILL_NOTICE,
   readExecOptions,
-  templateFor,
   errorLine,
   firstLine,
   formatClamped,

@@ -36,6 +36,7 @@ const { types } = require('node:util')
 const { openCapture } = require('./capture.js')
 const exec = require('./exec.js')
 const native = require('../native.js')
+const notices = require('../common/notices.js')
 const { formatCount, isArray, isError, messageOf } = require('../common/format.js')
 const { isPlainObject, readOptionsObject } = require('../common/options.js')
 
@@ -172,7 +173,7 @@ function captureOptions(read, stream) {
     snap: read.snap ? 'line' : 'none',
     // With a spill, the capture picks the default: the one naming the file, or the plain one
     // when the file could not be written (a notice must never name a file that is not there).
-    notice: notice.user ?? (read.spill === undefined ? exec.templateFor(exec.DEFAULT_NOTICE, stream) : undefined),
+    notice: notice.user ?? (read.spill === undefined ? notices.templateFor(notices.STREAM_NOTICE, stream) : undefined),
     normalize: normalizeOption(read.normalize),
   }
   if (read.spill !== undefined) options.spill = { dir: read.spill.dir, name: `${read.spill.name}-${stream}` }
@@ -233,7 +234,11 @@ function runCommand(command, args, options) {
   const run = readRun(command, args, options)
   // Made now, so that whatever the capture refuses throws at the call too.
   const capture = (stream) =>
-    openCapture(run.capture[stream], exec.templateFor(exec.SPILL_NOTICE, stream), exec.templateFor(exec.DEFAULT_NOTICE, stream))
+    openCapture(
+      run.capture[stream],
+      notices.templateFor(notices.STREAM_SPILL_NOTICE, stream),
+      notices.templateFor(notices.STREAM_NOTICE, stream),
+    )
   const captures = { stdout: capture('stdout'), stderr: capture('stderr') }
   return new Promise((resolve, reject) => start(run, captures, resolve, reject))
 }

@@ -14,6 +14,7 @@ const { types } = require('node:util')
 
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const notices = require('../common/notices.js')
 const payloads = require('../results/payload.js')
 const { stringifyAny, clampJsonText } = require('../json/json.js')
 const { classifyProviderError } = require('./provider-errors.js')
@@ -256,8 +257,6 @@ function elide(payload, marker) {
   return marker
 }
 
-const CUT_NOTICE = '[... {omitted} of this tool output cut to fit the context window; full output saved to {spillPath} ...]'
-
 /**
  * A tool result that is JSON text (what OpenAI Agents and LangChain send for an object a
  * tool returned), cut as JSON so it still parses: the JSON clamp's in-band markers say what
@@ -383,7 +382,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
       next = elide(result.payload, native.elisionMarker(textChars, textLines, textTokens, path).text)
       report.action = 'elided'
     } else {
-      const notice = path === null ? undefined : spills.templateWithPath(CUT_NOTICE, path)
+      const notice = path === null ? undefined : notices.templateWithPath(notices.CONTEXT_CUT_NOTICE, path)
       next =
         clampJsonString(result.payload, options, tokens) ??
         payloads.clampPayload(result.payload, cutLimits(options, tokens, notice, result.failed))

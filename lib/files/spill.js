@@ -4,11 +4,11 @@
 // notice names it, so the model (or a person) can read on.
 //
 // The file name is chosen before the cut is planned, because the notice that names it
-// takes room in the budget. Only when the plan truncates is the file written: under a
-// temporary name, then hard-linked to its final name (a link fails instead of replacing
-// an existing file, unlike rename), then the temporary name is removed. If anything
-// fails, the caller re-plans with a notice that does not name a file, and the error is
-// reported beside the result; the clamped result itself is never lost.
+// takes room in the budget. Only when the plan truncates is the file written, published
+// whole as a new file (lib/files/publish.js: a private temporary file, fsynced, then
+// linked to its final name, which never replaces a file). If anything fails, the caller
+// re-plans with a notice that does not name a file, and the error is reported beside the
+// result; the clamped result itself is never lost.
 
 const { mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
@@ -16,7 +16,9 @@ const path = require('node:path')
 const { createHash, randomBytes } = require('node:crypto')
 
 const { messageOf } = require('../common/format.js')
-const { checkKeys, isPlainObject, readNotice } = require('../common/options.js')
+const { checkKeys, isPlainObject } = require('../common/options.js')
+const notices = require('../common/notices.js')
+const publish = require('./publish.js')
 
 const SUFFIX = '.toolclamp-spill.txt'
 const NAME_MAX = 64
@@ -127,20 +129,6 @@ function writeSpillOnce(file, text) {
 }
 
 /**
- * Gives the complete file at `temp` the name `file`, failing if `file` exists. A hard link
- * does both at once; where the file system has none (some network and FAT volumes), an
- * exclusive copy still never replaces a file.
- */
-function linkNew(temp, file) {
-  try {
-    fs.linkSync(temp, file)
-  } catch (error) {
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(error.code)) throw error
-    fs.copyFileSync(temp, file, fs.constants.COPYFILE_EXCL)
-  }
-}
-
-/**
  * Creates `dir` and whichever of its parents are missing (0700). Not `mkdirSync`'s
  * `recursive`, which retries forever where a file system answers ENOENT for a directory
  * it will never create (procfs): each missing directory is created once, or the error
@@ -174,61 +162,14 @@ function makeDirectory(dir) {
  * Returns `{ path }`, or `{ path: null, error }` when anything failed; never throws.
  */
 function writeSpill(file, data, beforeWrite) {
-  const dir = path.dirname(file)
-  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
-  let fd
   try {
     if (beforeWrite !== undefined) beforeWrite(file)
-    makeDirectory(dir)
-    fd = fs.openSync(temp, 'wx', 0o600)
-    fs.writeFileSync(fd, data)
-    fs.closeSync(fd)
-    fd = undefined
-    linkNew(temp, file)
-    fs.unlinkSync(temp)
+    makeDirectory(path.dirname(file))
+    publish.writeNewFile(file, data)
     return { path: file }
   } catch (error) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd)
-      } catch {
-        // Already failing; the first error is the one to report.
-      }
-    }
-    try {
-      fs.unlinkSync(temp)
-    } catch {
-      // The temporary file may never have been created.
-    }
     return { path: null, error }
   }
-}
-
-/** `{spillPath}` in a template becomes the path; `{{` and `}}` stay escapes. */
-function templateWithPath(template, file) {
-  const escaped = file.replace(/[{}]/g, (brace) => brace + brace)
-  return template.replace(/\{\{|\}\}|\{spillPath\}/g, (match) => (match === '{spillPath}' ? escaped : match))
-}
-
-/**
- * The two notices of a call that may spill: `named` names `file`; `unnamed` is used when
- * writing it failed. A template gets `{spillPath}`, a function `facts.spillPath` (null
- * when unnamed). `namedDefault` and `unnamedDefault` serve when the caller gave none.
- */
-function spillNotices(notice, file, namedDefault, unnamedDefault) {
-  if (notice === undefined) return { named: readNotice(templateWithPath(namedDefault, file)), unnamed: unnamedDefault }
-  if (typeof notice === 'string') return { named: readNotice(templateWithPath(notice, file)), unnamed: unsavedNotice(notice) }
-  if (typeof notice !== 'function') {
-    throw mustBe(TypeError, `notice`, `a string or a function`, notice)
-  }
-  return { named: (facts) => notice({ ...facts, spillPath: file }), unnamed: unsavedNotice(notice) }
-}
-
-/** A caller's spill notice as it reads when no file was saved (`{spillPath}`: `(not saved)`). */
-function unsavedNotice(notice) {
-  if (typeof notice === 'string') return readNotice(templateWithPath(notice, '(not saved)'))
-  if (typeof notice === 'function') return (facts) => notice({ ...facts, spillPath: null })
-  return readNotice(notice)
 }
 
 /**
@@ -241,11 +182,11 @@ function unsavedNotice(notice) {
  */
 function clampAndSpill(spill, nameSuffix, notice, namedDefault, unnamedDefault, data, plan) {
   const file = spillPath(spill, nameSuffix)
-  const notices = spillNotices(notice, file, namedDefault, unnamedDefault)
-  let info = plan(notices.named)
+  const named = notices.spillNotices(notice, file, namedDefault, unnamedDefault)
+  let info = plan(named.named)
   if (!info.truncated) return info
   const report = writeSpill(file, data, spill.beforeWrite)
-  if (report.path === null) info = plan(notices.unnamed)
+  if (report.path === null) info = plan(named.unnamed)
   info.spill = report
   reportSpill(spill.onSpill, report)
   return info
@@ -351,10 +292,8 @@ module.exports = {
   writeSpill,
   contentSpillPath,
   writeSpillOnce,
-  templateWithPath,
   sanitizeName,
   clampAndSpill,
-  unsavedNotice,
   pruneSpillDir,
   // For lib/integrations/pi-session.js, which removes the spill files of a repair that did
   // not finish.
@@ -362,7 +301,5 @@ module.exports = {
   removeSpill,
   // For lib/commands/capture.js, which writes a spill as the output arrives.
   makeDirectory,
-  linkNew,
-  spillNotices,
   reportSpill,
 }

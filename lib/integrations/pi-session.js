@@ -32,7 +32,6 @@
 
 const { mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { randomBytes } = require('node:crypto')
 const {
@@ -43,6 +42,9 @@ const {
 const { hardTruncateToolPayload, hardTruncateFailedPayload, PAYLOAD_OPTIONS } = require('../results/payload.js')
 const { replaceJsonValue } = require('../json/json.js')
 const spills = require('../files/spill.js')
+const locks = require('../files/lock.js')
+const { TempFile, linkNew, removeQuietly, writeAll } = require('../files/publish.js')
+const notices = require('../common/notices.js')
 const { messageOf, read, readSafely } = require('../common/format.js')
 const { holdsOwn, partsOf, piResultOf, shapeOf, withProperty } = require('../results/shapes.js')
 const { checkKeys, isPlainObject, readNotice, readOptionsObject } = require('../common/options.js')
@@ -101,7 +103,7 @@ function readLimitOptions(options, spillKeys, spilling = false) {
   // With a spill file the notice is read at the cut, where it may name the file: checked
   // here as it will be filled in.
   const notice = limits.notice
-  if (spilled) readNotice(typeof notice === 'string' ? spills.templateWithPath(notice, '/') : notice)
+  if (spilled) readNotice(typeof notice === 'string' ? notices.templateWithPath(notice, '/') : notice)
   // Resolved now: the process may change directory before a result is cut.
   if (spill !== undefined) spill.dir = path.resolve(spill.dir)
   return { limits, spill }
@@ -234,226 +236,20 @@ function stamp() {
 
 // ---- The lock
 //
-// `<file>.lock` keeps two repairs of a file apart. It holds one JSON line naming its owner,
-//   { id, pid, host, boot, pidns, start, since }
-// and is complete when it gets its name: written as `<file>.lock.<id>.new`, then hard-linked
-// to the lock's name, which fails where that name exists. `id` (8 hex) names the repair's
-// own files too. On Linux `boot` (the boot id), `pidns` (the pid namespace) and `start` (the
-// process's start time, from /proc/<pid>/stat) make the pid checkable: the owner is dead when
-// the machine booted since, when no process has its pid, when that process is a zombie, or
-// when it started at another time (its pid was reused). Elsewhere only the pid is asked
-// (process.kill(pid, 0)). A lock of another host or pid namespace, a bare pid (an older
-// lock), a directory (proper-lockfile) or anything unreadable is never judged dead: the
-// repair refuses, naming the holder.
-//
-// A dead owner's lock is taken over under a claim, `<file>.lock.<its id>.claim`, made the
-// same way: of all who find the same dead lock, one alone gets the claim. The claimer reads
-// the lock again (the same id? no one else may remove it now) and removes it, then links its
-// own like anyone, where the exclusive link decides. A claim whose claimer died is taken
-// over the same way (a claim is a lock on the claim's name), to a bounded depth. Claims and
-// `.new` files left by killed takers are removed by the next owner of the lock: once the lock
-// is someone's, a claim on any other id is on a lock that is gone.
-
-const LOCK_ID = /^[0-9a-f]{8}$/
-const MAX_CLAIM_DEPTH = 3
-const LOCK_ATTEMPTS = 8
-// Errors of a file system that has no hard links (some network and FAT volumes).
-const NO_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']
-
-/** A file's text, or null when it cannot be read (no /proc, a directory, gone). */
-function readText(file) {
-  try {
-    return fs.readFileSync(file, 'utf8')
-  } catch {
-    return null
-  }
-}
-
-let place
-/** Where this process runs: its host name and, on Linux, the boot id and pid namespace. */
-function here() {
-  if (place === undefined) {
-    let pidns = null
-    try {
-      pidns = fs.readlinkSync('/proc/self/ns/pid')
-    } catch {
-      // Not Linux: the pid alone is checked.
-    }
-    place = { host: os.hostname(), boot: readText('/proc/sys/kernel/random/boot_id')?.trim() ?? null, pidns }
-  }
-  return place
-}
-
-/** The state and start time (clock ticks after boot) of process `pid`; null without /proc. */
-function processStat(pid) {
-  const stat = readText(`/proc/${pid}/stat`)
-  if (stat === null) return null
-  // The command name may hold spaces and parentheses: the fields start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return { state: fields[0], start: fields[19] ?? null }
-}
-
-function ownerRecord(id) {
-  const { host, boot, pidns } = here()
-  const start = processStat(process.pid)?.start ?? null
-  return { id, pid: process.pid, host, boot, pidns, start, since: new Date().toISOString() }
-}
-
-const nullOrString = (value) => value === null || typeof value === 'string'
-
-/**
- * The owner a lock's text names: a record, `{ pid }` alone for a bare pid (an older lock),
- * or `{}` when it names none that can be read.
- */
-function parseOwner(text) {
-  if (/^\d+\n?$/.test(text)) return { pid: text.trim() }
-  let owner
-  try {
-    owner = JSON.parse(text)
-  } catch {
-    return {}
-  }
-  const valid =
-    isPlainObject(owner) &&
-    typeof owner.id === 'string' &&
-    LOCK_ID.test(owner.id) &&
-    Number.isSafeInteger(owner.pid) &&
-    owner.pid > 0 &&
-    typeof owner.host === 'string' &&
-    typeof owner.since === 'string' &&
-    [owner.boot, owner.pidns, owner.start].every(nullOrString)
-  return valid ? owner : {}
-}
-
-/** The owner of the lock (or claim) `name`; undefined when there is none by that name. */
-function readOwner(name) {
-  let text
-  try {
-    text = fs.readFileSync(name, 'utf8')
-  } catch (error) {
-    return error.code === 'ENOENT' ? undefined : {}
-  }
-  return parseOwner(text)
-}
-
-/** Whether a lock's owner is certainly dead (see above); false when that cannot be told. */
-function ownerDead(owner) {
-  if (owner.id === undefined) return false
-  const { host, boot, pidns } = here()
-  if (owner.host !== host) return false
-  if (owner.boot !== null && boot !== null && owner.boot !== boot) return true
-  if (owner.pidns !== pidns) return false
-  try {
-    process.kill(owner.pid, 0)
-  } catch (error) {
-    // EPERM: a process of another user has the pid, alive.
-    if (error.code === 'ESRCH') return true
-  }
-  const stat = processStat(owner.pid)
-  if (stat === null) return false
-  return stat.state === 'Z' || stat.state === 'X' || (owner.start !== null && stat.start !== owner.start)
-}
-
-function holderText(owner) {
-  if (owner.pid === undefined) return ''
-  if (owner.id === undefined) return ` (pid ${owner.pid})`
-  return ` (pid ${owner.pid} on ${owner.host} since ${owner.since})`
-}
-
-/**
- * This repair's owner record as a complete file, `<lock>.<id>.new`, from which locks and
- * claims are linked (or, without hard links, written exclusively).
- */
-function makeIdentity(lock, id) {
-  const bytes = Buffer.from(`${JSON.stringify(ownerRecord(id))}\n`)
-  const identity = { path: `${lock}.${id}.new`, bytes, linked: true }
-  fs.writeFileSync(identity.path, identity.bytes, { flag: 'wx', mode: 0o600 })
-  return identity
-}
-
-/** Gives `identity` the name `name`; false when the name exists. */
-function linkExclusive(identity, name, retried = false) {
-  try {
-    if (identity.linked) {
-      fs.linkSync(identity.path, name)
-    } else {
-      const fd = fs.openSync(name, 'wx', 0o600)
-      try {
-        writeAll(fd, identity.bytes)
-      } finally {
-        fs.closeSync(fd)
-      }
-    }
-    return true
-  } catch (error) {
-    if (error.code === 'EEXIST') return false
-    if (identity.linked && NO_LINKS.includes(error.code)) {
-      identity.linked = false
-      return linkExclusive(identity, name, retried)
-    }
-    // The lock's next owner removed our `.new` (we had lost already): made again, once.
-    if (error.code === 'ENOENT' && !retried && !fs.existsSync(identity.path)) {
-      fs.writeFileSync(identity.path, identity.bytes, { flag: 'wx', mode: 0o600 })
-      return linkExclusive(identity, name, true)
-    }
-    throw error
-  }
-}
-
-/**
- * Takes the name `name` (the lock, or a claim on a lock) for `identity`, from a dead owner
- * if need be. Returns null when taken, else the owner holding it (or a claim on it).
- */
-function acquire(lock, name, identity, depth) {
-  for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
-    if (linkExclusive(identity, name)) return null
-    const owner = readOwner(name)
-    if (owner === undefined) continue // released meanwhile
-    if (depth >= MAX_CLAIM_DEPTH || !ownerDead(owner)) return owner
-    const claim = `${lock}.${owner.id}.claim`
-    const claimant = acquire(lock, claim, identity, depth + 1)
-    if (claimant !== null) return claimant
-    try {
-      // Only the claim's holder removes the lock it claims: if it is still that one, it goes.
-      if (readOwner(name)?.id === owner.id) fs.unlinkSync(name)
-    } finally {
-      removeQuietly(claim)
-    }
-  }
-  return readOwner(name) ?? {}
-}
+// `<file>.lock` (lib/files/lock.js) keeps two repairs of a file apart; the lock id names the
+// repair's own files too. A lock whose owner is dead is taken over; one that cannot be
+// judged dead is refused, naming its holder.
 
 /** Takes `<file>.lock` for the repair `id`, or throws saying who holds it. */
 function takeLock(file, id) {
-  const lock = `${file}.lock`
-  const identity = makeIdentity(lock, id)
-  let holder
-  try {
-    holder = acquire(lock, lock, identity, 0)
-  } finally {
-    removeQuietly(identity.path)
-  }
+  const { lock, holder } = locks.takeLock(file, id)
   if (holder !== null) {
     throw sessionError(
-      `${lock} exists: another process holds the lock on ${file}${holderText(holder)}; if no repair is running, remove ${lock} and try again`,
+      `${lock} exists: another process holds the lock on ${file}${locks.holderText(holder)}; if no repair is running, remove ${lock} and try again`,
       'TOOLCLAMP_SESSION_LOCKED',
     )
   }
   return lock
-}
-
-/** Removes the lock if it is still this repair's. */
-function releaseLock(lock, id) {
-  if (readOwner(lock)?.id === id) removeQuietly(lock)
-}
-
-/** Removes `file` if it is there; a failure is not worth hiding the error being thrown. */
-function removeQuietly(file) {
-  try {
-    fs.unlinkSync(file)
-  } catch {
-    // Already gone, or not ours to worry about now.
-  }
 }
 
 /** Whether two stats (bigint) are of the same file with the same size and mtime. */
@@ -466,37 +262,6 @@ function changedError(file) {
     `${file} changed while it was being repaired (another process wrote to it); it was not replaced: repair it when the session is not in use`,
     'TOOLCLAMP_SESSION_CHANGED',
   )
-}
-
-function writeAll(fd, buffer) {
-  let at = 0
-  while (at < buffer.length) at += fs.writeSync(fd, buffer, at, buffer.length - at)
-}
-
-/** fsync of a directory, where the platform has one (Windows cannot open a directory). */
-function syncDirectory(dir) {
-  let fd
-  try {
-    fd = fs.openSync(dir, 'r')
-  } catch {
-    return
-  }
-  try {
-    fs.fsyncSync(fd)
-  } catch (error) {
-    if (!['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'EISDIR', 'EBADF'].includes(error.code)) throw error
-  } finally {
-    fs.closeSync(fd)
-  }
-}
-
-function syncFile(file) {
-  const fd = fs.openSync(file, 'r+')
-  try {
-    fs.fsyncSync(fd)
-  } finally {
-    fs.closeSync(fd)
-  }
 }
 
 /**
@@ -573,7 +338,7 @@ function copyRange(work, fd, from, to) {
   for (let at = from; at < to; ) {
     const n = fs.readSync(fd, work.buffer, 0, Math.min(CHUNK, to - at), at)
     if (n === 0) throw changedError(work.file)
-    writeAll(work.out, work.buffer.subarray(0, n))
+    work.out.write(work.buffer.subarray(0, n))
     at += n
   }
 }
@@ -707,15 +472,7 @@ function backupName(file) {
  * kept too; where there are no links, an exclusive copy.
  */
 function linkBackup(file, backup) {
-  try {
-    fs.linkSync(file, backup)
-    return { path: backup, linked: true }
-  } catch (error) {
-    if (!NO_LINKS.includes(error.code)) throw error
-  }
-  fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL)
-  fs.chmodSync(backup, 0o600)
-  return { path: backup, linked: false }
+  return { path: backup, linked: linkNew(file, backup) }
 }
 
 /** maxLineBytes: the longest line read whole (see DEFAULT_MAX_LINE_BYTES). */
@@ -752,7 +509,7 @@ function repairSessionFile(file, options) {
     const spillTo = spill ?? { dir: `${real}${SPILL_DIR_SUFFIX}` }
     return repairLocked(startWork(real, id), { limits, spill: spillTo, maxLineBytes }, backup)
   } finally {
-    releaseLock(lock, id)
+    locks.releaseLock(lock, id)
   }
 }
 
@@ -772,7 +529,6 @@ function repairSessionFile(file, options) {
 // the repair): after a power cut, a spill file it lost is left to pruneSpillDir.
 
 const WORK_FILE = /^([0-9a-f]{8})\.(?:tmp|journal)$/
-const LOCK_FILE = /^([0-9a-f]{8})\.(?:claim|new)$/
 const BACKUP_NAME = /^\d{8}T\d{6}Z-[0-9a-f]{8}\.toolclamp-backup$/
 
 function workPaths(file, id) {
@@ -800,7 +556,7 @@ function startWork(file, id) {
 
 /** Makes the new file and the journal, in that order (see above). */
 function begin(work) {
-  work.out = fs.openSync(work.temp, 'wx', 0o600)
+  work.out = new TempFile(work.file, work.temp)
   work.log = fs.openSync(work.journal, 'wx', 0o600)
 }
 
@@ -814,25 +570,28 @@ function note(work, entry) {
 function writeChange(work, fd, change) {
   if (work.out === undefined) begin(work)
   copyRange(work, fd, work.copied, change.start)
-  writeAll(work.out, change.bytes)
+  work.out.write(change.bytes)
   work.copied = change.end
 }
 
 /** The rest of the original; the original's permissions and, where allowed, its owner; synced. */
 function completeNewFile(work, fd, size, before) {
   copyRange(work, fd, work.copied, size)
-  fs.fchmodSync(work.out, Number(before.mode) & 0o7777)
+  fs.fchmodSync(work.out.fd, Number(before.mode) & 0o7777)
   try {
-    fs.fchownSync(work.out, Number(before.uid), Number(before.gid))
+    fs.fchownSync(work.out.fd, Number(before.uid), Number(before.gid))
   } catch {
     // Only a privileged process may give a file away; ours is the user's own anyway.
   }
-  fs.fsyncSync(work.out)
-  closeQuietly(work, 'out')
+  work.out.finish()
 }
 
 function closeQuietly(work, key) {
   const fd = work[key]
+  if (fd instanceof TempFile) {
+    fd.close()
+    return
+  }
   if (typeof fd !== 'number') return
   work[key] = null
   try {
@@ -854,8 +613,12 @@ function abandon(work) {
 
 /** The entries of a journal; a torn last line (a repair killed mid-write) is left out. */
 function readJournal(journal) {
-  const text = readText(journal)
-  if (text === null) return []
+  let text
+  try {
+    text = fs.readFileSync(journal, 'utf8')
+  } catch {
+    return []
+  }
   const entries = []
   for (const line of text.split('\n')) {
     try {
@@ -948,7 +711,7 @@ function removeLeftovers(file, id) {
     const repair = idAfter(name, `.${base}.toolclamp-`, WORK_FILE)
     if (repair !== undefined && repair !== id) killed.add(repair)
     // Claims on a lock that is gone, and the records of takers that lost it or were killed.
-    const taker = idAfter(name, `${base}.lock.`, LOCK_FILE)
+    const taker = locks.takerOf(name, base)
     if (taker !== undefined && taker !== id) removeQuietly(path.join(dir, name))
   }
   for (const other of killed) finishKilled(file, other)
@@ -975,10 +738,13 @@ function publish(work, fd, before, keepBackup, report) {
   note(work, { backup, keep: keepBackup, size: String(before.size), mtimeNs: String(before.mtimeNs) })
   work.backup = linkBackup(file, backup)
   if (!sameFile(before, fs.statSync(file, { bigint: true }))) throw changedError(file)
-  fs.renameSync(work.temp, file)
-  work.published = true
   try {
-    syncDirectory(path.dirname(file))
+    try {
+      work.out.replace()
+    } finally {
+      // Renamed over the original, even if the directory's fsync then failed.
+      work.published = work.out.published
+    }
     // Written between the check and the rename: kept in the backup, which stays.
     const after = fs.fstatSync(fd, { bigint: true })
     if (after.size !== before.size || after.mtimeNs !== before.mtimeNs) {
@@ -997,8 +763,11 @@ function publish(work, fd, before, keepBackup, report) {
       fs.unlinkSync(backup)
     }
   } finally {
-    closeQuietly(work, 'log')
-    removeQuietly(work.journal)
+    // Not published: abandon() removes the journal last but for the new file.
+    if (work.published) {
+      closeQuietly(work, 'log')
+      removeQuietly(work.journal)
+    }
   }
 }
 
@@ -1030,9 +799,8 @@ function repairLocked(work, options, keepBackup) {
     }
     const kept = new Set(results.map((result) => result.spillPath))
     for (const spilled of written) if (!kept.has(spilled)) removeQuietly(spilled)
-    // The originals are on disk before the file that no longer holds them.
-    for (const spilled of kept) syncFile(spilled)
-    syncDirectory(options.spill.dir)
+    // The originals are on disk before the file that no longer holds them: each spill file
+    // was published whole (fsynced, and its directory).
     completeNewFile(work, fd, size, before)
     publish(work, fd, before, keepBackup, report)
     return report

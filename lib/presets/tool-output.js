@@ -5,7 +5,7 @@
 //
 //   [First 30 lines of 500]
 //   ...the first lines...
-//   ... [400 lines, 31,200 chars truncated] ...
+//   [... 400 lines, 31,200 chars truncated in the middle ...]
 //   [Last 70 lines of 500]
 //   ...the last lines...
 //
@@ -14,11 +14,14 @@
 // them), which is why every count in the indicators is a count of the original: a first
 // stage that rewrote the text would leave the second counting its marker's lines.
 // The core plans the cut, the indicators and the middle marker in one call (see
-// crates/toolclamp-core/src/tool_output.rs); the whole view stays within both limits.
+// crates/toolclamp-core/src/tool_output.rs); the whole view stays within both limits. The
+// marker is the library's default notice, and with a spill file truncateText's spill
+// notice, so a later clamp of the view reads it (and the indicators) back.
 
 const { invalid, mustBe } = require('../common/errors.js')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const notices = require('../common/notices.js')
 const { checkText } = require('../text/clamp.js')
 const { unshared } = require('../common/format.js')
 const { isPlainObject, readBudget, readHeadRatio, readNotice, readOptionsObject } = require('../common/options.js')
@@ -36,8 +39,6 @@ const BUILT_IN_PROFILES = Object.freeze(
 
 const OPTIONS = ['profiles', 'maxChars', 'maxLines', 'headRatio', 'notice', 'spill']
 const PROFILE_KEYS = ['maxChars', 'maxLines']
-const MARKER = '... [{omitted} truncated] ...'
-const SPILL_MARKER = '... [{omitted} truncated — full output saved to {spillPath}; dropped lines {fromLine}–{toLine}] ...'
 
 /** A limit a profile sets: as readBudget, but a key set to undefined is an error, not "none". */
 function readLimit(name, value) {
@@ -96,7 +97,7 @@ function truncateToolOutput(toolName, output, options) {
   const spill = spills.readSpill(given.spill, toolName, spills.SPILL_KEYS_WITH_CALLBACK)
   // Read now, so a bad notice fails even when the output fits (with a spill file,
   // clampAndSpill reads it: it may name the file).
-  const marker = spill === undefined ? readNotice(notice ?? MARKER) : notice === undefined ? MARKER : notice
+  const marker = spill === undefined ? readNotice(notice) : undefined
 
   const view = (planned) => {
     const plan = native.planToolOutput(output, profile.maxChars, profile.maxLines, ratio, planned)
@@ -118,7 +119,7 @@ function truncateToolOutput(toolName, output, options) {
     }
   }
   if (spill === undefined) return view(marker)
-  return spills.clampAndSpill(spill, '', notice, SPILL_MARKER, MARKER, output, view)
+  return spills.clampAndSpill(spill, '', notice, notices.SPILL_NOTICE, undefined, output, view)
 }
 
 module.exports = { truncateToolOutput, resolveToolProfile }

@@ -10,6 +10,7 @@
 const { mustBe } = require('../common/errors.js')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const notices = require('../common/notices.js')
 const json = require('../json/json.js')
 const partial = require('./partial.js')
 const { clampString, truncateSpilling } = require('../text/clamp.js')
@@ -120,7 +121,7 @@ function failureWith(headRatio) {
 /** The same limits with no spill: streamed partial results are never written to files. */
 function withoutSpill(limits) {
   if (limits.spill === undefined) return limits
-  return Object.freeze({ ...limits, spill: undefined, notice: spills.unsavedNotice(limits.notice) })
+  return Object.freeze({ ...limits, spill: undefined, notice: notices.unsavedNotice(limits.notice) })
 }
 
 /** Error limits never above the payload's own, with the payload's strategy for failures. */

@@ -9,6 +9,7 @@ const { mustBe } = require('../common/errors.js')
 const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
+const notices = require('../common/notices.js')
 const terminal = require('./terminal.js')
 const { unshared } = require('../common/format.js')
 const {
@@ -96,10 +97,6 @@ function truncateWith(text, limits, strategy, headRatio, notice, snap = false) {
   return resultOf(plan.cut ? cutText(text, plan) : text, strategy, plan)
 }
 
-// The notice when the full text was saved: where, and which lines of the file were dropped
-// (the numbers `readPartial`'s `offset` takes).
-const SPILL_NOTICE = '[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}–{toLine}) ...]'
-
 const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 
 function truncateText(text, options) {
@@ -133,7 +130,7 @@ function truncateText(text, options) {
  * clampAndSpill checks it.
  */
 function truncateSpilling(text, limits, strategy, headRatio, notice, spill, snap = false) {
-  return spills.clampAndSpill(spill, '', notice, SPILL_NOTICE, undefined, text, (planned) =>
+  return spills.clampAndSpill(spill, '', notice, notices.SPILL_NOTICE, undefined, text, (planned) =>
     truncateWith(text, limits, strategy, headRatio, planned, snap),
   )
 }

@@ -136,6 +136,49 @@ pub const PLACEHOLDERS: &[&str] = &[
     "toLine",
 ];
 
+/// The notice templates the library writes, each defined here once: the JS library reads
+/// them through the binding (`noticeTemplates()`, by the names of [`templates::ALL`]), and
+/// [`crate::restack`] reads every one of them back when a clamp is stacked on another.
+///
+/// Two placeholders are filled in by the JS library before the core sees a template:
+/// `{spillPath}` (the spill file's path, or `(not saved)`) and `{stream}` (`stdout` or
+/// `stderr`); the others are [`PLACEHOLDERS`]. Without a template, a clamp writes
+/// [`default_notice`]: `[... 370 lines, 48,113 bytes truncated at the end ...]`.
+pub mod templates {
+    /// A clamp's notice with a spill file (`truncateText`, `hardTruncateToolPayload`, a
+    /// capture, `truncateToolOutput`): the lines are those of the spill file.
+    pub const SPILL: &str =
+        "[... {omitted} truncated at the {where}; full output saved to {spillPath} (dropped: lines {fromLine}\u{2013}{toLine}) ...]";
+
+    /// One stream of a command's output (`formatExecOutput`, `runCommand`).
+    pub const STREAM: &str = "[... {omitted} truncated from {stream} ...]";
+
+    /// One stream of a command's output with a spill file of that stream.
+    pub const STREAM_SPILL: &str =
+        "[... {omitted} truncated from {stream}; full {stream} saved to {spillPath} (dropped: lines {fromLine}\u{2013}{toLine}) ...]";
+
+    /// A capture whose input was cut short (the CLI on Ctrl-C): its counts are of what came.
+    pub const INTERRUPTED: &str = "[... {omitted} truncated at the {where} so far (input interrupted) ...]";
+
+    /// [`INTERRUPTED`] for a capture that keeps both ends.
+    pub const INTERRUPTED_MIDDLE: &str = "[... {omitted} truncated in the middle so far (input interrupted) ...]";
+
+    /// A tool result cut to fit a conversation's context window, with its spill file
+    /// (`clampToolResultsInMessages`).
+    pub const CONTEXT_CUT: &str =
+        "[... {omitted} of this tool output cut to fit the context window; full output saved to {spillPath} ...]";
+
+    /// Every template by the name JS reads it under.
+    pub const ALL: &[(&str, &str)] = &[
+        ("spill", SPILL),
+        ("stream", STREAM),
+        ("streamSpill", STREAM_SPILL),
+        ("interrupted", INTERRUPTED),
+        ("interruptedMiddle", INTERRUPTED_MIDDLE),
+        ("contextCut", CONTEXT_CUT),
+    ];
+}
+
 /// Shorter notices used when the limits leave no room for the caller's one, longest first.
 /// The last rung is no notice at all.
 pub const FALLBACK_NOTICES: &[&str] = &["[... truncated ...]", "[...]", ""];

@@ -18,19 +18,30 @@
 //! A notice on a line of its own, or at the end of a line after a space (an inline notice,
 //! after a head that ended inside that line), in one of the formats the library writes
 //! (counts with thousands separators, `1 line` / `2 lines`, units in the order lines,
-//! chars, bytes):
+//! chars, bytes): the default notice and each of [`templates::ALL`](crate::notice::templates::ALL):
 //!
 //! * `[... 370 lines, 48,113 bytes truncated at the end ...]` (also `at the start`, `in the
-//!   middle`): the default notice of every clamp;
-//! * `[... {omitted} truncated at the end; full output saved to PATH (dropped: lines 4–9) ...]`:
-//!   `truncateText`'s, `hardTruncateToolPayload`'s and a capture's notice with a spill file;
+//!   middle`): the default notice of every clamp, `truncateToolOutput`'s included;
+//! * `[... {omitted} truncated at the end; full output saved to PATH (dropped: lines 4–9) ...]`
+//!   ([`templates::SPILL`](crate::notice::templates::SPILL)): `truncateText`'s, `hardTruncateToolPayload`'s,
+//!   `truncateToolOutput`'s and a capture's notice with a spill file;
 //! * `[... {omitted} truncated from stdout ...]` and `[... {omitted} truncated from stdout;
-//!   full stdout saved to PATH (dropped: lines 4–9) ...]`: `formatExecOutput`'s and
-//!   `runCommand`'s;
+//!   full stdout saved to PATH (dropped: lines 4–9) ...]` ([`templates::STREAM`](crate::notice::templates::STREAM),
+//!   [`templates::STREAM_SPILL`](crate::notice::templates::STREAM_SPILL)): `formatExecOutput`'s and `runCommand`'s;
+//! * `[... {omitted} truncated at the end so far (input interrupted) ...]`
+//!   ([`templates::INTERRUPTED`](crate::notice::templates::INTERRUPTED), [`templates::INTERRUPTED_MIDDLE`](crate::notice::templates::INTERRUPTED_MIDDLE)): a capture's whose
+//!   input was cut short;
 //! * `[... {omitted} of this tool output cut to fit the context window; full output saved to
-//!   PATH ...]`: `clampToolResultsInMessages`'s with a spill file;
+//!   PATH ...]` ([`templates::CONTEXT_CUT`](crate::notice::templates::CONTEXT_CUT)): `clampToolResultsInMessages`'s with a spill file;
 //! * `[... {omitted} truncated at the end; full output saved to PATH ...]`: the notice this
 //!   module writes when the earlier one named a file (see [`restacked_notice`]).
+//!
+//! A `truncateToolOutput` view has indicator lines around its notice, `[First 29 lines of
+//! 500]` opening the text and `[Last 68 lines of 500]` after the notice; they are read
+//! when each counts the lines of the text it stands above, and they are no text of the
+//! original. The Last line goes with the notice. The First line is kept only with the
+//! whole head (a cut inside the head would leave it counting lines that are gone), and the
+//! notice counts neither.
 //!
 //! `PATH` may be `(not saved)`, which names no file. Recognition is strict, so text that
 //! only looks like a notice stays text: the exact format; every count at least 1, with
@@ -38,8 +49,7 @@
 //! the start` must be the first line, one that says `at the end` the last; a notice with
 //! line numbers must start its dropped lines where the text before it ends. Not recognised:
 //! the fallback notices (`[... truncated ...]`, `[...]`), which name no count; a caller's
-//! own template or function, which cannot be told from text; `truncateToolOutput`'s
-//! marker, whose indicator lines are not text of the output; an elided result's marker and
+//! own template or function, which cannot be told from text; an elided result's marker and
 //! the JSON clamp's in-band markers.
 //!
 //! # The original it stands for
@@ -81,7 +91,7 @@
 
 use crate::measure::{lines_of, measure, Measure, Span, Unit};
 use crate::notice::{
-    default_notice, format_count, render_template, Dims, Notice, NoticeFacts, Position, TemplateError,
+    check_template, default_notice, format_count, render_template, Dims, Notice, NoticeFacts, Position, TemplateError,
 };
 use crate::plan::{plan_capped, Caps, Limits, Plan, Snap, Strategy, UNLIMITED};
 use crate::source::{Source, Units};
@@ -108,6 +118,10 @@ pub struct Prior {
     pub spill_path: Option<String>,
     /// How many notices make the gap.
     pub notices: usize,
+    /// Where the `[First N lines of T]` line of a `truncateToolOutput` view ends (past its
+    /// line break), or 0: kept text that is no text of the original, kept only with the
+    /// whole head it stands above.
+    pub indicator_end: usize,
 }
 
 /// Where a notice may stand.
@@ -149,7 +163,7 @@ impl Found {
 /// Reads the notices of `units` (see the module docs), or `None` when it carries none that
 /// can be read.
 pub fn find_prior<U: Unit>(units: &[U]) -> Option<Prior> {
-    let found = notices_in(units);
+    let (found, indicator_end) = notices_in(units);
     let first = found.first()?;
     let last = found.last()?;
     let n = units.len();
@@ -171,7 +185,7 @@ pub fn find_prior<U: Unit>(units: &[U]) -> Option<Prior> {
             // The dropped lines start on the line after the head's last line break, or, in
             // a text written before inline notices, on the head's last line when that line
             // break was the notice's separator.
-            let newlines = count_newlines(&units[..head_end]);
+            let newlines = count_newlines(&units[indicator_end..head_end]);
             if from != newlines + 1 {
                 head_end -= 1;
             }
@@ -183,7 +197,7 @@ pub fn find_prior<U: Unit>(units: &[U]) -> Option<Prior> {
     let mut total = plus(kept, gap);
     // A clamp's spill notice at the end names the original's last line.
     if let (1, Some((_, to)), Place::Last) = (found.len(), first.parsed.lines, first.parsed.place) {
-        total.lines = to;
+        total.lines = to + measure(&units[..indicator_end]).lines;
         known.insert(Dims::LINES);
     }
     for (dim, value, kept_value) in [
@@ -199,7 +213,7 @@ pub fn find_prior<U: Unit>(units: &[U]) -> Option<Prior> {
         return None;
     }
     let spill_path = found.iter().find_map(|f| f.parsed.path.clone());
-    Some(Prior { head_end, tail_start, known, total, spill_path, notices: found.len() })
+    Some(Prior { head_end, tail_start, known, total, spill_path, notices: found.len(), indicator_end })
 }
 
 fn plus(a: Measure, b: Measure) -> Measure {
@@ -219,8 +233,9 @@ fn count_newlines<U: Unit>(units: &[U]) -> u64 {
     U::span(units, None).newlines
 }
 
-/// The notices of `units`, in order, each checked against the text around it.
-fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
+/// The notices of `units`, in order, each checked against the text around it, and where
+/// the first indicator line of a `truncateToolOutput` view ends (see [`indicators`]).
+fn notices_in<U: Unit>(units: &[U]) -> (Vec<Found>, usize) {
     let n = units.len();
     let mut found: Vec<Found> = Vec::new();
     let mut at = 0;
@@ -254,10 +269,14 @@ fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
             found.push(Found { start, end, inline, parsed });
         }
     }
+    let indicator_end = match found.as_mut_slice() {
+        [only] => indicators(units, only),
+        _ => 0,
+    };
     // Line numbers are checked for a lone notice (those of several count other texts).
     if let [only] = found.as_slice() {
         if let Some((from, _)) = only.parsed.lines {
-            let newlines = count_newlines(&units[..only.start]);
+            let newlines = count_newlines(&units[indicator_end..only.start]);
             let own = from == newlines + 1;
             let separator = !only.inline && only.start > 0 && from == newlines;
             if !own && !separator {
@@ -265,7 +284,65 @@ fn notices_in<U: Unit>(units: &[U]) -> Vec<Found> {
             }
         }
     }
-    found
+    (found, indicator_end)
+}
+
+/// The indicator lines of a `truncateToolOutput` view around its lone notice `f`:
+/// `[First H lines of T]` opening the text when a head is kept, `[Last N lines of T]` on
+/// the line after the notice when a tail is kept, H and N the lines of the head and tail
+/// they stand above, T the same in both. The Last line is no text of the original and
+/// goes with the notice (`f.end` moves to its end); returns where the First line ends
+/// (past its line break), or 0 when the text is no such view.
+fn indicators<U: Unit>(units: &[U], f: &mut Found) -> usize {
+    let n = units.len();
+    let first = indicator_line(units, 0, "First");
+    let last = if f.end < n { indicator_line(units, f.end + 1, "Last") } else { None };
+    let head_from = first.as_ref().map_or(0, |line| line.end + 1);
+    let lines = |from: usize, to: usize| (from < to).then(|| measure(&units[from..to]).lines);
+    let head_fits = match &first {
+        Some(line) => line.end < f.start && lines(head_from, f.before()) == Some(line.lines),
+        None => f.start == 0,
+    };
+    let tail_fits = match &last {
+        Some(line) => line.end < n && lines(line.end + 1, n) == Some(line.lines),
+        None => f.end == n,
+    };
+    let same_total = match (&first, &last) {
+        (Some(a), Some(b)) => a.total == b.total,
+        (None, None) => false,
+        _ => true,
+    };
+    if !(head_fits && tail_fits && same_total) {
+        return 0;
+    }
+    if let Some(line) = last {
+        f.end = line.end;
+    }
+    head_from
+}
+
+/// An indicator line `[WORD N lines of T]` starting at `start`.
+struct Indicator {
+    lines: u64,
+    total: u64,
+    /// Where its line ends (its line break).
+    end: usize,
+}
+
+fn indicator_line<U: Unit>(units: &[U], start: usize, word: &str) -> Option<Indicator> {
+    // `[First 18,446,744,073,709,551,615 lines of 18,446,744,073,709,551,615]` at most.
+    const LONGEST: usize = 80;
+    let limit = units.len().min(start + LONGEST);
+    let end = start + units.get(start..limit)?.iter().position(|u| u.code() == NL)?;
+    let line = decode(&units[start..end])?;
+    let (lines, total) = line.strip_prefix('[')?.strip_prefix(word)?.strip_suffix(']')?.split_once(" lines of ")?;
+    let count = |s: &str| {
+        let n: u64 = s.replace(',', "").parse().ok()?;
+        (n > 0 && format_count(n) == s).then_some(n)
+    };
+    let lines = count(lines.strip_prefix(' ')?)?;
+    let total = count(total)?;
+    (lines <= total).then_some(Indicator { lines, total, end })
 }
 
 /// How every notice starts.
@@ -367,6 +444,9 @@ const WHERE_WORDS: [(&str, Place); 3] = [("start", Place::First), ("end", Place:
 
 const STREAMS: [&str; 2] = ["stdout", "stderr"];
 
+/// How an interrupted capture's notice ends ([`templates::INTERRUPTED`](crate::notice::templates::INTERRUPTED)).
+const INTERRUPTED_END: &str = " so far (input interrupted) ...]";
+
 type Rest = (Place, Option<String>, Option<(u64, u64)>);
 
 /// What follows the counts: the formats of the module docs.
@@ -377,6 +457,12 @@ fn parse_rest(rest: &str) -> Option<Rest> {
     let s = rest.strip_prefix(" truncated ")?;
     if let Some(s) = s.strip_prefix("from ") {
         return parse_stream(s);
+    }
+    if let Some(phrase) = s.strip_suffix(INTERRUPTED_END) {
+        // `{where}` of the template may say `at the middle`.
+        let word = phrase.strip_prefix("at the ").and_then(|w| WHERE_WORDS.iter().find(|(x, _)| *x == w));
+        let place = WHERE.iter().find(|(p, _)| *p == phrase).or(word)?.1;
+        return Some((place, None, None));
     }
     // A spill notice's `at the {where}` shares `at the start` and `at the end`.
     if let Some(spill) = s.strip_prefix("at the ").and_then(|t| parse_spill(t, "full output")) {
@@ -488,9 +574,16 @@ struct AroundGap<'a, U: Unit> {
     units: Units<'a, U>,
     head_end: usize,
     tail_start: usize,
+    /// The head is kept whole or not at all (it has an indicator line that counts it).
+    whole_head: bool,
 }
 
 impl<U: Unit> AroundGap<'_, U> {
+    /// Whether a cut just after unit `i` would fall inside a head kept whole.
+    fn inside_whole_head(&self, i: usize) -> bool {
+        self.whole_head && i + 1 < self.head_end
+    }
+
     /// `[... ` starts at `i`, inside a line: a tail kept from there would start the line
     /// after the new notice with it, and text that read as no notice would read as one.
     fn opens_notice_midline(&self, i: usize) -> bool {
@@ -524,9 +617,17 @@ impl<U: Unit> Source for AroundGap<'_, U> {
         self.units.fit_backward(to, floor, budget)
     }
     fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
-        self.units.last_newline(from, to)
+        // The last one is inside a head kept whole only when all of them are.
+        self.units.last_newline(from, to).filter(|&p| !self.inside_whole_head(p))
+    }
+    fn is_newline(&self, i: usize) -> bool {
+        // A line break inside a head kept whole is no place to snap a cut to.
+        self.units.code(i) == NL && !self.inside_whole_head(i)
     }
     fn is_safe_cut(&self, i: usize) -> bool {
+        if self.whole_head && 0 < i && self.inside_whole_head(i - 1) {
+            return false;
+        }
         i == self.head_end || i == self.tail_start || (self.units.is_safe_cut(i) && !self.opens_notice_midline(i))
     }
 }
@@ -558,7 +659,9 @@ pub fn plan_restacked<U: Unit>(
     snap: Snap,
 ) -> Result<Plan, TemplateError> {
     let given = measure(units);
-    let src = AroundGap { units: Units::new(units), head_end: prior.head_end, tail_start: prior.tail_start };
+    let whole_head = prior.indicator_end > 0;
+    let src =
+        AroundGap { units: Units::new(units), head_end: prior.head_end, tail_start: prior.tail_start, whole_head };
     let over = Dims(exceeded(&prior.total, limits).0 & prior.known.0);
     let named = if over.is_empty() { prior.known } else { over };
     let head_ratio = match strategy {
@@ -580,8 +683,23 @@ pub fn plan_restacked<U: Unit>(
     };
     let mut plan = if library {
         let path = prior.spill_path.as_deref();
-        let mut ours = |facts: &NoticeFacts| restacked_notice(facts, path);
+        let indicator = measure(&units[..prior.indicator_end]);
+        let mut ours = |facts: &NoticeFacts| restacked_notice(&of_original(facts, indicator), path);
         plan_capped(&src, limits, head_ratio, &mut Notice::Custom(&mut ours), snap, caps)?
+    } else if whole_head {
+        if let Notice::Template(t) = notice {
+            check_template(t)?;
+        }
+        let indicator = measure(&units[..prior.indicator_end]);
+        let mut theirs = |facts: &NoticeFacts| {
+            let facts = of_original(facts, indicator);
+            match notice {
+                Notice::Default => default_notice(&facts),
+                Notice::Template(t) => render_template(t, &facts).expect("the template was checked"),
+                Notice::Custom(f) => f(&facts),
+            }
+        };
+        plan_capped(&src, limits, head_ratio, &mut Notice::Custom(&mut theirs), snap, caps)?
     } else {
         plan_capped(&src, limits, head_ratio, notice, snap, caps)?
     };
@@ -589,6 +707,20 @@ pub fn plan_restacked<U: Unit>(
     plan.truncated_by = exceeded(&given, limits);
     plan.omitted = omitted_of(units, &given, plan.head_end, plan.tail_start);
     Ok(plan)
+}
+
+/// The facts of a cut as counts of the original, when the given text's head starts with
+/// `indicator`, an indicator line that is kept text but no text of the original: the
+/// totals (planned with it as text, so that the kept text is measured as it is) lose it,
+/// and so does the omitted text when the head, indicator and all, is dropped.
+fn of_original(facts: &NoticeFacts, indicator: Measure) -> NoticeFacts {
+    let less = |m: Measure| Measure {
+        chars: m.chars.saturating_sub(indicator.chars),
+        bytes: m.bytes.saturating_sub(indicator.bytes),
+        lines: m.lines.saturating_sub(indicator.lines),
+    };
+    let omitted = if facts.head_end == 0 { less(facts.omitted) } else { facts.omitted };
+    NoticeFacts { total: less(facts.total), omitted, ..*facts }
 }
 
 /// Where a plan that keeps nothing says the text was dropped.
@@ -618,6 +750,7 @@ fn omitted_of<U: Unit>(units: &[U], given: &Measure, head_end: usize, tail_start
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::notice::templates;
 
     fn units(s: &str) -> Vec<u16> {
         s.encode_utf16().collect()
@@ -805,6 +938,135 @@ mod tests {
         assert_eq!(parsed.path.as_deref(), Some("/tmp/find-1.toolclamp-spill.txt"));
         assert_eq!(parsed.omitted, facts.omitted);
         assert_eq!(restacked_notice(&facts, None), default_notice(&facts));
+    }
+
+    #[test]
+    fn every_template_of_the_library_is_read_back() {
+        let facts = |position| NoticeFacts {
+            position,
+            truncated_by: Dims(Dims::LINES.0 | Dims::CHARS.0),
+            omitted: Measure { chars: 1_200, bytes: 1_300, lines: 7 },
+            total: Measure { chars: 5_000, bytes: 5_100, lines: 20 },
+            head_end: 10,
+            tail_start: 1_210,
+            from_line: 3,
+            to_line: 9,
+        };
+        let fill = |t: &str, path: &str| t.replace("{stream}", "stdout").replace("{spillPath}", path);
+        for (name, template) in templates::ALL {
+            assert!(is_library_template(&fill(template, "/s/x.txt")), "{name}");
+            for position in [Position::Start, Position::End, Position::Middle] {
+                for path in ["/s/a b.txt", "(not saved)"] {
+                    let line = render_template(&fill(template, path), &facts(position)).unwrap();
+                    let parsed = parse_notice(&line).unwrap_or_else(|| panic!("{name}: {line}"));
+                    assert_eq!(parsed.omitted, Measure { chars: 1_200, bytes: 0, lines: 7 }, "{line}");
+                    let named = path != "(not saved)" && template.contains("{spillPath}");
+                    assert_eq!(parsed.path.as_deref(), named.then_some(path), "{line}");
+                }
+            }
+        }
+        assert_eq!(
+            parse_notice("[... 3 lines truncated in the middle so far (input interrupted) ...]").map(|p| p.place),
+            Some(Place::Anywhere)
+        );
+        assert_eq!(
+            parse_notice("[... 3 lines truncated at the start so far (input interrupted) ...]").map(|p| p.place),
+            Some(Place::First)
+        );
+        for line in [
+            "[... 3 lines truncated so far (input interrupted) ...]",
+            "[... 3 lines truncated at the top so far (input interrupted) ...]",
+            "[... 3 lines truncated in the middle so far (input interrupted)...]",
+        ] {
+            assert_eq!(parse_notice(line), None, "{line}");
+        }
+    }
+
+    /// `truncateToolOutput`'s view of `text`, as `lib/presets/tool-output.js` lays it out.
+    fn tool_output_view(text: &str, max_chars: u64, max_lines: u64) -> String {
+        let units = units(text);
+        let v =
+            crate::tool_output::plan_tool_output(&Units::new(&units), max_chars, max_lines, 0.3, &mut Notice::Default)
+                .unwrap()
+                .unwrap();
+        let part = |a: usize, b: usize| String::from_utf16(&units[a..b]).unwrap();
+        format!(
+            "{}{}{}{}{}",
+            v.first,
+            part(0, v.plan.head_end),
+            v.plan.glue,
+            v.last,
+            part(v.plan.tail_start, units.len())
+        )
+    }
+
+    #[test]
+    fn a_tool_output_view_is_read_without_its_indicator_lines() {
+        let text: String = (1..=500).map(|i| format!("line {i}\n")).collect();
+        let view = tool_output_view(&text, 100_000, 100);
+        assert!(view.starts_with("[First 29 lines of 500]\n"), "{view}");
+        assert!(view.contains("\n[... 403 lines truncated in the middle ...]\n[Last 68 lines of 500]\n"), "{view}");
+        let prior = find_prior(&units(&view)).unwrap();
+        assert_eq!(prior.indicator_end, "[First 29 lines of 500]\n".len());
+        assert_eq!(&view[prior.tail_start..], &text[text.len() - (view.len() - prior.tail_start)..]);
+        assert!(!view[prior.tail_start..].contains('['));
+        // The head kept: the indicator stays, and the notice counts the original's lines.
+        let restack = |max_lines| {
+            let units = units(&view);
+            let limits = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines };
+            let strategy = Strategy::HeadTail { head_ratio: 0.5 };
+            let q = plan_restacked(&units, &prior, &limits, strategy, &mut Notice::Default, Snap::Line).unwrap();
+            let head = String::from_utf16(&units[..q.head_end]).unwrap();
+            let tail = String::from_utf16(&units[q.tail_start..]).unwrap();
+            (head, q.glue, tail)
+        };
+        let (head, glue, tail) = restack(90);
+        assert!(head.starts_with("[First 29 lines of 500]\nline 1\n") && head.ends_with("line 29\n"), "{head}");
+        let kept = 29 + tail.lines().count() as u64;
+        assert_eq!(glue, format!("[... {} lines truncated in the middle ...]\n", 500 - kept));
+        // The head dropped, indicator and all: still the original's count.
+        let (head, glue, tail) = restack(20);
+        assert_eq!(head, "");
+        let kept = tail.lines().count() as u64;
+        assert_eq!(glue, format!("[... {} lines truncated at the start ...]\n", 500 - kept));
+        // Indicators that do not count the text around them are text.
+        let wrong = view.replacen("[First 29 lines", "[First 28 lines", 1);
+        assert_eq!(find_prior(&units(&wrong)).unwrap().indicator_end, 0);
+    }
+
+    proptest::proptest! {
+        /// A tool-output view clamped again by lines, any strategy: one notice, and it with
+        /// the lines shown accounts for every line of the original; an indicator kept counts
+        /// the lines it stands above.
+        #[test]
+        fn a_tool_output_view_restacked_counts_the_original(
+            n in 20usize..300,
+            tool_lines in 4u64..120,
+            max_lines in 2u64..100,
+            pick in 0u8..3,
+        ) {
+            proptest::prop_assume!(n as u64 > tool_lines);
+            let text: String = (1..=n).map(|i| format!("line {i}\n")).collect();
+            let view = tool_output_view(&text, 1_000_000, tool_lines);
+            let units = units(&view);
+            let Some(prior) = find_prior(&units) else { return Ok(()) };
+            let limits = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines };
+            if measure(&units).lines <= max_lines {
+                return Ok(());
+            }
+            let strategy = [Strategy::Head, Strategy::Tail, Strategy::HeadTail { head_ratio: 0.4 }][pick as usize];
+            let q = plan_restacked(&units, &prior, &limits, strategy, &mut Notice::Default, Snap::Line).unwrap();
+            let head = String::from_utf16(&units[..q.head_end]).unwrap();
+            let tail = String::from_utf16(&units[q.tail_start..]).unwrap();
+            let shown = |s: &str| s.lines().filter(|l| l.starts_with("line ")).count() as u64;
+            let notice = parse_notice(q.glue.trim_matches(['\n', ' '])).expect("the notice reads back");
+            proptest::prop_assert!(notice.named.contains(Dims::LINES));
+            proptest::prop_assert_eq!(notice.omitted.lines + shown(&head) + shown(&tail), n as u64, "{}", view);
+            if let Some(first) = head.lines().next().filter(|l| l.starts_with("[First ")) {
+                proptest::prop_assert_eq!(first, format!("[First {} lines of {}]", shown(&head), format_count(n as u64)));
+            }
+            proptest::prop_assert!(!tail.contains('['));
+        }
     }
 
     #[test]

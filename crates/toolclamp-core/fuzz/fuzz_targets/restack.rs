@@ -10,7 +10,7 @@ use toolclamp_core::{
 };
 
 /// Notices of every format the library reads, and near misses.
-const NOTICES: [&str; 10] = [
+const NOTICES: [&str; 13] = [
     "\n[... 5 bytes truncated at the end ...]",
     " [... 5 bytes truncated at the end ...]",
     " [... 2 chars truncated in the middle ...]\n",
@@ -21,6 +21,10 @@ const NOTICES: [&str; 10] = [
     "\n[... 3 lines truncated at the end; full output saved to /s (dropped: lines 2–4) ...]",
     "\n[... 8 bytes truncated in the middle; full output saved to /r ...]\n",
     "\n[... truncated ...]\n",
+    "\n[... 3 lines truncated in the middle so far (input interrupted) ...]\n",
+    // truncateToolOutput's indicator lines.
+    "[First 2 lines of 9]\n",
+    "\n[Last 1 lines of 9]\n",
 ];
 
 fn limits(b: [u8; 3]) -> Limits {

@@ -1,0 +1,128 @@
+//! Cutting an object within its room: every member kept (else the longest prefix with the
+//! marker key for the rest), its values sharing the room by water-filling so small members
+//! stay whole and large ones share what is left.
+
+use super::clamp::Clamp;
+use super::layout::ascii;
+use super::markers::{count_text, free_dots, json_string, marker_dots, marker_key_span, SHORT_STRING};
+use super::sink::{Shortened, Sink, Step};
+use super::{JsonUnit, Markers};
+use crate::measure::Span;
+
+impl<U: JsonUnit> Clamp<'_, U> {
+    pub(super) fn object<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
+        let node = &self.nodes[id];
+        let depth = node.depth;
+        let n = node.count();
+        let members: Vec<usize> = self.children(id).collect();
+        let per = self.gap.per_member(depth);
+        let frame = self.gap.frame(depth);
+        let colon = self.gap.colon();
+        let inline = self.markers == Markers::Inline;
+        let key_span = |m: usize| {
+            let c = &self.nodes[m];
+            U::span(&self.units[c.key()], None)
+        };
+        let overhead = |m: usize| per + key_span(m) + colon;
+        let (dots, key) = self.marker_key(id);
+        let marker = |dropped: usize| -> Option<String> {
+            (inline && dropped > 0).then(|| json_string(&count_text(dropped as u64, "more keys")))
+        };
+        let text_cost = |text: &str| per + key + colon + ascii(text.len() as u64);
+        // Room is kept for the long marker; the short one stands in where it does not fit.
+        let marker_cost = |dropped: usize| -> Span { marker(dropped).map_or(Span::ZERO, |m| text_cost(&m)) };
+        let avail = room.saturating_sub(frame.bytes);
+        // Every member in its smallest form, else the longest prefix that fits with the
+        // marker for the rest.
+        let smallest = |m: usize| overhead(m).bytes + self.nodes[m].min_bytes(self.markers);
+        let all: u64 = members.iter().map(|&m| smallest(m)).sum();
+        let (mut kept, mut fixed) = (n, all);
+        if all > avail {
+            (kept, fixed) = (0, 0);
+            for (k, &m) in members.iter().enumerate() {
+                let next = fixed + smallest(m);
+                if next + marker_cost(n - k - 1).bytes > avail {
+                    break;
+                }
+                fixed = next;
+                kept += 1;
+            }
+        }
+        let mark = marker(n - kept).and_then(|long| {
+            if fixed + text_cost(&long).bytes <= avail {
+                Some(long)
+            } else {
+                (fixed + text_cost(SHORT_STRING).bytes <= avail).then(|| SHORT_STRING.to_string())
+            }
+        });
+        let mark_cost = mark.as_deref().map_or(Span::ZERO, text_cost);
+        if kept == 0 && mark.is_none() {
+            sink.ascii("{}");
+            if S::RENDERS {
+                sink.elide(Shortened::Keys { kept: 0, total: n as u64 });
+            }
+            return ascii(2);
+        }
+        // Water-filling: the largest level L with sum(clamp(L, min, full)) within the room
+        // for values.
+        let values_room = avail - members[..kept].iter().map(|&m| overhead(m).bytes).sum::<u64>() - mark_cost.bytes;
+        let share = |level: u64, m: usize| {
+            let c = &self.nodes[m];
+            let min = c.min_bytes(self.markers);
+            level.clamp(min, c.full.bytes.max(min))
+        };
+        let total_at = |level: u64| members[..kept].iter().map(|&m| share(level, m)).sum::<u64>();
+        let (mut lo, mut hi) = (0u64, members[..kept].iter().map(|&m| self.nodes[m].full.bytes).max().unwrap_or(0));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if total_at(mid) <= values_room {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let level = lo;
+        let mut spare = values_room.saturating_sub(total_at(level));
+        let mut total = frame;
+        sink.ascii("{");
+        for (k, &m) in members[..kept].iter().enumerate() {
+            self.before_member(sink, k == 0, depth);
+            let c = &self.nodes[m];
+            sink.units(&self.units[c.key()]);
+            self.write_colon(sink);
+            let given = share(level, m) + spare;
+            sink.enter(Step::Key { start: c.key_start as usize, end: c.key_end as usize });
+            let used = self.value(m, given, sink);
+            sink.leave();
+            spare = given.saturating_sub(used.bytes);
+            total = total + overhead(m) + used;
+        }
+        if let Some(text) = &mark {
+            self.before_member(sink, kept == 0, depth);
+            self.write_marker_key(sink, dots);
+            self.write_colon(sink);
+            sink.ascii(text);
+            total = total + mark_cost;
+        }
+        self.close(sink, "}", depth, true);
+        if S::RENDERS && kept < n {
+            sink.elide(Shortened::Keys { kept: kept as u64, total: n as u64 });
+        }
+        total
+    }
+
+    /// The key of the dropped-keys member of object `id`: `"…"`, with more `…` while a
+    /// member has it. Its dots and its span as rendered.
+    pub(super) fn marker_key(&self, id: usize) -> (usize, Span) {
+        let mut taken = 0u64;
+        for m in self.children(id) {
+            if let Some(dots) = marker_dots(&self.units[self.nodes[m].key()]) {
+                if dots < 64 {
+                    taken |= 1 << dots;
+                }
+            }
+        }
+        let dots = free_dots(taken);
+        (dots, marker_key_span(dots))
+    }
+}

@@ -85,6 +85,7 @@
 //! * `facts`: what a cut's notice says (omitted counts, offsets, line numbers); `output`:
 //!   the plan it makes (the glue and the result's measure).
 //!
+//! [`INLINE_OPEN`]: planner::INLINE_OPEN
 //! [`NoticeFacts`]: crate::notice::NoticeFacts
 //! [`FALLBACK_NOTICES`]: crate::notice::FALLBACK_NOTICES
 //! [`Notice::depends_on_cut`]: crate::notice::Notice::depends_on_cut
@@ -98,7 +99,6 @@ mod search;
 mod settle;
 mod snap;
 
-pub use planner::INLINE_OPEN;
 pub use rungs::{plan, plan_head_at, plan_with_snap, MAX_FUNCTION_CALLS};
 pub(crate) use rungs::{plan_capped, Caps};
 

@@ -49,7 +49,7 @@ pub(super) struct Joints {
 /// as a line), so the same text is kept; the result just has a line less than the cut was
 /// charged, and a head that ends just before a line break takes it, as before, rather than
 /// put the notice beside a line that is whole.
-pub const INLINE_OPEN: &str = "[...";
+pub(super) const INLINE_OPEN: &str = "[...";
 
 pub(super) fn joints(notice: &str) -> Joints {
     let present = !notice.is_empty() as u64;

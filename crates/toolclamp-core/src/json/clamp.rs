@@ -6,7 +6,7 @@ use super::layout::{as_measure, ascii, push_ascii, Gap};
 use super::markers::SHORT_STRING;
 use super::sink::{NoSink, Render, Rendering, Shortened, Sink};
 use super::tree::{children, Kind, Node, Parsed};
-use super::{admits, Elided, JsonClamp, JsonRequest, JsonUnit, Markers, MAX_DEPTH};
+use super::{Elided, JsonClamp, JsonRequest, JsonUnit, Markers, MAX_DEPTH};
 use crate::measure::{Measure, Span};
 use crate::plan::{Limits, Strategy, UNLIMITED};
 
@@ -62,7 +62,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
         match self.best_room(limits) {
             Some(room) => {
                 let clamped = self.render(room);
-                debug_assert!(admits(&limits, clamped.output));
+                debug_assert!(clamped.output.fits(limits.as_measure()));
                 clamped
             }
             None => self.nothing_fits(limits),
@@ -78,7 +78,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
             Markers::Inline => self.nodes[0].min_bytes(Markers::Inline),
             Markers::None => 0,
         };
-        let fits = |room: u64| admits(&limits, as_measure(self.value(0, room, &mut NoSink)));
+        let fits = |room: u64| as_measure(self.value(0, room, &mut NoSink)).fits(limits.as_measure());
         // Results grow with the room in every dimension (near enough: the search keeps the
         // best room that fits, not the last one tried). A result never exceeds its room in
         // bytes and has no more chars than bytes, so a room of the byte or char limit fits
@@ -91,7 +91,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
         };
         let (mut lo, mut hi);
         let at_start = as_measure(self.value(0, start, &mut NoSink));
-        if admits(&limits, at_start) {
+        if at_start.fits(limits.as_measure()) {
             lo = start;
             hi = total;
             let mut spare = slack(at_start);
@@ -104,7 +104,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
                     break;
                 }
                 let m = as_measure(self.value(0, next, &mut NoSink));
-                if !admits(&limits, m) {
+                if !m.fits(limits.as_measure()) {
                     hi = next;
                     break;
                 }
@@ -144,7 +144,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
     pub(super) fn nothing_fits(&self, limits: Limits) -> JsonClamp<U> {
         let total = self.total();
         let marker = as_measure(ascii(SHORT_STRING.len() as u64));
-        let (text, output) = if self.markers == Markers::Inline && admits(&limits, marker) {
+        let (text, output) = if self.markers == Markers::Inline && marker.fits(limits.as_measure()) {
             let mut text = Vec::new();
             push_ascii(&mut text, SHORT_STRING);
             (text, marker)

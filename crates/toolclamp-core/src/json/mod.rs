@@ -191,7 +191,7 @@ pub fn clamp_json<U: JsonUnit>(
     let nodes = parse(units, &Gap::new(request.gap), request.markers)?;
     let clamp = Clamp::new(units, &nodes, request);
     let total = clamp.total();
-    if admits(&request.limits, total) {
+    if total.fits(request.limits.as_measure()) {
         return Ok((total, None));
     }
     Ok((total, Some(clamp.run(request.limits))))
@@ -213,13 +213,13 @@ pub enum JsonText<U> {
 pub fn clamp_json_text(units: &[u16], request: &JsonRequest<'_>) -> Result<JsonText<u16>, JsonError> {
     let nodes = parse(units, &Gap::new(request.gap), request.markers)?;
     let input = crate::measure::measure(units);
-    if admits(&request.limits, input) {
+    if input.fits(request.limits.as_measure()) {
         return Ok(JsonText::AsGiven { input });
     }
     let request = JsonRequest { indent: true, ..request.clone() };
     let clamp = Clamp::new(units, &nodes, &request);
     let total = clamp.total();
-    let clamped = if admits(&request.limits, total) { clamp.whole() } else { clamp.run(request.limits) };
+    let clamped = if total.fits(request.limits.as_measure()) { clamp.whole() } else { clamp.run(request.limits) };
     Ok(JsonText::Rendered { input, clamped })
 }
 
@@ -261,8 +261,4 @@ pub fn answer_text<U: Unit>(clamped: &JsonClamp<U>) -> Vec<U> {
     push_ascii(&mut out, "]\n");
     out.extend_from_slice(&clamped.text);
     out
-}
-
-fn admits(limits: &Limits, m: Measure) -> bool {
-    m.chars <= limits.max_chars && m.bytes <= limits.max_bytes && m.lines <= limits.max_lines
 }

@@ -54,7 +54,9 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     }
 
     /// With `run_on` an open last line is counted with the tail's first line. (An inline
-    /// notice is priced as a notice on a line of its own: see [`INLINE_OPEN`](super::INLINE_OPEN).)
+    /// notice is priced as a notice on a line of its own: see [`INLINE_OPEN`].)
+    ///
+    /// [`INLINE_OPEN`]: super::planner::INLINE_OPEN
     pub(super) fn head_cost(&self, e: usize, span: Span, j: Joints, run_on: bool) -> Measure {
         if e == 0 {
             return Measure::default();

@@ -119,7 +119,7 @@ pub struct Limits {
 impl Limits {
     pub const NONE: Limits = Limits { max_chars: UNLIMITED, max_bytes: UNLIMITED, max_lines: UNLIMITED };
 
-    fn as_measure(self) -> Measure {
+    pub(crate) fn as_measure(self) -> Measure {
         Measure { chars: self.max_chars, bytes: self.max_bytes, lines: self.max_lines }
     }
 

@@ -41,7 +41,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
 
     /// What a cut with `notice` is charged against the limits: the measure of its result,
     /// with a line more for an inline notice, priced as one on a line of its own (see
-    /// [`INLINE_OPEN`](super::INLINE_OPEN)).
+    /// [`INLINE_OPEN`](super::planner::INLINE_OPEN)).
     pub(super) fn charged(&self, cut: &Cut, notice: &str) -> Measure {
         let glue = self.glue(cut, notice);
         let mut m = self.output(cut, &glue);

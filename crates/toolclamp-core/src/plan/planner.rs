@@ -62,10 +62,6 @@ pub(super) fn remaining(a: Measure, b: Measure) -> Option<Measure> {
     Some(Measure { chars: one(a.chars, b.chars)?, bytes: one(a.bytes, b.bytes)?, lines: one(a.lines, b.lines)? })
 }
 
-pub(super) fn fits(m: Measure, budget: Measure) -> bool {
-    m.chars <= budget.chars && m.bytes <= budget.bytes && m.lines <= budget.lines
-}
-
 pub(super) fn scale(m: Measure, ratio: f64) -> Measure {
     // `min`: near u64::MAX the float product rounds up, and a limit must not become unlimited.
     let one = |x: u64| if x == UNLIMITED { UNLIMITED } else { ((x as f64 * ratio).floor() as u64).min(x) };

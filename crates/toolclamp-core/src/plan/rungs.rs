@@ -2,7 +2,7 @@
 //! each of the fallbacks, the last of which (none) always fits. A text within its limits is
 //! returned as it is before any of this.
 
-use super::planner::{fits, Cut, Planner};
+use super::planner::{Cut, Planner};
 use super::{Limits, Plan, Snap, Strategy};
 use crate::measure::{Measure, Span};
 use crate::notice::{
@@ -160,7 +160,7 @@ pub fn plan_head_at<S: Source + ?Sized>(
     let lines = notice.uses_lines();
     for rung in 0..=FALLBACK_NOTICES.len() {
         let text = render_rung(notice, rung, &planner.facts(&cut, rung == 0 && lines))?;
-        if fits(planner.charged(&cut, &text), planner.budget) {
+        if planner.charged(&cut, &text).fits(planner.budget) {
             return Ok(Some(planner.finish(cut, text)));
         }
     }

@@ -3,7 +3,7 @@
 //! the grown cut still does (see the maximality contract in the [`plan`](super) module
 //! docs). A candidate is one safe cut, or with snapping one line, from the next.
 
-use super::planner::{fits, joints, remaining, Cut, Planner};
+use super::planner::{joints, remaining, Cut, Planner};
 use super::rungs::Renderer;
 use super::Strategy;
 use crate::measure::{measure_str, Measure, Span};
@@ -69,7 +69,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                 return Ok(found);
             }
             let notice = notices.render(&self.facts(&cut, lines))?;
-            if fits(self.charged(&cut, &notice), self.budget) {
+            if self.charged(&cut, &notice).fits(self.budget) {
                 return Ok(Some((cut, notice)));
             }
             if self.kept(&cut) == 0 {
@@ -99,7 +99,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
                     return Ok(Some((cut, notice)));
                 }
                 let next = notices.render(&self.facts(&grown, lines))?;
-                if fits(self.charged(&grown, &next), self.budget) {
+                if self.charged(&grown, &next).fits(self.budget) {
                     (cut, notice, grew) = (grown, next, true);
                 }
             }

@@ -3,7 +3,7 @@
 //! Starts from an estimate of the facts that undercounts what is omitted, so the first cut
 //! that fits is the longest.
 
-use super::planner::{fits, joints, remaining, Cut, Planner};
+use super::planner::{joints, remaining, Cut, Planner};
 use super::rungs::Renderer;
 use super::{Plan, Strategy, UNLIMITED};
 use crate::measure::{measure_str, Measure, Span};
@@ -55,7 +55,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
             }
             let next = render(&self.facts(&cut, lines))?;
             let next_size = measure_str(&next);
-            if fits(next_size, reserved) && joints(&next) == j {
+            if next_size.fits(reserved) && joints(&next) == j {
                 let settled = next_size == reserved;
                 best = Some((cut, next.clone()));
                 if settled {

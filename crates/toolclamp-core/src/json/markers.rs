@@ -31,8 +31,15 @@ pub(super) fn free_dots(taken: u64) -> usize {
     (1..64).find(|&n| taken & (1 << n) == 0).unwrap_or(64)
 }
 
+/// Sets bit `n` of `taken` when the key token `key` is `n` ellipses (`n` below 64).
+pub(super) fn note_dots<U: Unit>(taken: &mut u64, key: &[U]) {
+    if let Some(dots) = marker_dots(key).filter(|&n| n < 64) {
+        *taken |= 1 << dots;
+    }
+}
+
 /// `n` when the key token (with its quotes) is `n` ellipses (U+2026), raw or escaped.
-pub(super) fn marker_dots<U: Unit>(key: &[U]) -> Option<usize> {
+fn marker_dots<U: Unit>(key: &[U]) -> Option<usize> {
     let content = key.get(1..key.len().saturating_sub(1))?;
     let (mut i, mut n) = (0, 0);
     while i < content.len() {

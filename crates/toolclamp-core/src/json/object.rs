@@ -4,7 +4,7 @@
 
 use super::clamp::Clamp;
 use super::layout::ascii;
-use super::markers::{count_text, free_dots, json_string, marker_dots, marker_key_span, SHORT_STRING};
+use super::markers::{count_text, free_dots, json_string, marker_key_span, note_dots, SHORT_STRING};
 use super::sink::{Shortened, Sink, Step};
 use super::{JsonUnit, Markers};
 use crate::measure::Span;
@@ -116,11 +116,7 @@ impl<U: JsonUnit> Clamp<'_, U> {
     pub(super) fn marker_key(&self, id: usize) -> (usize, Span) {
         let mut taken = 0u64;
         for m in self.children(id) {
-            if let Some(dots) = marker_dots(&self.units[self.nodes[m].key()]) {
-                if dots < 64 {
-                    taken |= 1 << dots;
-                }
-            }
+            note_dots(&mut taken, &self.units[self.nodes[m].key()]);
         }
         let dots = free_dots(taken);
         (dots, marker_key_span(dots))

@@ -4,7 +4,7 @@
 //! key can be chosen that no member has.
 
 use super::layout::{ascii, Gap};
-use super::markers::{free_dots, marker_dots, marker_key_span, SHORT_STRING};
+use super::markers::{free_dots, marker_key_span, note_dots, SHORT_STRING};
 use super::scan::{scan_scalar, scan_string, QUOTE};
 use super::tree::{Kind, Node, Parsed};
 use super::{JsonError, Markers};
@@ -17,7 +17,7 @@ pub(super) struct Open {
     pub(super) key_bytes: u64,
     pub(super) members: Span,
     pub(super) min_members: u64,
-    /// Bit `n` is set when a key is `n` ellipses (see [`marker_dots`]).
+    /// Bit `n` is set when a key is `n` ellipses (see [`note_dots`]).
     pub(super) dots_taken: u64,
 }
 
@@ -191,10 +191,8 @@ pub(super) fn close_container(nodes: &mut [Node], open: Open, end: usize, gap: &
 
 /// Notes in `open` (an object) that `key` is a run of ellipses.
 pub(super) fn take_dots<U: Unit>(open: Option<&mut Open>, units: &[U], key: Key) {
-    if let (Some(open), Some(dots)) = (open, marker_dots(&units[key.start as usize..key.end as usize])) {
-        if dots < 64 {
-            open.dots_taken |= 1 << dots;
-        }
+    if let Some(open) = open {
+        note_dots(&mut open.dots_taken, &units[key.start as usize..key.end as usize]);
     }
 }
 

@@ -72,7 +72,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
     /// The largest room for the whole value whose result fits `limits`, from the room of
     /// its smallest form (with inline markers; from nothing without), or `None` when that
     /// does not fit.
-    pub(super) fn best_room(&self, limits: Limits) -> Option<u64> {
+    fn best_room(&self, limits: Limits) -> Option<u64> {
         let total = self.nodes[0].full.bytes;
         let floor = match self.markers {
             Markers::Inline => self.nodes[0].min_bytes(Markers::Inline),
@@ -141,7 +141,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
 
     /// The result when not even the value's smallest form fits: `"[...]"` with inline
     /// markers when that fits, else the empty text.
-    pub(super) fn nothing_fits(&self, limits: Limits) -> JsonClamp<U> {
+    fn nothing_fits(&self, limits: Limits) -> JsonClamp<U> {
         let total = self.total();
         let marker = as_measure(ascii(SHORT_STRING.len() as u64));
         let (text, output) = if self.markers == Markers::Inline && marker.fits(limits.as_measure()) {
@@ -188,7 +188,7 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
     }
 
     /// A container too deep to cut inside, which does not fit whole: its smallest form.
-    pub(super) fn deepest<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
+    fn deepest<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
         let node = &self.nodes[id];
         let array = node.kind == Kind::Array;
         let total = node.count as u64;

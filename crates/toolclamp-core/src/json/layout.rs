@@ -20,7 +20,7 @@ impl Gap {
         self.span.chars > 0
     }
 
-    pub(super) fn times(&self, n: u64) -> Span {
+    fn times(&self, n: u64) -> Span {
         Span { chars: self.span.chars * n, bytes: self.span.bytes * n, newlines: self.span.newlines * n }
     }
 
@@ -51,7 +51,7 @@ impl Gap {
     }
 }
 
-pub(super) const NEWLINE: Span = Span { chars: 1, bytes: 1, newlines: 1 };
+const NEWLINE: Span = Span { chars: 1, bytes: 1, newlines: 1 };
 
 pub(super) fn ascii(n: u64) -> Span {
     Span { chars: n, bytes: n, newlines: 0 }

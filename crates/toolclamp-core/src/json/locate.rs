@@ -77,7 +77,7 @@ pub fn parse_json_paths<U: Unit>(units: &[U]) -> Result<Vec<Vec<PathStep>>, Json
 }
 
 /// The UTF-16 units a string token (quotes included, already scanned) stands for.
-pub(super) fn decode_string<U: Unit>(token: &[U]) -> Vec<u16> {
+fn decode_string<U: Unit>(token: &[U]) -> Vec<u16> {
     let content = &token[1..token.len() - 1];
     let mut out = Vec::with_capacity(content.len());
     let mut i = 0;

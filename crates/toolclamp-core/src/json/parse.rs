@@ -158,11 +158,11 @@ pub(super) struct Key {
 }
 
 impl Key {
-    pub(super) const NONE: Key = Key { start: 0, end: 0, bytes: 0 };
+    const NONE: Key = Key { start: 0, end: 0, bytes: 0 };
 }
 
 /// Finishes a container's node once its closing bracket ends at `end`.
-pub(super) fn close_container(nodes: &mut [Node], open: Open, end: usize, gap: &Gap, markers: Markers) {
+fn close_container(nodes: &mut [Node], open: Open, end: usize, gap: &Gap, markers: Markers) {
     let next = nodes.len();
     let node = &mut nodes[open.id];
     node.end = end as u32;
@@ -190,14 +190,14 @@ pub(super) fn close_container(nodes: &mut [Node], open: Open, end: usize, gap: &
 }
 
 /// Notes in `open` (an object) that `key` is a run of ellipses.
-pub(super) fn take_dots<U: Unit>(open: Option<&mut Open>, units: &[U], key: Key) {
+fn take_dots<U: Unit>(open: Option<&mut Open>, units: &[U], key: Key) {
     if let Some(open) = open {
         note_dots(&mut open.dots_taken, &units[key.start as usize..key.end as usize]);
     }
 }
 
 /// Reads `"key" :` at `*i` (after whitespace); leaves `*i` after the colon.
-pub(super) fn parse_key<U: Unit>(units: &[U], i: &mut usize, spaced: &std::cell::Cell<bool>) -> Result<Key, JsonError> {
+fn parse_key<U: Unit>(units: &[U], i: &mut usize, spaced: &std::cell::Cell<bool>) -> Result<Key, JsonError> {
     if units.get(*i).map(|u| u.code()) != Some(QUOTE) {
         return Err(JsonError::Invalid { at: *i });
     }

@@ -7,7 +7,7 @@ use crate::measure::Unit;
 pub(super) const QUOTE: u16 = b'"' as u16;
 pub(super) const BACKSLASH: u16 = b'\\' as u16;
 
-pub(super) fn hex(c: u16) -> Option<u16> {
+fn hex(c: u16) -> Option<u16> {
     match c {
         0x30..=0x39 => Some(c - 0x30),
         0x41..=0x46 => Some(c - 0x41 + 10),
@@ -90,7 +90,7 @@ pub(super) fn scan_string<U: Unit>(units: &[U], start: usize) -> Result<Scanned,
 
 /// UTF-8 bytes of a run with no quote or backslash, checked unit by unit for control
 /// characters. `at` is the run's position, for errors.
-pub(super) fn check_run<U: Unit>(run: &[U], at: usize) -> Result<u64, JsonError> {
+fn check_run<U: Unit>(run: &[U], at: usize) -> Result<u64, JsonError> {
     let mut bytes = 0;
     let mut k = 0;
     while k < run.len() {

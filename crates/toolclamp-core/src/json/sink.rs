@@ -46,7 +46,7 @@ pub(super) struct Render<'u, U> {
 }
 
 impl<'u, U: Unit> Render<'u, U> {
-    pub(super) fn path_text(&self) -> Vec<U> {
+    fn path_text(&self) -> Vec<U> {
         let mut out = Vec::new();
         push_ascii(&mut out, "$");
         for (step, key) in &self.path {
@@ -73,7 +73,7 @@ impl<'u, U: Unit> Render<'u, U> {
     }
 }
 
-pub(super) fn is_identifier<U: Unit>(key: &[U]) -> bool {
+fn is_identifier<U: Unit>(key: &[U]) -> bool {
     let word = |c: u16| c == b'_' as u16 || c == b'$' as u16 || (c < 0x80 && (c as u8).is_ascii_alphanumeric());
     key.first().is_some_and(|u| !(0x30..=0x39).contains(&u.code())) && key.iter().all(|u| word(u.code()))
 }

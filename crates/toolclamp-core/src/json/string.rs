@@ -78,7 +78,7 @@ impl<U: JsonUnit> Clamp<'_, U> {
 // ---------------------------------------------------------------------------------------
 
 /// Units of the atom starting at `i` of a string's content.
-pub(super) fn atom_len<U: Unit>(c: &[U], i: usize) -> usize {
+fn atom_len<U: Unit>(c: &[U], i: usize) -> usize {
     let u = c[i];
     if u.code() == BACKSLASH {
         let e = c.get(i + 1).map_or(0, |u| u.code());
@@ -109,7 +109,7 @@ pub(super) fn atom_len<U: Unit>(c: &[U], i: usize) -> usize {
 
 /// The atom at `i`: its length in units, and its UTF-8 bytes as written and as decoded.
 #[inline]
-pub(super) fn atom<U: Unit>(c: &[U], i: usize) -> (usize, u64, u64) {
+fn atom<U: Unit>(c: &[U], i: usize) -> (usize, u64, u64) {
     let u = c[i];
     let code = u.code();
     if code < 0x80 {
@@ -137,12 +137,12 @@ pub(super) fn atom<U: Unit>(c: &[U], i: usize) -> (usize, u64, u64) {
 }
 
 /// Bytes of a run of whole atoms as written (escapes are ASCII).
-pub(super) fn escaped_bytes<U: Unit>(c: &[U]) -> u64 {
+fn escaped_bytes<U: Unit>(c: &[U]) -> u64 {
     U::span(c, None).bytes
 }
 
 /// UTF-8 bytes of the value a run of whole atoms decodes to.
-pub(super) fn decoded_bytes<U: Unit>(c: &[U]) -> u64 {
+fn decoded_bytes<U: Unit>(c: &[U]) -> u64 {
     let mut i = 0;
     let mut bytes = 0;
     while i < c.len() {
@@ -154,7 +154,7 @@ pub(super) fn decoded_bytes<U: Unit>(c: &[U]) -> u64 {
 }
 
 /// The end of the longest run of whole atoms from the start within `budget` bytes.
-pub(super) fn fit_head<U: Unit>(c: &[U], budget: u64) -> usize {
+fn fit_head<U: Unit>(c: &[U], budget: u64) -> usize {
     let mut i = 0;
     let mut used = 0;
     while i < c.len() {
@@ -170,7 +170,7 @@ pub(super) fn fit_head<U: Unit>(c: &[U], budget: u64) -> usize {
 
 /// The start of the longest run of whole atoms ending the content, not before `floor`,
 /// within `budget` bytes.
-pub(super) fn fit_tail<U: Unit>(c: &[U], floor: usize, budget: u64) -> usize {
+fn fit_tail<U: Unit>(c: &[U], floor: usize, budget: u64) -> usize {
     // Walk back by units (a raw surrogate pair at once), then forward to an atom start.
     let mut j = c.len();
     let mut used = 0;
@@ -196,7 +196,7 @@ pub(super) fn escaping<U: Unit>(c: &[U], i: usize) -> bool {
 }
 
 /// A cut at `j` falls between atoms (see [`atom_len`]).
-pub(super) fn is_atom_start<U: Unit>(c: &[U], j: usize) -> bool {
+fn is_atom_start<U: Unit>(c: &[U], j: usize) -> bool {
     if j == 0 || j >= c.len() {
         return true;
     }

@@ -39,7 +39,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
 
     /// Given the head `text[..e]` (counts `head`), the longest tail in what the head leaves
     /// of `room`, then the longest head in what the tail leaves.
-    pub(super) fn fill(&self, e: usize, head: Span, room: Measure, j: Joints) -> Cut {
+    fn fill(&self, e: usize, head: Span, room: Measure, j: Joints) -> Cut {
         let n = self.src.len();
         // No notice: the head runs on into the tail (see the [`plan`](super) module docs).
         let bare = j.before == 0;
@@ -57,7 +57,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// notice is priced as a notice on a line of its own: see [`INLINE_OPEN`].)
     ///
     /// [`INLINE_OPEN`]: super::planner::INLINE_OPEN
-    pub(super) fn head_cost(&self, e: usize, span: Span, j: Joints, run_on: bool) -> Measure {
+    fn head_cost(&self, e: usize, span: Span, j: Joints, run_on: bool) -> Measure {
         if e == 0 {
             return Measure::default();
         }
@@ -97,7 +97,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         (s, used)
     }
 
-    pub(super) fn tail_cost(&self, s: usize, span: Span, sep: u64) -> Measure {
+    fn tail_cost(&self, s: usize, span: Span, sep: u64) -> Measure {
         let n = self.src.len();
         if s >= n {
             return Measure::default();
@@ -125,7 +125,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         self.snap_head(from, e, kept)
     }
 
-    pub(super) fn cut_head_exact(
+    fn cut_head_exact(
         &self,
         from: usize,
         used: Span,
@@ -185,7 +185,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         self.snap_tail(s, n, kept)
     }
 
-    pub(super) fn cut_tail_exact(&self, floor: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
+    fn cut_tail_exact(&self, floor: usize, room: Measure, sep: u64, run_on: bool) -> (usize, Span) {
         let src = self.src;
         let n = src.len();
         // No room for a single char: done without reading the text (windows may be empty).

@@ -66,7 +66,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// The lines holding the first and the last dropped unit, from the kept parts' newlines
     /// (no count of its own): `text[..e]` holds `head.newlines`, and `text[..s - 1]` all
     /// newlines but the tail's and the one at `s - 1`.
-    pub(super) fn dropped_lines(&self, cut: &Cut) -> (u64, u64) {
+    fn dropped_lines(&self, cut: &Cut) -> (u64, u64) {
         let src = self.src;
         let n = src.len();
         let from_line = 1 + cut.head.newlines;

@@ -50,7 +50,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     }
 
     /// Whether the glue of `cut` with `notice` puts it on the head's open line.
-    pub(super) fn inline_separator(&self, cut: &Cut, notice: &str) -> bool {
+    fn inline_separator(&self, cut: &Cut, notice: &str) -> bool {
         let j = joints(notice);
         cut.head_end > 0 && !self.src.is_newline(cut.head_end - 1) && j.before == 1 && j.inline
     }

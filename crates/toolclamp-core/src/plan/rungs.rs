@@ -94,7 +94,7 @@ pub(crate) fn plan_capped<S: Source + ?Sized>(
 }
 
 /// Tries the caller's notice, then ever shorter ones; the last (none) always fits.
-pub(super) fn run_rungs<S: Source + ?Sized>(
+fn run_rungs<S: Source + ?Sized>(
     planner: &Planner<'_, S>,
     notice: &mut Notice<'_>,
     exact_measures: bool,
@@ -121,7 +121,7 @@ pub(super) fn run_rungs<S: Source + ?Sized>(
 }
 
 /// The notice of a rung: the caller's (rung 0), else a fallback.
-pub(super) fn render_rung(notice: &mut Notice<'_>, rung: usize, facts: &NoticeFacts) -> Result<String, TemplateError> {
+fn render_rung(notice: &mut Notice<'_>, rung: usize, facts: &NoticeFacts) -> Result<String, TemplateError> {
     if rung > 0 {
         return Ok(FALLBACK_NOTICES[rung - 1].to_string());
     }
@@ -169,7 +169,7 @@ pub fn plan_head_at<S: Source + ?Sized>(
 
 /// The totals of `src` and the limits they exceed, or `None` when within every limit (the
 /// text is returned as it is). A bad template fails first, whether or not anything is cut.
-pub(super) fn over_limits<S: Source + ?Sized>(
+fn over_limits<S: Source + ?Sized>(
     src: &S,
     limits: &Limits,
     notice: &Notice<'_>,
@@ -183,7 +183,7 @@ pub(super) fn over_limits<S: Source + ?Sized>(
 }
 
 /// The limits `total` exceeds.
-pub(super) fn exceeded(total: &Measure, limits: &Limits) -> Dims {
+fn exceeded(total: &Measure, limits: &Limits) -> Dims {
     let mut truncated_by = Dims::default();
     if total.chars > limits.max_chars {
         truncated_by.insert(Dims::CHARS);

@@ -12,7 +12,7 @@ use crate::source::Source;
 
 /// The per-count minimum of two cuts' facts: along a Head or Tail search every count moves
 /// one way, so these are at most the facts of any cut between the two.
-pub(super) fn lower_facts(a: &NoticeFacts, b: &NoticeFacts) -> NoticeFacts {
+fn lower_facts(a: &NoticeFacts, b: &NoticeFacts) -> NoticeFacts {
     let m = |x: Measure, y: Measure| Measure {
         chars: x.chars.min(y.chars),
         bytes: x.bytes.min(y.bytes),
@@ -116,7 +116,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
 
     /// A Head or Tail cut one candidate shorter (`cut` keeps something): one safe cut, or
     /// with snapping from a line boundary, one line.
-    pub(super) fn keep_less(&self, cut: Cut) -> Cut {
+    fn keep_less(&self, cut: Cut) -> Cut {
         let src = self.src;
         let n = src.len();
         match self.strategy {
@@ -144,7 +144,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     /// The head grown to the next candidate (the next safe cut, or with snapping from a
     /// line boundary the next one), if that still drops something (keeping the whole text
     /// never fits: it exceeds a limit).
-    pub(super) fn head_step(&self, cut: &Cut) -> Option<Cut> {
+    fn head_step(&self, cut: &Cut) -> Option<Cut> {
         // With caps the gap is always dropped: the head may grow up to its bound.
         let (limit, capped) = match self.caps {
             Some(caps) => (caps.head_max, true),
@@ -164,7 +164,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
     }
 
     /// The tail grown to the previous candidate, if that still drops something.
-    pub(super) fn tail_step(&self, cut: &Cut) -> Option<Cut> {
+    fn tail_step(&self, cut: &Cut) -> Option<Cut> {
         let n = self.src.len();
         let (floor, capped) = match self.caps {
             Some(caps) => (caps.tail_min, true),
@@ -190,7 +190,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
 
     /// Head or Tail: the longest part with room for `notice`, counted exactly (from
     /// `known`, a cut counted exactly); `None` when the notice alone does not fit.
-    pub(super) fn longest_for(&self, notice: &str, known: &Cut) -> Option<Cut> {
+    fn longest_for(&self, notice: &str, known: &Cut) -> Option<Cut> {
         let room = remaining(self.budget, measure_str(notice))?;
         let cut = self.cut(room, joints(notice));
         let src = self.src;

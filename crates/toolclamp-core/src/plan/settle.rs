@@ -76,7 +76,7 @@ impl<S: Source + ?Sized> Planner<'_, S> {
         Ok(best.map(|(cut, glue_notice)| self.finish(cut, glue_notice)))
     }
 
-    pub(super) fn estimated_facts(&self, lines: bool) -> NoticeFacts {
+    fn estimated_facts(&self, lines: bool) -> NoticeFacts {
         // The kept part is close to the budget, so the omitted amount is close to
         // total - limit; unlimited dimensions use the total as an upper bound.
         let est = |t: u64, limit: u64| if limit == UNLIMITED { t } else { t.saturating_sub(limit) };

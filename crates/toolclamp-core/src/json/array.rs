@@ -10,6 +10,8 @@ use crate::measure::Span;
 use crate::plan::Strategy;
 
 impl<U: JsonUnit> Clamp<'_, U> {
+    /// Renders (or prices) array `id` within `room`: the items [`Clamp::kept_items`]
+    /// chooses, in order, with the marker where items were dropped.
     pub(super) fn array<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
         let node = &self.nodes[id];
         let depth = node.depth;
@@ -17,6 +19,72 @@ impl<U: JsonUnit> Clamp<'_, U> {
         let per = self.gap.per_member(depth);
         let frame = self.gap.frame(depth);
         let avail = room.saturating_sub(frame.bytes);
+        let Kept { items, head, tail, partial, mark, dropped } = self.kept_items(id, avail);
+        let members = head + tail + partial.is_some() as usize + mark.is_some() as usize;
+        if members == 0 {
+            sink.ascii("[]");
+            if S::RENDERS {
+                sink.elide(Shortened::Items { kept: 0, total: n as u64 });
+            }
+            return ascii(2);
+        }
+        let mut total = frame;
+        let mut first = true;
+        let mut next_member = |sink: &mut S| {
+            self.before_member(sink, first, depth);
+            first = false;
+        };
+        sink.ascii("[");
+        let whole = |k: usize, sink: &mut S| {
+            let item = &self.nodes[items[k]];
+            if S::RENDERS {
+                self.write_whole(items[k], sink);
+            }
+            per + item.full
+        };
+        let shrunk = |k: usize, left: u64, sink: &mut S| {
+            sink.enter(Step::Index(k));
+            let s = self.value(items[k], left, sink);
+            sink.leave();
+            per + s
+        };
+        let tail_from = n - tail;
+        for k in 0..head {
+            next_member(sink);
+            total = total + whole(k, sink);
+        }
+        let partial_in_head = self.strategy != Strategy::Tail;
+        if let (Some((k, left)), true) = (partial, partial_in_head) {
+            next_member(sink);
+            total = total + shrunk(k, left, sink);
+        }
+        if let Some(m) = &mark {
+            next_member(sink);
+            sink.ascii(m);
+            total = total + per + ascii(m.len() as u64);
+        }
+        if let (Some((k, left)), false) = (partial, partial_in_head) {
+            next_member(sink);
+            total = total + shrunk(k, left, sink);
+        }
+        for k in tail_from..n {
+            next_member(sink);
+            total = total + whole(k, sink);
+        }
+        self.close(sink, "]", depth, true);
+        if S::RENDERS && dropped > 0 {
+            sink.elide(Shortened::Items { kept: (n - dropped) as u64, total: n as u64 });
+        }
+        total
+    }
+
+    /// The items of array `id` kept within `avail` bytes (its room less its brackets):
+    /// whole items from the ends the strategy keeps, else one item shrunk, and the marker
+    /// for the rest.
+    fn kept_items(&self, id: usize, avail: u64) -> Kept {
+        let node = &self.nodes[id];
+        let n = node.count();
+        let per = self.gap.per_member(node.depth);
         // `Head` reads no further than one item past the room (an array of a million items
         // is walked once per room tried); the other strategies need the last items too.
         let items: Vec<usize> = if self.strategy == Strategy::Head {
@@ -90,61 +158,18 @@ impl<U: JsonUnit> Clamp<'_, U> {
                 (used + per.bytes + SHORT_STRING.len() as u64 <= avail).then(|| SHORT_STRING.to_string())
             }
         });
-        let members = head + tail + partial.is_some() as usize + mark.is_some() as usize;
-        if members == 0 {
-            sink.ascii("[]");
-            if S::RENDERS {
-                sink.elide(Shortened::Items { kept: 0, total: n as u64 });
-            }
-            return ascii(2);
-        }
-        let mut total = frame;
-        let mut first = true;
-        let mut next_member = |sink: &mut S| {
-            self.before_member(sink, first, depth);
-            first = false;
-        };
-        sink.ascii("[");
-        let whole = |k: usize, sink: &mut S| {
-            let item = &self.nodes[items[k]];
-            if S::RENDERS {
-                self.write_whole(items[k], sink);
-            }
-            per + item.full
-        };
-        let shrunk = |k: usize, left: u64, sink: &mut S| {
-            sink.enter(Step::Index(k));
-            let s = self.value(items[k], left, sink);
-            sink.leave();
-            per + s
-        };
-        let tail_from = n - tail;
-        for k in 0..head {
-            next_member(sink);
-            total = total + whole(k, sink);
-        }
-        let partial_in_head = self.strategy != Strategy::Tail;
-        if let (Some((k, left)), true) = (partial, partial_in_head) {
-            next_member(sink);
-            total = total + shrunk(k, left, sink);
-        }
-        if let Some(m) = &mark {
-            next_member(sink);
-            sink.ascii(m);
-            total = total + per + ascii(m.len() as u64);
-        }
-        if let (Some((k, left)), false) = (partial, partial_in_head) {
-            next_member(sink);
-            total = total + shrunk(k, left, sink);
-        }
-        for k in tail_from..n {
-            next_member(sink);
-            total = total + whole(k, sink);
-        }
-        self.close(sink, "]", depth, true);
-        if S::RENDERS && dropped > 0 {
-            sink.elide(Shortened::Items { kept: (n - dropped) as u64, total: n as u64 });
-        }
-        total
+        Kept { items, head, tail, partial, mark, dropped }
     }
+}
+
+/// What an array keeps: `head` items from the front and `tail` from the back of `items`
+/// (its children, or with `Head` those up to one past the room), maybe one item shrunk
+/// into the room left (its index and room), and the marker for the `dropped` ones.
+struct Kept {
+    items: Vec<usize>,
+    head: usize,
+    tail: usize,
+    partial: Option<(usize, u64)>,
+    mark: Option<String>,
+    dropped: usize,
 }

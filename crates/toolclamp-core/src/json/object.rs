@@ -10,6 +10,9 @@ use super::{JsonUnit, Markers};
 use crate::measure::Span;
 
 impl<U: JsonUnit> Clamp<'_, U> {
+    /// Renders (or prices) object `id` within `room`: every member (else the longest
+    /// prefix that fits with the marker for the rest), its values sharing the room by
+    /// water-filling; room a member leaves unused passes to the next.
     pub(super) fn object<S: Sink<U>>(&self, id: usize, room: u64, sink: &mut S) -> Span {
         let node = &self.nodes[id];
         let depth = node.depth;
@@ -63,26 +66,9 @@ impl<U: JsonUnit> Clamp<'_, U> {
             }
             return ascii(2);
         }
-        // Water-filling: the largest level L with sum(clamp(L, min, full)) within the room
-        // for values.
         let values_room = avail - members[..kept].iter().map(|&m| overhead(m).bytes).sum::<u64>() - mark_cost.bytes;
-        let share = |level: u64, m: usize| {
-            let c = &self.nodes[m];
-            let min = c.min_bytes(self.markers);
-            level.clamp(min, c.full.bytes.max(min))
-        };
-        let total_at = |level: u64| members[..kept].iter().map(|&m| share(level, m)).sum::<u64>();
-        let (mut lo, mut hi) = (0u64, members[..kept].iter().map(|&m| self.nodes[m].full.bytes).max().unwrap_or(0));
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if total_at(mid) <= values_room {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let level = lo;
-        let mut spare = values_room.saturating_sub(total_at(level));
+        let level = self.water_level(&members[..kept], values_room);
+        let mut spare = values_room.saturating_sub(self.shares_at(level, &members[..kept]));
         let mut total = frame;
         sink.ascii("{");
         for (k, &m) in members[..kept].iter().enumerate() {
@@ -90,7 +76,7 @@ impl<U: JsonUnit> Clamp<'_, U> {
             let c = &self.nodes[m];
             sink.units(&self.units[c.key()]);
             self.write_colon(sink);
-            let given = share(level, m) + spare;
+            let given = self.share(level, m) + spare;
             sink.enter(Step::Key { start: c.key_start as usize, end: c.key_end as usize });
             let used = self.value(m, given, sink);
             sink.leave();
@@ -109,6 +95,33 @@ impl<U: JsonUnit> Clamp<'_, U> {
             sink.elide(Shortened::Keys { kept: kept as u64, total: n as u64 });
         }
         total
+    }
+
+    /// Water-filling: the largest level `L` whose shares over `members` fit `room`.
+    fn water_level(&self, members: &[usize], room: u64) -> u64 {
+        let (mut lo, mut hi) = (0u64, members.iter().map(|&m| self.nodes[m].full.bytes).max().unwrap_or(0));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.shares_at(mid, members) <= room {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// The room `members` get at water level `level`.
+    fn shares_at(&self, level: u64, members: &[usize]) -> u64 {
+        members.iter().map(|&m| self.share(level, m)).sum()
+    }
+
+    /// The room member `m` gets at water level `level`: `clamp(level, min, full)`, never
+    /// less than its smallest form nor more than its whole rendering.
+    fn share(&self, level: u64, m: usize) -> u64 {
+        let c = &self.nodes[m];
+        let min = c.min_bytes(self.markers);
+        level.clamp(min, c.full.bytes.max(min))
     }
 
     /// The key of the dropped-keys member of object `id`: `"…"`, with more `…` while a

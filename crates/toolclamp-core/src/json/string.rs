@@ -13,6 +13,8 @@ use crate::measure::{Span, Unit};
 use crate::plan::Strategy;
 
 impl<U: JsonUnit> Clamp<'_, U> {
+    /// Renders (or prices) the string `node` within `room`: the ends the strategy keeps,
+    /// cut between atoms, with the notice of bytes cut between them (inline markers).
     pub(super) fn string<S: Sink<U>>(&self, node: &Node, room: u64, sink: &mut S) -> Span {
         let content = &self.units[node.start as usize + 1..node.end as usize - 1];
         let avail = room.saturating_sub(2);

@@ -7,6 +7,8 @@ use crate::measure::{Measure, Span};
 use crate::notice::Dims;
 use crate::source::Source;
 
+/// One plan in the making: the text, the budget it must fit, how to cut it, its totals and
+/// the limits they exceed (what the notice names).
 pub(super) struct Planner<'s, S: Source + ?Sized> {
     pub(super) src: &'s S,
     pub(super) budget: Measure,
@@ -51,6 +53,7 @@ pub(super) struct Joints {
 /// put the notice beside a line that is whole.
 pub(super) const INLINE_OPEN: &str = "[...";
 
+/// The joints of `notice`: none around an empty one; no `\n` after one that ends a line.
 pub(super) fn joints(notice: &str) -> Joints {
     let present = !notice.is_empty() as u64;
     Joints { before: present, inline: notice.starts_with(INLINE_OPEN), after: present & !notice.ends_with('\n') as u64 }

@@ -21,6 +21,24 @@ pub(super) struct Open {
     pub(super) dots_taken: u64,
 }
 
+impl Open {
+    /// Adds a finished member (`key_bytes`: its key's, if any) to the sums.
+    fn add_member(&mut self, child: &Node, key_bytes: u64, gap: &Gap) {
+        let mut member = child.full;
+        let mut min_member = child.min_bytes(Markers::None);
+        if child.key_end > child.key_start {
+            let key_span = Span { chars: (child.key_end - child.key_start) as u64, bytes: key_bytes, newlines: 0 };
+            member = member + key_span + gap.colon();
+            min_member += key_span.bytes + gap.colon().bytes;
+        }
+        let per = gap.per_member(child.depth - 1);
+        self.members = self.members + per + member;
+        self.min_members += per.bytes + min_member;
+    }
+}
+
+/// Parses the JSON text `units` into nodes priced as rendered with `gap` (smallest forms
+/// as `markers` has them), or the position of the first unit that does not fit the grammar.
 pub(super) fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result<Parsed, JsonError> {
     if units.len() >= u32::MAX as usize {
         return Err(JsonError::Invalid { at: u32::MAX as usize });
@@ -81,21 +99,7 @@ pub(super) fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result
                 continue;
             }
         } else {
-            if c == QUOTE && i < units.len() {
-                let scanned = scan_string(units, i)?;
-                node.kind = Kind::String;
-                node.extra = scanned.decoded;
-                node.end = scanned.end as u32;
-                node.full = Span { chars: (scanned.end - i) as u64, bytes: scanned.written, newlines: 0 };
-                i = scanned.end;
-            } else {
-                let end = scan_scalar(units, i)?;
-                node.end = end as u32;
-                // Numbers and literals are ASCII.
-                node.full = ascii((end - i) as u64);
-                node.extra = node.full.bytes;
-                i = end;
-            }
+            i = scan_leaf(units, &mut node)?;
             node.next = id as u32 + 1;
             nodes.push(node);
         }
@@ -109,18 +113,7 @@ pub(super) fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result
                 return Ok(Parsed { nodes, compact: !spaced.get() });
             };
             let (child_id, child_key_bytes) = done;
-            let child = &nodes[child_id];
-            let mut member = child.full;
-            let mut min_member = child.min_bytes(Markers::None);
-            if child.key_end > child.key_start {
-                let key_span =
-                    Span { chars: (child.key_end - child.key_start) as u64, bytes: child_key_bytes, newlines: 0 };
-                member = member + key_span + gap.colon();
-                min_member += key_span.bytes + gap.colon().bytes;
-            }
-            let per = gap.per_member(child.depth - 1);
-            open.members = open.members + per + member;
-            open.min_members += per.bytes + min_member;
+            open.add_member(&nodes[child_id], child_key_bytes, gap);
             let parent = open.id;
             nodes[parent].count += 1;
             i = skip_ws(i);
@@ -147,6 +140,26 @@ pub(super) fn parse<U: Unit>(units: &[U], gap: &Gap, markers: Markers) -> Result
             close_container(&mut nodes, open, i, gap, markers);
         }
     }
+}
+
+/// Scans the string, number or literal `node` starts at, and prices it; returns its end.
+fn scan_leaf<U: Unit>(units: &[U], node: &mut Node) -> Result<usize, JsonError> {
+    let start = node.start as usize;
+    let end = if units.get(start).map(|u| u.code()) == Some(QUOTE) {
+        let scanned = scan_string(units, start)?;
+        node.kind = Kind::String;
+        node.extra = scanned.decoded;
+        node.full = Span { chars: (scanned.end - start) as u64, bytes: scanned.written, newlines: 0 };
+        scanned.end
+    } else {
+        let end = scan_scalar(units, start)?;
+        // Numbers and literals are ASCII.
+        node.full = ascii((end - start) as u64);
+        node.extra = node.full.bytes;
+        end
+    };
+    node.end = end as u32;
+    Ok(end)
 }
 
 /// An object member's key token while parsing.

@@ -78,48 +78,22 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
             Markers::Inline => self.nodes[0].min_bytes(Markers::Inline),
             Markers::None => 0,
         };
-        let fits = |room: u64| as_measure(self.value(0, room, &mut NoSink)).fits(limits.as_measure());
+        let fits = |room: u64| self.price(room).fits(limits.as_measure());
         // Results grow with the room in every dimension (near enough: the search keeps the
         // best room that fits, not the last one tried). A result never exceeds its room in
         // bytes and has no more chars than bytes, so a room of the byte or char limit fits
         // those two; room a result leaves unused in them (whole items and members that did
         // not fit their share) is then added back while it fits.
         let start = limits.max_bytes.min(limits.max_chars).min(total).max(floor);
-        let slack = |m: Measure| {
-            let room = |limit: u64, used: u64| if limit == UNLIMITED { u64::MAX } else { limit.saturating_sub(used) };
-            room(limits.max_bytes, m.bytes).min(room(limits.max_chars, m.chars))
-        };
-        let (mut lo, mut hi);
-        let at_start = as_measure(self.value(0, start, &mut NoSink));
-        if at_start.fits(limits.as_measure()) {
-            lo = start;
-            hi = total;
-            let mut spare = slack(at_start);
-            for _ in 0..16 {
-                if spare == 0 || spare == u64::MAX {
-                    break;
-                }
-                let next = lo.saturating_add(spare).min(total);
-                if next == lo {
-                    break;
-                }
-                let m = as_measure(self.value(0, next, &mut NoSink));
-                if !m.fits(limits.as_measure()) {
-                    hi = next;
-                    break;
-                }
-                lo = next;
-                spare = slack(m);
-            }
-            if spare == 0 || hi == total && spare != u64::MAX {
-                hi = lo + 1;
-            }
+        let at_start = self.price(start);
+        let (mut lo, mut hi) = if at_start.fits(limits.as_measure()) {
+            self.grow_by_slack(limits, start, at_start)
         } else {
             if floor >= start || !fits(floor) {
                 return None;
             }
-            (lo, hi) = (floor, start);
-        }
+            (floor, start)
+        };
         // Invariant: `lo` fits; `hi` does not, or is past what is worth trying.
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
@@ -130,6 +104,44 @@ impl<'a, U: JsonUnit> Clamp<'a, U> {
             }
         }
         Some(lo)
+    }
+
+    /// The whole value's result within `room`, priced without rendering.
+    fn price(&self, room: u64) -> Measure {
+        as_measure(self.value(0, room, &mut NoSink))
+    }
+
+    /// From a room `start` whose result (`at_start`) fits `limits`, adds back the room the
+    /// result leaves unused in bytes and chars while the result still fits. Returns the
+    /// bracket for the bisection: `lo` fits; `hi` does not, or is past what is worth trying.
+    fn grow_by_slack(&self, limits: Limits, start: u64, at_start: Measure) -> (u64, u64) {
+        let total = self.nodes[0].full.bytes;
+        let slack = |m: Measure| {
+            let room = |limit: u64, used: u64| if limit == UNLIMITED { u64::MAX } else { limit.saturating_sub(used) };
+            room(limits.max_bytes, m.bytes).min(room(limits.max_chars, m.chars))
+        };
+        let (mut lo, mut hi) = (start, total);
+        let mut spare = slack(at_start);
+        for _ in 0..16 {
+            if spare == 0 || spare == u64::MAX {
+                break;
+            }
+            let next = lo.saturating_add(spare).min(total);
+            if next == lo {
+                break;
+            }
+            let m = self.price(next);
+            if !m.fits(limits.as_measure()) {
+                hi = next;
+                break;
+            }
+            lo = next;
+            spare = slack(m);
+        }
+        if spare == 0 || hi == total && spare != u64::MAX {
+            hi = lo + 1;
+        }
+        (lo, hi)
     }
 
     /// The value rendered within `room`.

@@ -294,7 +294,7 @@ describe('properties', () => {
     )
   })
 
-  // Contract: crates/toolclamp-core/src/plan.rs module docs. For 'head' and 'tail' the result is
+  // Contract: crates/toolclamp-core/src/plan/mod.rs module docs. For 'head' and 'tail' the result is
   // exactly the brute-force reference's: the caller's notice when any cut fits with the notice
   // rendered from its own facts, else the first fallback some cut fits with; the longest part among
   // the cuts that fit with their own notice. Every notice here behaves like a template.

@@ -11,7 +11,7 @@
 //   "3 bytes per UTF-16 unit" bound to prove a short string fits without reading it.
 //
 // Both share toolclamp's rules for where the notice goes and what it says: the planner
-// below is a line-by-line port of crates/toolclamp-core/src/plan.rs, and only the way a
+// below is a line-by-line port of crates/toolclamp-core/src/plan/, and only the way a
 // cut is found and counted differs.
 
 import { Buffer } from 'node:buffer'
@@ -422,7 +422,7 @@ class FastSource extends SimpleSource {
 }
 
 // ---------------------------------------------------------------------------------------
-// The planner (port of plan.rs). Budgets use Infinity for "no limit".
+// The planner (port of the core's plan module). Budgets use Infinity for "no limit".
 
 /** `a - b` per dimension, keeping Infinity; null when `b` does not fit. */
 function remaining(a, b) {

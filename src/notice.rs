@@ -11,8 +11,7 @@ use crate::text::{NoticeText, StandIns};
 /// `checkTemplate`: throws the `TypeError` a plan with `template` would; answers `undefined`.
 pub(crate) fn check_template(call: &Call) -> Answer {
     let template = call.notice_text(call.arg(0)).map_err(|e| call.naming(e, 0, "a string"))?;
-    toolclamp_core::notice::check_template(&template.text)
-        .map_err(|e| Thrown::Type(format!("notice template: {e}")))?;
+    toolclamp_core::check_template(&template.text).map_err(|e| Thrown::Type(format!("notice template: {e}")))?;
     call.undefined()
 }
 

@@ -123,7 +123,7 @@ impl TextPlan {
 
 /// [`answer_plan`] of a text's units; with `restack`, a text over its limits that carries
 /// earlier notices of the library is planned as the original they stand for (see
-/// [`toolclamp_core::restack`]).
+/// [`toolclamp_core::plan_restacked`]).
 fn answer_units<U: toolclamp_core::Unit>(call: &Call, units: &[U], how: &TextPlan, notice: NoticeArg) -> Answer {
     let TextPlan { limits, strategy, exact, snap, restack } = *how;
     let src = Units::new(units);

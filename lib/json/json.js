@@ -3,7 +3,7 @@
 // clampJson and clampJsonText: a JSON value fitted into a budget, still valid JSON of the
 // same shape. JS only stringifies the value and parses the answer; what is kept (fair
 // shares between an object's members, whole array items in order, strings cut between
-// whole characters) is planned by the Rust core (crates/toolclamp-core/src/json.rs), on the
+// whole characters) is planned by the Rust core (crates/toolclamp-core/src/json/), on the
 // JSON text: a JSON text given by a user is never read into JS numbers, so every token it
 // keeps is the very text it had. replaceJsonValue edits a JSON text the same way.
 

@@ -66,7 +66,7 @@ impl std::error::Error for CaptureError {}
 pub struct CaptureOptions {
     pub limits: Limits,
     pub strategy: Strategy,
-    /// Normalise terminal output before counting (see [`crate::terminal`]).
+    /// Normalise terminal output before counting (see [`crate::normalize_terminal_output`]).
     pub normalize: Option<Normalize>,
     /// Keep bytes as they came, invalid UTF-8 included, never replaced: chars and lines are
     /// counted as `buf.toString()` reads the bytes (each maximal invalid subpart one char),

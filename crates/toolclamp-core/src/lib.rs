@@ -13,7 +13,8 @@
 //! * a cut never separates a surrogate pair or `\r\n`;
 //! * the result is `text[..head_end] + glue + text[tail_start..]` and fits every limit;
 //! * the kept parts are as long as the limits allow with the notice each cut would carry
-//!   (exactly so for `Head` and `Tail`; the contract is in the [`mod@plan`] module docs).
+//!   (exactly so for `Head` and `Tail`; the contract is in the docs of the private `plan`
+//!   module, `src/plan/mod.rs`).
 //!
 //! [`plan_tool_output`] lays out the head/tail view of a tool's output with line
 //! indicators, from one such plan.
@@ -23,21 +24,25 @@
 //!
 //! [`page()`] serves the other way of reading a long text: one bounded page at a time, from
 //! a line and column, with the handle that continues it.
+//!
+//! Every module is private: the API is the `pub use` list below, which is what the binding,
+//! the integration tests and the fuzz targets use, the types their signatures return, and
+//! the constants the docs of those name as part of a rule.
 
-pub mod auto;
-pub mod budget;
-pub mod capture;
-pub mod json;
-pub mod measure;
-pub mod notice;
-pub mod overflow;
-pub mod page;
-pub mod plan;
-pub mod restack;
-pub mod source;
-pub mod terminal;
-pub mod tool_output;
-pub mod utf8;
+mod auto;
+mod budget;
+mod capture;
+mod json;
+mod measure;
+mod notice;
+mod overflow;
+mod page;
+mod plan;
+mod restack;
+mod source;
+mod terminal;
+mod tool_output;
+mod utf8;
 
 pub use auto::{auto_strategy, AUTO_SIGNALS, AUTO_WINDOW, AUTO_WORD_SIGNALS};
 pub use budget::{
@@ -50,19 +55,22 @@ pub use json::{
     JsonText, JsonUnit, Markers, PathStep, MAX_DEPTH, SHORT_MARKER,
 };
 pub use measure::{measure, measure_str, Measure, Span, Unit};
-pub use notice::{format_count, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS};
-pub use overflow::{classify_provider_error, ErrorClass, ErrorKind, PROVIDER_HINTS, RATE_LIMITS};
+pub use notice::{
+    check_template, default_notice, render_template, Dims, Notice, NoticeFacts, Position, TemplateError, PLACEHOLDERS,
+};
+pub use overflow::{classify_provider_error, ErrorClass, ErrorKind};
 pub use page::{
     lossy_position, page, page_with_banner, partial_banner, repage, Banner, Page, PageError, PageRequest, Repage,
 };
 pub use plan::{
-    chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, CHARS_WINDOW_MARGIN, INLINE_OPEN,
+    chars_windows, plan, plan_head_at, plan_with_snap, Limits, Plan, Snap, Strategy, MAX_FUNCTION_CALLS,
     SNAP_MIN_SHARE, UNLIMITED,
 };
-pub use restack::{find_prior, plan_restacked, restacked_notice, Prior};
+pub use restack::{find_prior, plan_restacked, Prior};
 pub use source::{Source, Units, Windows};
 pub use terminal::{
     max_normalized_utf16, normalize_terminal_output, normalized_utf16_len, Normalize, TerminalNormalizer,
+    BLANKS_PER_READ, MAX_GROWTH, WIDTH,
 };
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -14,6 +14,14 @@ pub struct Measure {
     pub lines: u64,
 }
 
+impl Measure {
+    /// Every dimension within `budget` (limits are a budget: [`crate::UNLIMITED`] is the
+    /// largest count).
+    pub(crate) fn fits(self, budget: Measure) -> bool {
+        self.chars <= budget.chars && self.bytes <= budget.bytes && self.lines <= budget.lines
+    }
+}
+
 /// Additive counts over a span of units. Lines are not additive, newlines are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Span {

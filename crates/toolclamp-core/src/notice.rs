@@ -87,8 +87,8 @@ impl Notice<'_> {
     }
 
     /// Whether the caller's notice may change length with the cut, so that the planner
-    /// searches for the longest cut that fits with its own notice (see the [`mod@crate::plan`]
-    /// module docs): a function may, a template does when it names a count of the dropped
+    /// searches for the longest cut that fits with its own notice (see the maximality
+    /// contract in `src/plan/mod.rs`): a function may, a template does when it names a count of the dropped
     /// text, an offset or a line number. The default notice is left out: it is planned
     /// exactly without that search.
     pub fn depends_on_cut(&self) -> bool {

@@ -3,7 +3,7 @@
 //! planner serves a whole string, a string seen through two bounded windows, and UTF-8
 //! bytes ([`crate::Utf8`]).
 
-use crate::measure::{lines_of, Measure, Span, Unit};
+use crate::measure::{Measure, Span, Unit};
 
 const NL: u16 = b'\n' as u16;
 const CR: u16 = b'\r' as u16;
@@ -296,9 +296,4 @@ impl<U: Unit> Source for Windows<'_, U> {
     fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
         (from..to).rev().find(|&i| self.code(i) == NL)
     }
-}
-
-/// Lines of `from..to` given its span.
-pub fn lines_in<S: Source + ?Sized>(src: &S, from: usize, to: usize, span: Span) -> u64 {
-    lines_of(span.newlines, to - from, to > from && src.is_newline(to - 1))
 }

@@ -309,19 +309,24 @@ mod tests {
         out
     }
 
+    /// Byte strings for the decoders: valid text, and the ways UTF-8 goes wrong (a stray
+    /// continuation, a truncated sequence, an encoded surrogate, an overlong form, bytes
+    /// that never start a character).
+    const CASES: [&[u8]; 9] = [
+        b"",
+        b"plain",
+        b"\xFF",
+        b"a\xE6\x97",
+        b"\xF0\x9F\x98\x80\xED\xA0\x80x",
+        b"\xC3\xA9\x80\x80\xC3",
+        b"\xE6\xC3\xA9\xF5z",
+        b"\xF0\x90\x41\xE0\x80",
+        "日本😀é".as_bytes(),
+    ];
+
     #[test]
     fn decoding_in_pieces_is_decoding_whole() {
-        let cases: [&[u8]; 8] = [
-            b"plain",
-            b"\xFF",
-            b"a\xE6\x97",
-            b"\xF0\x9F\x98\x80\xED\xA0\x80x",
-            b"\xC3\xA9\x80\x80\xC3",
-            b"\xE6\xC3\xA9\xF5z",
-            b"\xF0\x90\x41\xE0\x80",
-            "日本😀é".as_bytes(),
-        ];
-        for bytes in cases {
+        for bytes in CASES {
             let whole = String::from_utf8_lossy(bytes).into_owned().into_bytes();
             for a in 0..=bytes.len() {
                 for b in a..=bytes.len() {
@@ -367,16 +372,7 @@ mod tests {
 
     #[test]
     fn decode_lossy_is_from_utf8_lossy() {
-        let cases: [&[u8]; 7] = [
-            b"",
-            b"plain",
-            b"\xFF",
-            b"a\xE6\x97",
-            b"\xF0\x9F\x98\x80\xED\xA0\x80x",
-            b"\xC3\xA9\x80\x80\xC3",
-            b"\xE6\xC3\xA9\xF5z",
-        ];
-        for bytes in cases {
+        for bytes in CASES {
             assert_eq!(decode_lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:x?}");
         }
         assert!(matches!(decode_lossy("日本😀".as_bytes()), Cow::Borrowed(_)));

@@ -592,7 +592,7 @@ fn a_notice_function_is_called_a_bounded_number_of_times() {
                 "#".repeat((facts.head_end * 7 + facts.tail_start * 3) % 97)
             };
             plan(&Units::new(&text[..]), &chars(c), strategy, &mut Notice::Custom(&mut f), false).unwrap();
-            assert!(calls <= plan::MAX_FUNCTION_CALLS, "{calls} calls: {strategy:?} {c}");
+            assert!(calls <= toolclamp_core::MAX_FUNCTION_CALLS, "{calls} calls: {strategy:?} {c}");
         }
     }
 }

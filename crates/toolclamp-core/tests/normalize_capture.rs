@@ -8,11 +8,11 @@ use crate::hostile;
 
 use hostile::{hostile_text, options};
 use proptest::prelude::*;
-use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
 use toolclamp_core::{
     normalize_terminal_output, plan_with_snap, Capture, CaptureOptions, Limits, Normalize, Notice, Snap, Source, Units,
     Utf8, CAPTURE_MARGIN, UNLIMITED,
 };
+use toolclamp_core::{MAX_GROWTH, WIDTH};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
 

@@ -7,8 +7,8 @@ use crate::reference;
 use common::*;
 use proptest::prelude::*;
 use reference::*;
-use toolclamp_core::notice::render_template;
-use toolclamp_core::plan::MAX_FUNCTION_CALLS;
+use toolclamp_core::render_template;
+use toolclamp_core::MAX_FUNCTION_CALLS;
 use toolclamp_core::{
     chars_windows, measure, plan, Limits, Measure, Notice, NoticeFacts, Plan, Source, Span, Units, Windows, UNLIMITED,
 };

@@ -8,7 +8,7 @@ use crate::reference;
 use common::*;
 use proptest::prelude::*;
 use reference::*;
-use toolclamp_core::notice::default_notice;
+use toolclamp_core::default_notice;
 use toolclamp_core::{plan_with_snap, Limits, Notice, Plan, Position, Snap, Units, UNLIMITED};
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;

@@ -123,7 +123,7 @@ fn a_char_cut_between_chunks_then_an_invalid_byte_loses_nothing() {
 /// move far past the end stops at the last column instead of allocating up to it.
 #[test]
 fn endless_lines_wrap_and_cursor_moves_stop_at_the_last_column() {
-    use toolclamp_core::terminal::WIDTH;
+    use toolclamp_core::WIDTH;
     let row = "x".repeat(WIDTH);
     let text = format!("{row}{row}ab\rc");
     assert_eq!(normalize_terminal_output(text.as_bytes(), Normalize::default()), format!("{row}{row}cb"));
@@ -138,7 +138,7 @@ fn endless_lines_wrap_and_cursor_moves_stop_at_the_last_column() {
 /// from an allowance: one screen line, then `BLANKS_PER_READ` per char, control or sequence.
 #[test]
 fn far_cursor_moves_do_not_amplify() {
-    use toolclamp_core::terminal::{BLANKS_PER_READ, MAX_GROWTH, WIDTH};
+    use toolclamp_core::{BLANKS_PER_READ, MAX_GROWTH, WIDTH};
     let input = "\x1b[65535Cx\n".repeat(110_000);
     let out = norm(&input);
     assert!(out.len() <= MAX_GROWTH * input.len() + WIDTH, "{} bytes from {}", out.len(), input.len());
@@ -186,7 +186,7 @@ proptest! {
     fn the_fast_path_gives_what_the_parser_gives_and_output_is_bounded(
         text in hostile_text(), options in options(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
     ) {
-        use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
+        use toolclamp_core::{MAX_GROWTH, WIDTH};
         let mut at: Vec<usize> = cuts.iter().map(|i| i.index(text.len() + 1)).collect();
         at.sort_unstable();
         let expected = reference(&text, options);
@@ -204,7 +204,7 @@ proptest! {
 /// under it: C1 chars shown as `<U+0085>`, invalid bytes as U+FFFD, and moves paid in full.
 #[test]
 fn the_bound_holds_for_the_worst_inputs() {
-    use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
+    use toolclamp_core::{MAX_GROWTH, WIDTH};
     let worst: [Vec<u8>; 5] = [
         "\u{85}".repeat(50_000).into_bytes(),
         vec![0xFF; 100_000],
@@ -225,7 +225,7 @@ fn the_bound_holds_for_the_worst_inputs() {
 /// (12 a byte), each plus a screen line; reached from below by the worst inputs.
 #[test]
 fn the_utf16_bound_holds_and_the_length_is_measured_without_the_text() {
-    use toolclamp_core::terminal::{max_normalized_utf16, normalized_utf16_len, WIDTH};
+    use toolclamp_core::{max_normalized_utf16, normalized_utf16_len, WIDTH};
     assert_eq!(max_normalized_utf16(0, false), WIDTH as u64);
     assert_eq!(max_normalized_utf16(10, false), 160 + WIDTH as u64);
     assert_eq!(max_normalized_utf16(10, true), 120 + WIDTH as u64);
@@ -242,7 +242,7 @@ proptest! {
 
     #[test]
     fn normalised_utf16_length_is_measured_exactly_and_bounded(text in hostile_text(), options in options()) {
-        use toolclamp_core::terminal::{max_normalized_utf16, normalized_utf16_len};
+        use toolclamp_core::{max_normalized_utf16, normalized_utf16_len};
         let shown = normalize_terminal_output(&text, options);
         let units = shown.encode_utf16().count() as u64;
         prop_assert_eq!(normalized_utf16_len(&text, options), units);

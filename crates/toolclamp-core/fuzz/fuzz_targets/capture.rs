@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
+use toolclamp_core::{MAX_GROWTH, WIDTH};
 use toolclamp_core::{
     decode_lossy, normalize_terminal_output, plan_with_snap, Capture, CaptureOptions, Limits, Normalize, Notice, Snap,
     Source, Strategy, Units, Utf8, CAPTURE_MARGIN, UNLIMITED,

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolclamp_core::terminal::{MAX_GROWTH, WIDTH};
+use toolclamp_core::{MAX_GROWTH, WIDTH};
 use toolclamp_core::{normalize_terminal_output, Normalize, TerminalNormalizer};
 
 fuzz_target!(|data: &[u8]| {

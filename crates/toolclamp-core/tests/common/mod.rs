@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use crate::reference::*;
-use toolclamp_core::notice::{default_notice, render_template};
+use toolclamp_core::{default_notice, render_template};
 use toolclamp_core::{plan, Dims, Limits, Notice, Plan, Position, Strategy, Units, UNLIMITED};
 
 pub const FALLBACKS: [&str; 3] = ["[... truncated ...]", "[...]", ""];

@@ -62,7 +62,7 @@ pub fn options() -> impl Strategy<Value = Normalize> {
 /// chars, blanks paid from the allowance of the module docs. What the fast paths and the
 /// line kept as text must give.
 pub fn reference(text: &[u8], options: Normalize) -> String {
-    use toolclamp_core::terminal::{BLANKS_PER_READ, WIDTH};
+    use toolclamp_core::{BLANKS_PER_READ, WIDTH};
     use vte::{Params, Parser, Perform};
 
     struct Screen {

@@ -16,7 +16,7 @@ pub(crate) fn check_template(call: &Call) -> Answer {
 }
 
 /// `noticeTemplates()`: `{ templates, placeholders }`, the library's notice templates by
-/// name (`toolclamp_core::notice::templates::ALL`) and the placeholders a template may
+/// name (`toolclamp_core::templates::ALL`) and the placeholders a template may
 /// use, both frozen. `lib/common/notices.js` reads them once.
 pub(crate) fn notice_templates(call: &Call) -> Answer {
     let env = call.env();
@@ -41,7 +41,7 @@ pub(crate) fn notice_templates(call: &Call) -> Answer {
         }
         frozen(o)
     };
-    let templates: Vec<_> = toolclamp_core::notice::templates::ALL
+    let templates: Vec<_> = toolclamp_core::templates::ALL
         .iter()
         .map(|(name, template)| Ok((*name, string(template)?)))
         .collect::<Result<_, Thrown>>()?;

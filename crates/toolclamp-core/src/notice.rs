@@ -138,7 +138,7 @@ pub const PLACEHOLDERS: &[&str] = &[
 
 /// The notice templates the library writes, each defined here once: the JS library reads
 /// them through the binding (`noticeTemplates()`, by the names of [`templates::ALL`]), and
-/// [`crate::restack`] reads every one of them back when a clamp is stacked on another.
+/// [`plan_restacked`](crate::plan_restacked) reads every one of them back when a clamp is stacked on another.
 ///
 /// Two placeholders are filled in by the JS library before the core sees a template:
 /// `{spillPath}` (the spill file's path, or `(not saved)`) and `{stream}` (`stdout` or

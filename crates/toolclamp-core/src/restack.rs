@@ -18,21 +18,21 @@
 //! A notice on a line of its own, or at the end of a line after a space (an inline notice,
 //! after a head that ended inside that line), in one of the formats the library writes
 //! (counts with thousands separators, `1 line` / `2 lines`, units in the order lines,
-//! chars, bytes): the default notice and each of [`templates::ALL`](crate::notice::templates::ALL):
+//! chars, bytes): the default notice and each of [`templates::ALL`](crate::templates::ALL):
 //!
 //! * `[... 370 lines, 48,113 bytes truncated at the end ...]` (also `at the start`, `in the
 //!   middle`): the default notice of every clamp, `truncateToolOutput`'s included;
 //! * `[... {omitted} truncated at the end; full output saved to PATH (dropped: lines 4–9) ...]`
-//!   ([`templates::SPILL`](crate::notice::templates::SPILL)): `truncateText`'s, `hardTruncateToolPayload`'s,
+//!   ([`templates::SPILL`](crate::templates::SPILL)): `truncateText`'s, `hardTruncateToolPayload`'s,
 //!   `truncateToolOutput`'s and a capture's notice with a spill file;
 //! * `[... {omitted} truncated from stdout ...]` and `[... {omitted} truncated from stdout;
-//!   full stdout saved to PATH (dropped: lines 4–9) ...]` ([`templates::STREAM`](crate::notice::templates::STREAM),
-//!   [`templates::STREAM_SPILL`](crate::notice::templates::STREAM_SPILL)): `formatExecOutput`'s and `runCommand`'s;
+//!   full stdout saved to PATH (dropped: lines 4–9) ...]` ([`templates::STREAM`](crate::templates::STREAM),
+//!   [`templates::STREAM_SPILL`](crate::templates::STREAM_SPILL)): `formatExecOutput`'s and `runCommand`'s;
 //! * `[... {omitted} truncated at the end so far (input interrupted) ...]`
-//!   ([`templates::INTERRUPTED`](crate::notice::templates::INTERRUPTED), [`templates::INTERRUPTED_MIDDLE`](crate::notice::templates::INTERRUPTED_MIDDLE)): a capture's whose
+//!   ([`templates::INTERRUPTED`](crate::templates::INTERRUPTED), [`templates::INTERRUPTED_MIDDLE`](crate::templates::INTERRUPTED_MIDDLE)): a capture's whose
 //!   input was cut short;
 //! * `[... {omitted} of this tool output cut to fit the context window; full output saved to
-//!   PATH ...]` ([`templates::CONTEXT_CUT`](crate::notice::templates::CONTEXT_CUT)): `clampToolResultsInMessages`'s with a spill file;
+//!   PATH ...]` ([`templates::CONTEXT_CUT`](crate::templates::CONTEXT_CUT)): `clampToolResultsInMessages`'s with a spill file;
 //! * `[... {omitted} truncated at the end; full output saved to PATH ...]`: the notice this
 //!   module writes when the earlier one named a file (see [`restacked_notice`]).
 //!
@@ -444,7 +444,7 @@ const WHERE_WORDS: [(&str, Place); 3] = [("start", Place::First), ("end", Place:
 
 const STREAMS: [&str; 2] = ["stdout", "stderr"];
 
-/// How an interrupted capture's notice ends ([`templates::INTERRUPTED`](crate::notice::templates::INTERRUPTED)).
+/// How an interrupted capture's notice ends ([`templates::INTERRUPTED`](crate::templates::INTERRUPTED)).
 const INTERRUPTED_END: &str = " so far (input interrupted) ...]";
 
 type Rest = (Place, Option<String>, Option<(u64, u64)>);

@@ -170,6 +170,7 @@ describe('lib/native.js', () => {
     native.measureText('abc')
     native.measureTokens('abc')
     native.checkTemplate('[{omittedChars} cut]')
+    native.noticeTemplates()
     native.planText('x'.repeat(100), 'head', limits(10), 0.5, notice, true)
     native.planText('x'.repeat(5000), 'headTail', limits(100), 0.5, undefined, false)
     native.planTexts(['ab', 'cd'], 4, 'tail', limits(2), 0.5, undefined, false, true, false)

@@ -34,8 +34,8 @@
 // isTerminated, isMaxBuffer). The exit code is the first of exitCode, status, a numeric
 // `code` of the result, a numeric `code` of its error.
 
-const { mustBe } = require('../common/errors.js')
-const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const { invalid, mustBe } = require('../common/errors.js')
+const { DEFAULT_HEAD_RATIO, EXEC_STREAM_MAX_CHARS } = require('../common/defaults.js')
 const { types } = require('node:util')
 const native = require('../native.js')
 const spills = require('../files/spill.js')
@@ -55,7 +55,6 @@ const {
 } = require('../common/options.js')
 
 const STREAMS = ['stdout', 'stderr']
-const DEFAULT_STREAM_CHARS = 8000
 const EXEC_OPTIONS = ['stdout', 'stderr', 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 // The keys read from a result. Other keys (execa's `command`, `failed`, ...) are ignored,
 // except near misses of these (`exit_code`, `stdOut`).
@@ -87,7 +86,7 @@ const ERROR_LINE = { maxChars: 300, maxBytes: Infinity, maxLines: Infinity }
 
 /** The budgets of one stream: a number is maxChars; an object sets any of the three. */
 function readStreamLimits(name, limit) {
-  if (limit === undefined) return { maxChars: DEFAULT_STREAM_CHARS, maxBytes: Infinity, maxLines: Infinity }
+  if (limit === undefined) return { maxChars: EXEC_STREAM_MAX_CHARS, maxBytes: Infinity, maxLines: Infinity }
   return readLimitArgument(name, limit)
 }
 
@@ -193,7 +192,7 @@ function readResult(result) {
   for (const key of Object.keys(result)) {
     if (KNOWN_KEYS.includes(key)) continue
     const near = nearMiss(key, RESULT_KEYS)
-    if (near !== undefined) throw new TypeError(`unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
+    if (near !== undefined) throw invalid(TypeError, `unknown key ${JSON.stringify(key)} in result; did you mean ${JSON.stringify(near)}?`)
   }
   // Exit code, first found: exitCode (execa, ours), status (spawnSync), a numeric code
   // (an execFile error used as the result), the numeric code of result.error.

@@ -35,6 +35,13 @@ const INSPECT_MAX_BYTES = 16 * KIB
 // OpenClaw's exec tool: the last 200,000 chars of a command's output.
 const OPENCLAW_EXEC_MAX_CHARS = 200000
 
+// formatExecOutput: each stream's tail when the caller gives no limit for it.
+const EXEC_STREAM_MAX_CHARS = 8000
+
+// pi's `details` on a tool result: never sent to a model, so outside the budget, but
+// bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
+const DETAILS_MAX_BYTES = 8 * KIB
+
 // Python run results (formatPythonResult): the prints, the result value, the whole.
 const PYTHON_MAX_PRINT_CHARS = 8000
 const PYTHON_MAX_OUTPUT_CHARS = 8000
@@ -79,6 +86,8 @@ module.exports = {
   DEFAULT_TOOL_STRATEGY,
   DEFAULT_HEAD_RATIO,
   END_HEAVY_HEAD_RATIO,
+  EXEC_STREAM_MAX_CHARS,
+  DETAILS_MAX_BYTES,
   PYTHON_MAX_PRINT_CHARS,
   PYTHON_MAX_OUTPUT_CHARS,
   PYTHON_MAX_TOTAL_CHARS,

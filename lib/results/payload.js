@@ -14,7 +14,7 @@ const notices = require('../common/notices.js')
 const json = require('../json/json.js')
 const partial = require('./partial.js')
 const { clampString, truncateSpilling } = require('../text/clamp.js')
-const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, TOOL_OUTPUT_PRESETS } = require('../common/defaults.js')
+const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, DETAILS_MAX_BYTES, TOOL_OUTPUT_PRESETS } = require('../common/defaults.js')
 const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
   blockText,
@@ -523,9 +523,7 @@ function appended(list, block) {
   return copy
 }
 
-// pi's `details`: kept for a UI and logs, never sent to a model, so outside the budget, but
-// bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
-const DETAILS_MAX_BYTES = 8192
+// pi's `details`: kept for a UI and logs, bounded to DETAILS_MAX_BYTES (lib/common/defaults.js).
 const DETAILS_LIMITS = limitsRecord({
   maxChars: Infinity,
   maxBytes: DETAILS_MAX_BYTES,

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { readPartial, truncateText, wrapToolWithHardOutputTruncate } from '../index.mjs'
+import { createOutputCapture, readPartial, truncateText, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { resolveToolOutputLimit } from '../presets.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -86,6 +86,29 @@ test('the calls the table names give their codes', () => {
     code(() => readPartial(long, { maxLines: 10, onOverflow: 'error' })),
     'TOOLCLAMP_TOOL_OUTPUT_TOO_LARGE',
   )
+  const ended = createOutputCapture({ maxBytes: 10 })
+  ended.end()
+  assert.equal(
+    code(() => ended.write('x')),
+    'TOOLCLAMP_CAPTURE_ENDED',
+  )
+  const disposed = createOutputCapture({ maxBytes: 10 })
+  disposed.dispose()
+  assert.equal(
+    code(() => disposed.write('x')),
+    'TOOLCLAMP_CAPTURE_DISPOSED',
+  )
+  let inner
+  const reentrant = createOutputCapture({
+    maxBytes: 10,
+    notice: () => {
+      inner = code(() => reentrant.snapshot())
+      return '[cut]'
+    },
+  })
+  reentrant.write('z'.repeat(100))
+  reentrant.end()
+  assert.equal(inner, 'TOOLCLAMP_REENTRANT_CALL')
 })
 
 test('a bad TOOLCLAMP_MAX_TOOL_OUTPUT warns with its code, once, and never throws', async () => {

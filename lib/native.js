@@ -18,6 +18,7 @@
 // can run, and fills it with NaN, so a field left unwritten is refused, never read stale.
 
 const { describe } = require('./common/format.js')
+const { internal, invalid } = require('./common/errors.js')
 
 const binding = loadBinding()
 
@@ -120,7 +121,7 @@ function bufferView(bytes) {
 /** The error for a call whose answer is not one it may give: a bug, never a result. */
 function noAnswer(name) {
   const got = out[VERDICT]
-  return new Error(`toolclamp internal error: ${name} answered ${got === 0 ? 'nothing' : `with verdict ${got}`}`)
+  return internal(`${name} answered ${got === 0 ? 'nothing' : `with verdict ${got}`}`)
 }
 
 /** Throws unless the call just made answered with `verdict`. */
@@ -130,7 +131,7 @@ function expect(verdict, name) {
 
 function codeOf(strategy) {
   const code = STRATEGY_CODES.get(strategy)
-  if (code === undefined) throw new TypeError(`unknown strategy ${describe(strategy)}`)
+  if (code === undefined) throw invalid(TypeError, `unknown strategy ${describe(strategy)}`)
   return code
 }
 
@@ -165,7 +166,7 @@ function bindingNotice(notice) {
   return () => {
     // Read before the caller's function runs: it may clamp again and reuse `out`.
     const text = notice(noticeFacts())
-    if (typeof text !== 'string') throw new TypeError(`notice function must return a string, got ${describe(text)}`)
+    if (typeof text !== 'string') throw invalid(TypeError, `notice function must return a string, got ${describe(text)}`)
     return text
   }
 }

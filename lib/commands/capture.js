@@ -11,7 +11,7 @@
 // gets its spill file closed and removed once it is collected, and its buffers freed by the
 // binding's finalizer.
 
-const { mustBe } = require('../common/errors.js')
+const { failure, invalid, mustBe } = require('../common/errors.js')
 const { types } = require('node:util')
 
 const native = require('../native.js')
@@ -156,7 +156,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const lineSnap = readSnap(snap, 'none')
   const flags = terminal.readNormalize(normalize)
   if (raw !== undefined && typeof raw !== 'boolean') throw mustBe(TypeError, `raw`, `a boolean`, raw)
-  if (raw && flags !== 0) throw new TypeError('raw and normalize cannot be combined: normalised output is text')
+  if (raw && flags !== 0) throw invalid(TypeError, 'raw and normalize cannot be combined: normalised output is text')
   const spillTo = spills.readSpill(spill, 'output', spills.SPILL_KEYS_WITH_CALLBACK)
   // With a spill, the notice may name the file ({spillPath}): spillNotices reads it.
   const checked = spillTo === undefined ? readNotice(notice) : undefined
@@ -191,11 +191,11 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
 
   function refuseReentry(method) {
     if (planning === undefined || (method === 'end' && planning !== 'end')) return
-    throw new Error(`toolclamp: ${method}() called from its own notice function`)
+    throw failure(Error, `toolclamp: ${method}() called from its own notice function`, 'TOOLCLAMP_REENTRANT_CALL')
   }
 
   function refuseDisposed() {
-    if (disposed) throw new Error('toolclamp: the capture was disposed')
+    if (disposed) throw failure(Error, 'toolclamp: the capture was disposed', 'TOOLCLAMP_CAPTURE_DISPOSED')
   }
 
   function shape(plan) {
@@ -217,7 +217,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const capture = {
     write(chunk) {
       checkChunk(chunk)
-      if (ended !== undefined) throw new Error('toolclamp: write after end')
+      if (ended !== undefined) throw failure(Error, 'toolclamp: write after end', 'TOOLCLAMP_CAPTURE_ENDED')
       refuseDisposed()
       if (typeof chunk !== 'string' && native.byteLengthOf.call(chunk) === 0) return
       if (chunk === '') return

@@ -70,7 +70,7 @@ function readCommand(command) {
   if (typeof command !== 'string' || command === '') {
     throw mustBe(TypeError, `command`, `a non-empty string`, command)
   }
-  if (command.includes('\0')) throw new TypeError('command must not contain a NUL character')
+  if (command.includes('\0')) throw invalid(TypeError, 'command must not contain a NUL character')
   return command
 }
 
@@ -80,7 +80,7 @@ function readArgs(args) {
   const list = [...args]
   list.forEach((arg, k) => {
     if (typeof arg !== 'string') throw mustBe(TypeError, `args[${k}]`, `a string`, arg)
-    if (arg.includes('\0')) throw new TypeError(`args[${k}] must not contain a NUL character`)
+    if (arg.includes('\0')) throw invalid(TypeError, `args[${k}] must not contain a NUL character`)
   })
   return list
 }
@@ -118,7 +118,7 @@ function readCwd(cwd) {
     return cwd
   }
   if (typeof cwd !== 'string' || cwd === '') throw mustBe(TypeError, `cwd`, `a non-empty string or a file: URL`, cwd)
-  if (cwd.includes('\0')) throw new TypeError('cwd must not contain a NUL character')
+  if (cwd.includes('\0')) throw invalid(TypeError, 'cwd must not contain a NUL character')
   return cwd
 }
 

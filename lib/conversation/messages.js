@@ -75,7 +75,7 @@ function readClampOptions(options) {
   if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object with contextWindowTokens`, options)
   checkKeys(options, CLAMP_OPTIONS)
   const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap } = options
-  if (contextWindowTokens === undefined) throw new TypeError('contextWindowTokens is required')
+  if (contextWindowTokens === undefined) throw invalid(TypeError, 'contextWindowTokens is required')
   const window = contextWindowTokens
   if (typeof window !== 'number') throw mustBe(TypeError, `contextWindowTokens`, `a positive integer`, window)
   if (!(Number.isSafeInteger(window) && window > 0)) {

@@ -25,6 +25,7 @@
 
 const fs = require('node:fs')
 const os = require('node:os')
+const { invalid } = require('../common/errors.js')
 const { isPlainObject } = require('../common/options.js')
 const { NO_LINKS, removeQuietly, writeAll } = require('./publish.js')
 
@@ -202,7 +203,7 @@ function acquire(lock, name, identity, depth) {
  * none that can be read, see holderText).
  */
 function takeLock(file, id) {
-  if (!LOCK_ID.test(id)) throw new TypeError(`a lock id is 8 hex digits, got ${JSON.stringify(id)}`)
+  if (!LOCK_ID.test(id)) throw invalid(TypeError, `a lock id is 8 hex digits, got ${JSON.stringify(id)}`)
   const lock = `${file}.lock`
   const identity = makeIdentity(lock, id)
   try {

@@ -10,7 +10,7 @@
 // re-plans with a notice that does not name a file, and the error is reported beside the
 // result; the clamped result itself is never lost.
 
-const { mustBe } = require('../common/errors.js')
+const { internal, invalid, mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { createHash, randomBytes } = require('node:crypto')
@@ -70,7 +70,7 @@ function readSpill(spill, fallbackName, allowed = SPILL_KEYS) {
   if (typeof dir !== 'string' || dir === '') {
     throw mustBe(TypeError, `spill.dir`, `a non-empty string`, dir)
   }
-  if (dir.includes('\0')) throw new TypeError('spill.dir must not contain a NUL character')
+  if (dir.includes('\0')) throw invalid(TypeError, 'spill.dir must not contain a NUL character')
   if (name !== undefined && typeof name !== 'string') {
     throw mustBe(TypeError, `spill.name`, `a string`, name)
   }
@@ -87,7 +87,7 @@ function spillPath(spill, suffix = '') {
   const full = path.join(spill.dir, file)
   // sanitizeName leaves no separator, so this holds; checked anyway because it is the
   // guarantee the directory's owner relies on.
-  if (path.dirname(full) !== spill.dir) throw new Error(`spill file ${JSON.stringify(file)} escapes ${spill.dir}`)
+  if (path.dirname(full) !== spill.dir) throw internal(`spill file ${JSON.stringify(file)} escapes ${spill.dir}`)
   return full
 }
 
@@ -100,7 +100,7 @@ function spillPath(spill, suffix = '') {
 function contentSpillPath(spill, text) {
   const hash = text === undefined ? '0'.repeat(16) : createHash('sha256').update(text).digest('hex').slice(0, 16)
   const full = path.join(spill.dir, `${sanitizeName(spill.name)}-${hash}${SUFFIX}`)
-  if (path.dirname(full) !== spill.dir) throw new Error(`spill file ${JSON.stringify(full)} escapes ${spill.dir}`)
+  if (path.dirname(full) !== spill.dir) throw internal(`spill file ${JSON.stringify(full)} escapes ${spill.dir}`)
   return full
 }
 

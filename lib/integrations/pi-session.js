@@ -30,7 +30,7 @@
 //
 // fs is called through the module object (fs.renameSync, ...) so tests can fail a step.
 
-const { mustBe } = require('../common/errors.js')
+const { failure, invalid, mustBe } = require('../common/errors.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { randomBytes } = require('node:crypto')
@@ -128,9 +128,8 @@ function limitsFor({ limits, spill }, toolName, onSpill) {
 // ---------------------------------------------------------------------------------------
 
 function unreadable(key, error) {
-  return new TypeError(`the tool result message cannot be persisted: reading its ${key} threw: ${messageOf(error)}`, {
-    cause: error,
-  })
+  const message = `the tool result message cannot be persisted: reading its ${key} threw: ${messageOf(error)}`
+  return failure(TypeError, message, 'TOOLCLAMP_INVALID_ARGUMENT', { cause: error })
 }
 
 /** `message[key]`, or a clear error saying which field could not be read. */
@@ -493,7 +492,7 @@ function repairSessionFile(file, options) {
   if (typeof file !== 'string' || file === '') {
     throw mustBe(TypeError, `path`, `a non-empty string`, file)
   }
-  if (file.includes('\0')) throw new TypeError('path must not contain a NUL character')
+  if (file.includes('\0')) throw invalid(TypeError, 'path must not contain a NUL character')
   // Every option is checked before anything is touched.
   const given = readOptionsObject(options, REPAIR_OPTIONS, true)
   const backup = readBackup(given.backup)
@@ -501,7 +500,7 @@ function repairSessionFile(file, options) {
   const { limits, spill } = readLimitOptions(given, REPAIR_SPILL_KEYS, true)
   // A symbolic link is repaired where it points; the link stays a link.
   const real = fs.realpathSync(path.resolve(file))
-  if (!fs.statSync(real).isFile()) throw new TypeError(`path must name a regular file, got ${JSON.stringify(file)}`)
+  if (!fs.statSync(real).isFile()) throw invalid(TypeError, `path must name a regular file, got ${JSON.stringify(file)}`)
   const id = randomBytes(4).toString('hex')
   const lock = takeLock(real, id)
   try {

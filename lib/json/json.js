@@ -7,7 +7,7 @@
 // JSON text: a JSON text given by a user is never read into JS numbers, so every token it
 // keeps is the very text it had. replaceJsonValue edits a JSON text the same way.
 
-const { invalid, mustBe } = require('../common/errors.js')
+const { internal, invalid, mustBe } = require('../common/errors.js')
 const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const native = require('../native.js')
 const { truncateWith } = require('../text/clamp.js')
@@ -358,7 +358,7 @@ function replaceJsonValue(text, path, before, after) {
   for (const k of order) {
     const json = JSON.stringify(edits[k][1])
     if (spans[k] === null || json === undefined) {
-      throw new Error(`toolclamp internal error: no JSON value to replace at ${pathText(edits[k][0])}`)
+      throw internal(`no JSON value to replace at ${pathText(edits[k][0])}`)
     }
   }
   // The edits are of disjoint values: spliced in the order of the text.

@@ -42,6 +42,17 @@ const EXEC_STREAM_MAX_CHARS = 8000
 // bounded as OpenClaw bounds the details it persists: at most 8 KiB of compact JSON.
 const DETAILS_MAX_BYTES = 8 * KIB
 
+// clampToolResultsInMessages and withContextOverflowRecovery: the share of the context window
+// one tool result and all of them together may take, the chars an elided result keeps at
+// least, the newest results never cut, and the recovery's attempts.
+const CONVERSATION_DEFAULTS = Object.freeze({
+  resultShare: 0.3,
+  aggregateShare: 0.5,
+  minKeepChars: 2000,
+  protectRecent: 1,
+  maxAttempts: 3,
+})
+
 // Python run results (formatPythonResult): the prints, the result value, the whole.
 const PYTHON_MAX_PRINT_CHARS = 8000
 const PYTHON_MAX_OUTPUT_CHARS = 8000
@@ -87,6 +98,7 @@ module.exports = {
   DEFAULT_HEAD_RATIO,
   END_HEAVY_HEAD_RATIO,
   EXEC_STREAM_MAX_CHARS,
+  CONVERSATION_DEFAULTS,
   DETAILS_MAX_BYTES,
   PYTHON_MAX_PRINT_CHARS,
   PYTHON_MAX_OUTPUT_CHARS,

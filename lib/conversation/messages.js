@@ -21,7 +21,7 @@ const { classifyProviderError } = require('./provider-errors.js')
 const { isArray, read, textOf } = require('../common/format.js')
 const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('../common/options.js')
 
-const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
+const { CONVERSATION_DEFAULTS, DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 
 const {
   copyList,
@@ -40,7 +40,7 @@ const {
 const CLAMP_OPTIONS = ['contextWindowTokens', 'resultShare', 'aggregateShare', 'minKeepChars', 'protectRecent', 'spill', 'strategy', 'snap']
 const RECOVERY_OPTIONS = ['messages', 'maxAttempts', ...CLAMP_OPTIONS]
 
-const DEFAULTS = Object.freeze({ resultShare: 0.3, aggregateShare: 0.5, minKeepChars: 2000, protectRecent: 1, maxAttempts: 3 })
+const DEFAULTS = CONVERSATION_DEFAULTS
 
 // ---------------------------------------------------------------------------------------
 // Options

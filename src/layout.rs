@@ -106,20 +106,7 @@ pub const REQUEST_START: usize = SLOT_COUNT;
 /// The facts of a cut a notice function reads, in order from [`FACTS_START`]: the binding
 /// writes them there (see [`fact_values`]) before it calls the function with no arguments.
 /// `where` is a code of [`POSITIONS`], `truncatedBy` a mask of [`DIMS`].
-pub const FACT_NAMES: &[&str] = &[
-    "where",
-    "truncatedBy",
-    "omittedChars",
-    "omittedBytes",
-    "omittedLines",
-    "totalChars",
-    "totalBytes",
-    "totalLines",
-    "headEnd",
-    "tailStart",
-    "fromLine",
-    "toLine",
-];
+pub const FACT_NAMES: &[&str] = &toolclamp_core::prefixed(["where", "truncatedBy"], toolclamp_core::CUT_NUMBERS);
 
 pub const FACT_COUNT: usize = FACT_NAMES.len();
 

@@ -56,8 +56,8 @@ pub use json::{
 };
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{
-    check_template, default_notice, render_template, templates, Dims, Notice, NoticeFacts, Position, TemplateError,
-    PLACEHOLDERS,
+    check_template, default_notice, prefixed, render_template, templates, Dims, Notice, NoticeFacts, Position,
+    TemplateError, CUT_NUMBERS, PLACEHOLDERS,
 };
 pub use overflow::{classify_provider_error, ErrorClass, ErrorKind};
 pub use page::{

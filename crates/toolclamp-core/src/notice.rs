@@ -120,10 +120,9 @@ fn template_names_any(template: &str, names: &[&str]) -> bool {
     uses
 }
 
-/// The placeholders a template may use.
-pub const PLACEHOLDERS: &[&str] = &[
-    "omitted",
-    "where",
+/// The numbers of a cut a notice can name, as a template names them: a template may use each
+/// as a placeholder, and a notice function reads each by this name (see [`NoticeFacts`]).
+pub const CUT_NUMBERS: [&str; 10] = [
     "omittedChars",
     "omittedBytes",
     "omittedLines",
@@ -135,6 +134,23 @@ pub const PLACEHOLDERS: &[&str] = &[
     "fromLine",
     "toLine",
 ];
+
+/// The placeholders a template may use: `{omitted}` (the counts in words), `{where}`, and
+/// each of [`CUT_NUMBERS`].
+pub const PLACEHOLDERS: &[&str] = &prefixed(["omitted", "where"], CUT_NUMBERS);
+
+/// `first` followed by `rest`: lists built from [`CUT_NUMBERS`] keep its one order.
+pub const fn prefixed(first: [&'static str; 2], rest: [&'static str; 10]) -> [&'static str; 12] {
+    let mut out = [""; 12];
+    out[0] = first[0];
+    out[1] = first[1];
+    let mut i = 0;
+    while i < rest.len() {
+        out[i + 2] = rest[i];
+        i += 1;
+    }
+    out
+}
 
 /// The notice templates the library writes, each defined here once: the JS library reads
 /// them through the binding (`noticeTemplates()`, by the names of [`templates::ALL`]), and

@@ -308,6 +308,15 @@ function mayCarryNotice(text) {
   return text.indexOf('[... ') !== -1
 }
 
+/**
+ * Whether a chars-only plan of `text` with the default notice must read it whole: it is
+ * scanned for notices (up to RESTACK_SCAN_MAX chars) and holds one. Otherwise such a plan
+ * needs only the units next to its cuts.
+ */
+function mustReadWhole(text) {
+  return text.length <= RESTACK_SCAN_MAX && mayCarryNotice(text)
+}
+
 /** The plan with the strategy the binding used (`auto` resolved to 'head' or 'headTail'). */
 function withStrategy(plan) {
   plan.strategy = STRATEGIES[out[SLOTS.strategy]]
@@ -689,6 +698,7 @@ module.exports = {
   dimNames,
   checkTemplate,
   planText,
+  mustReadWhole,
   planTexts,
   planBytes,
   planToolOutput,

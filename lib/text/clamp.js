@@ -11,6 +11,7 @@ const native = require('../native.js')
 const spills = require('../files/spill.js')
 const notices = require('../common/notices.js')
 const terminal = require('./terminal.js')
+const { clampChars } = require('./chars.js')
 const { unshared } = require('../common/format.js')
 const {
   fitsByLength,
@@ -30,6 +31,18 @@ function checkText(text) {
 
 function clampString(text, strategy, limits, headRatio, notice, snap = false) {
   if (fitsByLength(text.length, limits)) return text
+  if (
+    limits.maxBytes === Infinity &&
+    limits.maxLines === Infinity &&
+    notice === undefined &&
+    !snap &&
+    (strategy === 'tail' || strategy === 'head') &&
+    !native.mustReadWhole(text)
+  ) {
+    // By chars alone with the default notice: arithmetic (chars.js), unless the core must plan it.
+    const clamped = clampChars(text, strategy, limits.maxChars)
+    if (clamped !== undefined) return unshared(clamped, text.length)
+  }
   const plan = native.planText(text, strategy, limits, headRatio, notice, false, snap)
   return plan.cut ? cutText(text, plan) : text
 }

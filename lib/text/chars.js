@@ -1,0 +1,104 @@
+'use strict'
+
+// The one-end clamps by chars alone with the default notice, answered in JS in O(1): a
+// head or tail cut under `maxChars` is arithmetic, and a call into the binding costs more
+// than the whole answer.
+//
+// One source of truth. Nothing here decides what a plan is:
+// - the notice text is the core's: it is read once, at load, from plans the core makes of a
+//   sample text (`learnNotice`), and the fast path is switched off unless the core's notices
+//   for two different counts are exactly what it would write;
+// - the cut is the core's contract for `head` and `tail` (crates/toolclamp-core/src/plan/mod.rs,
+//   "Head and Tail: exact"): the longest kept part, at a safe cut, whose result with its own
+//   notice fits, else the notice alone. That answer is unique, so evaluating it here gives
+//   the plan the core gives; __test__/chars-fast.test.mjs holds the two to the same text on
+//   random texts, budgets and cuts (surrogates, CRLF, line breaks at the cut).
+// Everything else goes to the core: `headTail` (its split is the planner's own), budgets
+// too small for the default notice (the fallback notices), and a text that may carry an
+// earlier notice (restacking, lib/native.js `mayCarryNotice`).
+
+const native = require('../native.js')
+
+const NL = 10
+const CR = 13
+
+/** A cut at `i` separates neither a surrogate pair nor `\r\n` (source.rs `is_safe_cut`). */
+function isSafeCut(text, i) {
+  if (i <= 0 || i >= text.length) return true
+  const a = text.charCodeAt(i - 1)
+  const b = text.charCodeAt(i)
+  return !(((a & 0xfc00) === 0xd800 && (b & 0xfc00) === 0xdc00) || (a === CR && b === NL))
+}
+
+/** `12345` → `12,345`, as the core writes counts (notice.rs `push_count`). */
+function countText(n) {
+  if (n < 1000) return `${n}`
+  return `${countText(Math.floor(n / 1000))},${`${n % 1000}`.padStart(3, '0')}`
+}
+
+/** The length of `countText(n)`, without building it. */
+function countWidth(n) {
+  let digits = 1
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++
+  return digits + Math.floor((digits - 1) / 3)
+}
+
+/**
+ * The default notice of a plain sample text cut by `strategy`, split around its count:
+ * `{ before, after }` with the notice `before + countText(k) + after`, or undefined when the
+ * core's notice for another count does not read so (then no fast path).
+ */
+function learnNotice(strategy) {
+  const parts = []
+  for (const [length, maxChars] of [
+    [3000, 100],
+    [1500, 1400],
+  ]) {
+    const text = 'x'.repeat(length)
+    const limits = { maxChars, maxBytes: Infinity, maxLines: Infinity }
+    const plan = native.planText(text, strategy, limits, 0, undefined, false, false, false)
+    const kept = plan.headEnd + (length - plan.tailStart)
+    // A head cut inside a line gets the inline separator; a tail gets a line break after.
+    const notice = strategy === 'head' ? plan.glue.slice(1) : plan.glue.slice(0, -1)
+    const count = countText(length - kept)
+    const at = notice.indexOf(count)
+    if (!plan.cut || at < 0 || plan.glue !== (strategy === 'head' ? ` ${notice}` : `${notice}\n`)) return undefined
+    parts.push({ before: notice.slice(0, at), after: notice.slice(at + count.length) })
+  }
+  const [a, b] = parts
+  return a.before === b.before && a.after === b.after ? a : undefined
+}
+
+const NOTICES = { head: learnNotice('head'), tail: learnNotice('tail') }
+
+/**
+ * `text` (longer than `maxChars`) cut by `strategy` ('head' or 'tail') under `maxChars`
+ * with the default notice, or undefined when the core must plan it.
+ */
+function clampChars(text, strategy, maxChars) {
+  const notice = NOTICES[strategy]
+  if (notice === undefined) return undefined
+  const n = text.length
+  const fixed = notice.before.length + notice.after.length
+  if (strategy === 'tail') {
+    // Kept t chars cost t, the line break after the notice 1, the notice fixed + count.
+    for (let t = Math.min(n - 1, maxChars - fixed - 2); t >= 1; t--) {
+      if (t + 1 + fixed + countWidth(n - t) <= maxChars && isSafeCut(text, n - t)) {
+        return `${notice.before}${countText(n - t)}${notice.after}\n${text.slice(n - t)}`
+      }
+    }
+  } else {
+    // A head that ends inside a line pays for the separator before the notice.
+    for (let e = Math.min(n - 1, maxChars - fixed - 1); e >= 1; e--) {
+      const open = text.charCodeAt(e - 1) !== NL
+      if (e + (open ? 1 : 0) + fixed + countWidth(n - e) <= maxChars && isSafeCut(text, e)) {
+        return `${text.slice(0, e)}${open ? ' ' : ''}${notice.before}${countText(n - e)}${notice.after}`
+      }
+    }
+  }
+  // Nothing kept: the notice alone, if it fits; else a fallback notice (the core's).
+  if (fixed + countWidth(n) <= maxChars) return `${notice.before}${countText(n)}${notice.after}`
+  return undefined
+}
+
+module.exports = { clampChars, countText, countWidth }

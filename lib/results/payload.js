@@ -18,7 +18,7 @@ const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, DETAILS_MAX_BYTES, TOOL_OUTPU
 const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
   blockText,
-  blocksTextLength,
+  blocksLength,
   copyList,
   extrasOf,
   forEachPart,
@@ -580,7 +580,7 @@ function clampWithContent(result, content, structured, limits) {
  * whole fits (a media part costs no text).
  */
 function textLength(value) {
-  if (isArray(value)) return blocksTextLength(value)
+  if (isArray(value)) return blocksLength(value)
   let length = 0
   forEachPart(value, (kind, part) => {
     if (kind === 'text' || kind === 'piece') length += part.length

@@ -157,11 +157,11 @@ function isBlockList(array) {
 
 /**
  * The UTF-16 length of the text a model reads of a list as mapParts walks it (block texts
- * and strings), or NaN when mapParts would read any of it as data (a record among the
- * blocks, or a list that is no block list). isBlockList and mapBlocks in one loop, for
- * the fast path of results that fit.
+ * and strings), with `mediaCost` for each media block; NaN when mapParts would read any of
+ * it as data (a record among the blocks, or a list that is no block list). isBlockList and
+ * mapBlocks in one loop, for the fast paths of results that fit.
  */
-function blocksTextLength(list) {
+function blocksLength(list, mediaCost = 0) {
   const length = lengthOf(list)
   let total = 0
   let blocks = length === 0
@@ -177,11 +177,14 @@ function blocksTextLength(list) {
       continue
     }
     const kind = itemKind(item)
-    if (kind === 'data') return NaN
+    if (kind === 'data') return Number.NaN
     if (kind === 'piece') total += item.length
-    else if (kind === 'media' || TEXT_TYPES.has(typeOf(item))) blocks = true
+    else if (kind === 'media') {
+      total += mediaCost
+      blocks = true
+    } else if (TEXT_TYPES.has(typeOf(item))) blocks = true
   }
-  return blocks ? total : NaN
+  return blocks ? total : Number.NaN
 }
 
 // ---------------------------------------------------------------------------------------
@@ -660,11 +663,21 @@ function forEachTyped(parts, type, visit) {
 }
 
 function hasTyped(parts, type) {
-  for (let i = 0, n = lengthOf(parts); i < n; i++) if (typeOf(read(parts, i)) === type) return true
+  for (let i = 0, n = lengthOf(parts); i < n; i++) {
+    let part
+    try {
+      part = parts[i]
+    } catch {}
+    if (typeOf(part) === type) return true
+  }
   return false
 }
 
 const NONE = Object.freeze([])
+
+function slot(format, part, holder, key, idKey, failed = false) {
+  return { format, part, holder, key, idKey, failed }
+}
 
 /**
  * Where one conversation message holds tool results: `{ format, part, holder, key, idKey,
@@ -678,13 +691,21 @@ function resultSlotsOf(message) {
   // Most messages are not tool results: the role alone tells, before anything else is read.
   const role = roleOf(message)
   if (role === 'assistant' || role === 'system' || role === 'developer') return NONE
-  const slot = (format, part, holder, key, idKey, failed = false) => ({ format, part, holder, key, idKey, failed })
-  if (role === PI_RESULT_ROLE) return [slot('pi', -1, message, 'content', 'toolCallId', read(message, 'isError') === true)]
+  if (role === PI_RESULT_ROLE) {
+    let failed = false
+    try {
+      failed = message.isError === true
+    } catch {}
+    return [slot('pi', -1, message, 'content', 'toolCallId', failed)]
+  }
   if (role === 'user') {
     // Anthropic Messages: tool_result blocks in a user message.
     const found = []
-    const content = read(message, 'content')
-    if (isArray(content)) {
+    let content
+    try {
+      content = message.content
+    } catch {}
+    if (isArray(content) && hasTyped(content, 'tool_result')) {
       forEachTyped(content, 'tool_result', (part, i) => {
         found.push(slot('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true))
       })
@@ -722,7 +743,7 @@ module.exports = {
   blockText,
   withBlockText,
   itemKind,
-  blocksTextLength,
+  blocksLength,
   // Copies
   lengthOf,
   copyList,

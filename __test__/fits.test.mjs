@@ -139,3 +139,35 @@ describe('a conversation that fits is read in one pass', () => {
     )
   })
 })
+
+describe('a capture of short text keeps it until the binding is needed', () => {
+  const { createOutputCapture } = require('../index.js')
+  const opts = fc.record(
+    {
+      maxChars: budget,
+      maxBytes: budget,
+      maxLines: budget,
+      strategy: fc.constantFrom('head', 'tail', 'headTail'),
+      snap: fc.constantFrom('line', 'none'),
+    },
+    { requiredKeys: [] },
+  )
+
+  test('end() is what the binding’s capture answers, and totals too', () => {
+    check(
+      fc.property(fc.array(shortText, { maxLength: 4 }), opts, (chunks, options) => {
+        const kept = createOutputCapture(options)
+        const native = createOutputCapture(options)
+        for (const chunk of chunks) {
+          kept.write(chunk)
+          native.write(chunk)
+          // Reading the totals hands what was kept to the binding.
+          native.totals
+        }
+        const got = kept.end()
+        assert.deepEqual(got, native.end())
+        assert.deepEqual(kept.totals, native.totals)
+      }),
+    )
+  })
+})

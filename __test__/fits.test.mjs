@@ -171,3 +171,11 @@ describe('a capture of short text keeps it until the binding is needed', () => {
     )
   })
 })
+
+test('a capture disposed while it keeps short text still reports its totals', () => {
+  const { createOutputCapture } = require('../index.js')
+  const capture = createOutputCapture()
+  capture.write('ab\nc')
+  capture.dispose()
+  assert.deepEqual(capture.totals, { chars: 4, bytes: 4, lines: 2 })
+})

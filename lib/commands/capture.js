@@ -251,6 +251,8 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
    * this capture is under way), the spill file unless kept, the registration.
    */
   function release() {
+    // Text still kept here is counted first: `totals` go on saying what was written.
+    if (pending !== undefined && pendingLength > 0 && ended === undefined) opened()
     pending = undefined
     if (handle !== undefined) native.captureDispose(handle)
     stream?.discard()

@@ -472,8 +472,12 @@ function nameFor(spill, toolName) {
  * the token counts are those bounds (`exact: false`), at least the estimate.
  */
 function unchanged(messages, found) {
-  const results = found.map((result) => keptReport(result, result.bound))
-  const tokens = results.reduce((sum, r) => sum + r.tokensBefore, 0)
+  const results = new Array(found.length)
+  let tokens = 0
+  for (let k = 0; k < found.length; k++) {
+    results[k] = keptReport(found[k], found[k].bound)
+    tokens += found[k].bound
+  }
   return { messages, changed: false, savedTokens: 0, tokensBefore: tokens, tokensAfter: tokens, fits: true, exact: false, results }
 }
 

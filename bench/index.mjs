@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util'
 import { Bench } from 'tinybench'
 import toolclamp from '../index.js'
 import { runConversationCases, runErrorCases } from './conversations.mjs'
+import { runFitsCases } from './fits.mjs'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
 import { docsSection, formatRatio, formatTime, machineHeader, resultsPage, spliceSection, textTable } from './report.mjs'
@@ -566,6 +567,7 @@ const SECTIONS = [
     title: 'Clamping a conversation',
     run: () => runConversationCases({ timeCase, benchOptions, quick }),
   },
+  { id: 'fits', group: 'fits', title: 'Inputs that fit: every export', run: () => runFitsCases({ timeCase, benchOptions, quick }) },
   { id: 'provider-errors', group: 'conversation', title: 'Telling a provider error apart', run: () => runErrorCases({ timeCase }) },
   { id: 'capture', group: 'streams', title: 'Capturing streamed output', run: () => runCaptureCases({ quick }) },
   { id: 'run-command', group: 'streams', title: 'Running a command', run: () => runCommandCases({ quick }) },

@@ -262,6 +262,54 @@ function planText(text, strategy, limits, headRatio, notice, exact, snap = false
   const code = codeOf(strategy)
   const { maxChars, maxBytes, maxLines } = limits
   const n = text.length
+  if (
+    exact &&
+    n <= FIT_COUNT_MAX &&
+    n <= maxChars &&
+    n * 3 <= maxBytes &&
+    n <= maxLines &&
+    code !== AUTO &&
+    !(restack && mayCarryNotice(text))
+  ) {
+    return fitPlan(text, strategy)
+  }
+  return planNative(text, strategy, code, limits, headRatio, notice, exact, snap, restack)
+}
+
+// Up to this length a text whose length proves it fits is counted here: the two counts
+// cost less than the call to the binding would.
+const FIT_COUNT_MAX = 256
+
+/**
+ * The plan of a short text that fits, as the core would answer it: nothing cut, every
+ * count its total. Its rules are the core's (crates/toolclamp-core: a line is a line feed
+ * or an open last line, a lone surrogate is U+FFFD's 3 bytes, as Buffer.byteLength counts
+ * it); __test__/fits.test.mjs checks this plan against the binding's on random texts. Not
+ * for 'auto' (which reads the text to choose) or a text that may carry a notice (restack).
+ */
+function fitPlan(text, strategy) {
+  const n = text.length
+  let newlines = 0
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) newlines++
+  const lines = n === 0 || text.charCodeAt(n - 1) === 10 ? newlines : newlines + 1
+  const bytes = Buffer.byteLength(text)
+  return {
+    cut: false,
+    glue: null,
+    headEnd: n,
+    tailStart: n,
+    truncatedBy: 0,
+    total: { chars: n, bytes, lines },
+    output: { chars: n, bytes, lines },
+    omitted: { chars: 0, bytes: 0, lines: 0 },
+    strategy,
+  }
+}
+
+/** planText through the binding (`code` is the strategy's code). */
+function planNative(text, strategy, code, limits, headRatio, notice, exact, snap = false, restack = true) {
+  const { maxChars, maxBytes, maxLines } = limits
+  const n = text.length
   out[VERDICT] = 0
   if (
     maxBytes === Infinity &&
@@ -699,6 +747,8 @@ module.exports = {
   checkTemplate,
   planText,
   mustReadWhole,
+  // For __test__/fits.test.mjs: the plan of planText through the binding, with no shortcut.
+  planNative,
   planTexts,
   planBytes,
   planToolOutput,

@@ -24,6 +24,7 @@ const {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
   LIMIT_KEYS,
+  fitsByLength,
   readHeadRatio,
   readLimits,
   readNotice,
@@ -31,6 +32,10 @@ const {
   readSnap,
   readStrategy,
 } = require('../common/options.js')
+
+// Up to this many units of text a capture keeps them itself before it needs the binding.
+const SHORT_MAX = 256
+const SURROGATE = /[\ud800-\udfff]/
 
 const CAPTURE_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'snap', 'spill', 'normalize', 'raw']
 const STRATEGIES = ['tail', 'head', 'headTail']
@@ -160,7 +165,22 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const spillTo = spills.readSpill(spill, 'output', spills.SPILL_KEYS_WITH_CALLBACK)
   // With a spill, the notice may name the file ({spillPath}): spillNotices reads it.
   const checked = spillTo === undefined ? readNotice(notice) : undefined
-  const handle = native.captureCreate(name, limits, ratio, flags, raw === true)
+  // Short text written as strings is kept here until it no longer fits by its length, or
+  // until the binding is needed: a capture of a few lines that fit ends without it (see
+  // end). Not with a spill (written as output comes), normalisation or raw bytes.
+  let pending = spillTo === undefined && flags === 0 && raw !== true ? [] : undefined
+  let pendingLength = 0
+  let handle = pending === undefined ? native.captureCreate(name, limits, ratio, flags, raw === true) : undefined
+  /** The native capture, made now and fed what was kept here, if it was not yet. */
+  function opened() {
+    if (handle === undefined) {
+      handle = native.captureCreate(name, limits, ratio, flags, false)
+      const chunks = pending
+      pending = undefined
+      for (const chunk of chunks) totals = native.captureWrite(handle, chunk, false).totals
+    }
+    return handle
+  }
   const stream = spillTo === undefined ? undefined : new StreamingSpill(spillTo)
   const notices = stream === undefined ? undefined : spillNotices(notice, stream.file, namedDefault, unnamedDefault)
   // The notice to plan with: the one naming the file while the file is being written.
@@ -189,6 +209,28 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
     }
   }
 
+  /** Whether `length` units of text kept here still fit by their length alone. */
+  function fitsPending(length) {
+    return length <= SHORT_MAX && fitsByLength(length, limits)
+  }
+
+  /**
+   * end() of a capture whose text was all kept here: truncateText's plan of it, which is
+   * the capture's (a capture plans exactly the whole text), taken without the binding when
+   * the text fits (native.planText counts a short text that fits). Undefined when the
+   * binding must plan it: a text that may carry a notice (which a capture reads as text)
+   * or holds a surrogate (a lone one, which a capture decodes as U+FFFD).
+   */
+  function endShort() {
+    const text = pending.length === 1 ? pending[0] : pending.join('')
+    if (text.includes('[... ') || SURROGATE.test(text)) return undefined
+    const plan = native.planText(text, name, limits, ratio, noticeNow(), true, lineSnap, false)
+    if (plan.cut) return undefined
+    totals = { ...plan.total }
+    plan.text = text
+    return shape(plan)
+  }
+
   function refuseReentry(method) {
     if (planning === undefined || (method === 'end' && planning !== 'end')) return
     throw failure(Error, `toolclamp: ${method}() called from its own notice function`, 'TOOLCLAMP_REENTRANT_CALL')
@@ -209,7 +251,10 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
    * this capture is under way), the spill file unless kept, the registration.
    */
   function release() {
-    native.captureDispose(handle)
+    // Text still kept here is counted first: `totals` go on saying what was written.
+    if (pending !== undefined && pendingLength > 0 && ended === undefined) opened()
+    pending = undefined
+    if (handle !== undefined) native.captureDispose(handle)
     stream?.discard()
     abandoned.unregister(capture)
   }
@@ -221,8 +266,13 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       refuseDisposed()
       if (typeof chunk !== 'string' && native.byteLengthOf.call(chunk) === 0) return
       if (chunk === '') return
+      if (pending !== undefined && typeof chunk === 'string' && fitsPending(pendingLength + chunk.length)) {
+        pending.push(chunk)
+        pendingLength += chunk.length
+        return
+      }
       const echo = stream !== undefined && !stream.failed
-      const answer = native.captureWrite(handle, chunk, echo)
+      const answer = native.captureWrite(opened(), chunk, echo)
       totals = answer.totals
       if (echo) stream.write(answer.added)
     },
@@ -230,14 +280,20 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       refuseReentry('snapshot')
       if (ended !== undefined) return ended
       refuseDisposed()
-      return shape(plan('snapshot', () => native.captureResult(handle, false, noticeNow(), lineSnap)))
+      return shape(plan('snapshot', () => native.captureResult(opened(), false, noticeNow(), lineSnap)))
     },
     end() {
       refuseReentry('end')
       if (ended !== undefined) return ended
       refuseDisposed()
+      const short = pending === undefined ? undefined : endShort()
+      if (short !== undefined) {
+        ended = short
+        release()
+        return short
+      }
       const echo = stream !== undefined && !stream.failed
-      const finished = native.captureFinish(handle, echo)
+      const finished = native.captureFinish(opened(), echo)
       totals = finished.totals
       if (echo) stream.write(finished.added)
       let result = shape(plan('end', () => native.captureResult(handle, true, noticeNow(), lineSnap)))
@@ -264,7 +320,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       if (name !== 'head') return undefined
       // Room for the notice of an interruption, which the head shown now must leave.
       const settleNotice = interruptible ? interruptedNotice(noticeNow(), name) : noticeNow()
-      const head = plan('settledHead', () => native.captureSettleHead(handle, settleNotice, lineSnap))
+      const head = plan('settledHead', () => native.captureSettleHead(opened(), settleNotice, lineSnap))
       return head === null ? undefined : head
     },
     dispose() {
@@ -273,6 +329,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       disposed = true
     },
     get totals() {
+      if (pending !== undefined && pendingLength > 0) opened()
       return { ...totals }
     },
   }

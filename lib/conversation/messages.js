@@ -24,6 +24,7 @@ const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require
 const { CONVERSATION_DEFAULTS, DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 
 const {
+  blocksLength,
   copyList,
   forEachPart,
   forEachTyped,
@@ -102,20 +103,47 @@ function readClampOptions(options) {
 // Finding tool results
 // ---------------------------------------------------------------------------------------
 
+function namedContent(message) {
+  try {
+    return message.content
+  } catch {
+    return undefined
+  }
+}
+
+function namedToolCallId(message) {
+  try {
+    return message.toolCallId
+  } catch {
+    return undefined
+  }
+}
+
+function namedToolName(message) {
+  try {
+    return message.toolName
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * The tool results in one message (at `index`): `{ index, format, part, key, payload,
+ * The tool results in one message (at `index`), pushed onto `found`: `{ index, format, part, key, payload,
  * toolCallId, toolName, bound }` each, where `part` is the index of the content part holding
  * it (-1 for the message itself), `key` the property holding the payload, and `bound` its
  * tokens bounded by lengths (set by clampMessages). Where each format holds them is
  * shapes.js resultSlotsOf.
  */
-function toolResultsOf(message, index) {
-  const found = []
-  for (const { format, part, holder, key, idKey, failed } of resultSlotsOf(message)) {
-    const payload = read(holder, key)
+function toolResultsOf(message, index, found) {
+  const slots = resultSlotsOf(message)
+  for (let k = 0; k < slots.length; k++) {
+    const { format, part, holder, key, idKey, failed } = slots[k]
+    const pi = format === 'pi'
+    // pi's keys by name (their own inline caches), every other format's through read().
+    const payload = pi ? namedContent(holder) : read(holder, key)
     if (payload === undefined) continue
-    const id = read(holder, idKey)
-    const name = read(holder, 'toolName') ?? read(holder, 'name')
+    const id = pi ? namedToolCallId(holder) : read(holder, idKey)
+    const name = (pi ? namedToolName(holder) : read(holder, 'toolName')) ?? read(holder, 'name')
     found.push({
       index,
       format,
@@ -125,11 +153,11 @@ function toolResultsOf(message, index) {
       toolCallId: typeof id === 'string' ? id : undefined,
       toolName: typeof name === 'string' ? name : undefined,
       // A result that says it failed keeps its end too, where the error usually is.
-      failed: failed || shapeOf(payload).failed,
+      // (Only an object that is no list can say so: shapeOf is not asked about others.)
+      failed: failed || (typeof payload === 'object' && payload !== null && !isArray(payload) && shapeOf(payload).failed),
       bound: undefined,
     })
   }
-  return found
 }
 
 // ---------------------------------------------------------------------------------------
@@ -188,6 +216,10 @@ function sizeOf(payload) {
  */
 function boundOf(payload) {
   if (typeof payload === 'string') return payload.length
+  if (isArray(payload)) {
+    const bound = blocksLength(payload, native.MEDIA_TOKENS)
+    return Number.isNaN(bound) ? undefined : bound
+  }
   let bound = 0
   forEachPart(payload, (kind, part) => {
     if (kind === 'media') bound += native.MEDIA_TOKENS
@@ -335,7 +367,12 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   if (!isArray(messages)) throw mustBe(TypeError, `messages`, `an array`, messages)
   const found = []
   for (let i = 0, n = lengthOf(messages); i < n; i++) {
-    for (const result of toolResultsOf(read(messages, i), i)) found.push(result)
+    let message
+    try {
+      // A named index read, not read(): its own inline cache, on every message.
+      message = messages[i]
+    } catch {}
+    toolResultsOf(message, i, found)
   }
   // Most conversations fit: proven from lengths alone, without measuring.
   let bound = 0
@@ -435,8 +472,12 @@ function nameFor(spill, toolName) {
  * the token counts are those bounds (`exact: false`), at least the estimate.
  */
 function unchanged(messages, found) {
-  const results = found.map((result) => keptReport(result, result.bound))
-  const tokens = results.reduce((sum, r) => sum + r.tokensBefore, 0)
+  const results = new Array(found.length)
+  let tokens = 0
+  for (let k = 0; k < found.length; k++) {
+    results[k] = keptReport(found[k], found[k].bound)
+    tokens += found[k].bound
+  }
   return { messages, changed: false, savedTokens: 0, tokensBefore: tokens, tokensAfter: tokens, fits: true, exact: false, results }
 }
 

@@ -18,6 +18,7 @@ const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, DETAILS_MAX_BYTES, TOOL_OUTPU
 const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
 const {
   blockText,
+  blocksLength,
   copyList,
   extrasOf,
   forEachPart,
@@ -541,26 +542,51 @@ const DETAILS_LIMITS = limitsRecord({
  * Non-enumerable keys (never in JSON) are kept as they are.
  */
 function clampWithContent(result, content, structured, limits) {
-  const details = read(result, 'details')
+  let details
+  try {
+    // A named read (its own inline cache); a throwing getter reads as undefined, as read() does.
+    details = result.details
+  } catch {}
   const extras = extrasOf(result)
-  const parts = contentParts(content, structured)
   let clamped = { content, structured }
   let clampedExtras
+  // Most results are blocks that fit: proven from their lengths, before anything is measured.
+  const fits = structured === undefined && extras === undefined && fitsByLength(textLength(content), limits)
+  const parts = fits ? undefined : contentParts(content, structured)
   const x = extras === undefined ? NOTHING : sizeOfData(extras.value)
-  if (!fitsSize(plus(parts.size, x), limits)) {
+  if (!fits && !fitsSize(plus(parts.size, x), limits)) {
     // The content is cut within its share; the other data gets what the kept content leaves.
     clamped = clampContentParts(parts, x === NOTHING ? limits : share(limits, parts.need, x, NOTHING).content)
     const room = limitsLeft(limits, clamped.content === content && clamped.structured === structured ? parts.size : sizeOfParts(clamped))
     // Limits too small for any JSON object leave no other data.
     if (!fitsSize(x, room)) clampedExtras = clampData(extras.value, room)
   }
-  const next = withChanges(result, [
-    ['content', content, clamped.content],
-    ['structuredContent', structured, clamped.structured],
-    ['details', details, details === undefined ? undefined : boundDetails(details)],
-  ])
+  const bounded = details === undefined ? undefined : boundDetails(details)
+  const same = clamped.content === content && clamped.structured === structured && bounded === details
+  const next = same
+    ? result
+    : withChanges(result, [
+        ['content', content, clamped.content],
+        ['structuredContent', structured, clamped.structured],
+        ['details', details, bounded],
+      ])
   // Data that came back as text (tiny limits) leaves no other key.
   return clampedExtras === undefined ? next : withData(next, extras.keys, clampedExtras)
+}
+
+/**
+ * The UTF-16 length of all the text a model reads of `value` (block texts and strings), or
+ * NaN when a part is data, which only its JSON measures: fitsByLength of it proves the
+ * whole fits (a media part costs no text).
+ */
+function textLength(value) {
+  if (isArray(value)) return blocksLength(value)
+  let length = 0
+  forEachPart(value, (kind, part) => {
+    if (kind === 'text' || kind === 'piece') length += part.length
+    else if (kind === 'data') length = NaN
+  })
+  return length
 }
 
 /** What a model reads of clamped content and structuredContent. */

@@ -3,7 +3,9 @@
 //! A string's code units are copied into a reused per-thread scratch buffer: Latin-1 for
 //! one-byte strings (JS says which), UTF-16 otherwise, never UTF-8, which V8 transcodes
 //! slowly. A buffer that grew past [`RETAINED_BYTES`] for one huge input is freed after the
-//! call, so memory returns to its steady state. A call that re-enters the binding (a notice
+//! call, so memory returns to its steady state. A long string planned by chars or bytes is
+//! never copied whole: [`Call::stream_units`] copies it in bounded windows (see
+//! `plan::plan_long`). A call that re-enters the binding (a notice
 //! function calling toolclamp) gets a fresh buffer instead of the one in use.
 //!
 //! Notices are planned as Rust strings, which cannot hold a lone surrogate. A caller's

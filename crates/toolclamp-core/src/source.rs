@@ -321,7 +321,7 @@ impl<U: Unit> Source for Windows<'_, U> {
 /// How far from either end of a text a plan under `limits` can read, in units, or `None`
 /// when neither chars nor bytes bind (a lines-only plan may keep any length). A kept piece
 /// holds at most `min(maxChars, maxBytes)` units (each unit is a char and weighs at least a
-/// byte); the planner also reads a block of [`BLOCK`] units past a fit, the unit after a
+/// byte); the planner also reads a block of 256 units past a fit, the unit after a
 /// cut, and the last [`crate::AUTO_WINDOW`] units for `auto`. A text longer than twice this
 /// plans the same through a head and a tail window of this many units
 /// ([`Windows::with_totals`]) as whole.

@@ -65,7 +65,7 @@ function show(value) {
  * A case timing `toolclamp[fn](text, ...args)` against the best pure JS of the same name
  * (`stringTruncateTail` → `js.bestTruncateTail`) and, with `search`, the binary-search JS.
  */
-function stringCase(id, title, fn, args, { search = false, headline = false, about } = {}) {
+function stringCase(id, title, fn, args, { search = false, headline = false, about, sizes = SIZES } = {}) {
   const name = fn.replace(/^string/, '')
   const jsName = (prefix) => prefix + name[0].toUpperCase() + name.slice(1)
   // Looked up once, so no call pays for the lookup.
@@ -77,11 +77,23 @@ function stringCase(id, title, fn, args, { search = false, headline = false, abo
     assert.equal(typeof f, 'function', `${id}: no ${impl} implementation of ${fn}`)
     impls[impl] = (t) => f(t, ...args)
   }
-  return { id, group: 'strings', title, code: `\`${fn}(${['text', ...args.map(show)].join(', ')})\``, about, impls, headline }
+  return { id, group: 'strings', title, code: `\`${fn}(${['text', ...args.map(show)].join(', ')})\``, about, impls, headline, sizes }
 }
 
+// Huge inputs for the head clamp: 512 MiB stops just short of the longest string V8 holds
+// (2^29 - 24 units). Building 512 MiB of CJK takes a few GB: run with
+// `node --max-old-space-size=8192 bench/index.mjs --filter head` if the heap runs out.
+const HUGE_SIZES = [
+  { label: '128 MiB', bytes: 128 * MIB },
+  { label: '512 MiB', bytes: 512 * MIB - 4 * KIB },
+]
+
 const STRING_CASES = [
-  stringCase('head', 'Head clamp, 51,200 bytes / 2,000 lines', 'stringTruncateHead', [LIMITS], { search: true, headline: true }),
+  stringCase('head', 'Head clamp, 51,200 bytes / 2,000 lines', 'stringTruncateHead', [LIMITS], {
+    search: true,
+    headline: true,
+    sizes: [...SIZES, ...HUGE_SIZES],
+  }),
   stringCase('head-report', 'Head clamp, 51,200 bytes / 2,000 lines, with the full report', 'truncateText', [LIMITS], {
     search: true,
     headline: true,
@@ -491,7 +503,7 @@ const tableOf = (c, rows) => ({ title: c.title, code: c.code, about: c.about, co
 /** Checks and times a string case on every size × kind; returns its table. */
 async function runStringCase(c, failures) {
   const rows = []
-  for (const size of SIZES) {
+  for (const size of c.sizes) {
     for (const kind of KINDS) {
       const label = `${KIND_NAMES[kind]}, ${size.label}`
       const key = `${c.title}, ${label}`

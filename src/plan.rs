@@ -3,8 +3,8 @@
 
 use napi::sys;
 use toolclamp_core::{
-    chars_windows, decode_lossy, estimate_tokens, find_prior, measure, plan_restacked, plan_tool_output,
-    plan_with_snap, Limits, Measure, Plan, Snap, Source, Strategy, Units, Utf8, Windows,
+    chars_windows, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked, plan_tool_output,
+    plan_with_snap, Limits, Measure, Plan, Snap, Source, Strategy, Tally, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
@@ -163,11 +163,59 @@ pub(crate) fn plan_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let how = TextPlan::read(call)?;
     let notice = NoticeArg::read(call, 3)?;
+    let len = call.string_length(1)?;
+    if let Some(reach) = ends_reach(&how.limits).filter(|&r| len >= LONG_MIN && r < len / 2 && !notice.is_function()) {
+        return if wide {
+            with_scratch(&UTF16_WINDOWS, |bufs| plan_long(call, bufs, len, reach, &how, notice, &UTF16))
+        } else {
+            with_scratch(&LATIN1_WINDOWS, |bufs| plan_long(call, bufs, len, reach, &how, notice, &LATIN1))
+        };
+    }
     if wide {
         with_scratch(&UTF16, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
     } else {
         with_scratch(&LATIN1, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
     }
+}
+
+/// Strings from this many units on are planned through windows when the limits allow (see
+/// [`plan_long`]); shorter ones are copied whole, which costs less than the slices.
+const LONG_MIN: usize = 1 << 20;
+
+/// Units copied at a time while a long string is counted: small enough to stay in cache.
+const STREAM_UNITS: usize = 1 << 18;
+
+/// `plan` of a string of `len` units whose plan reads at most `reach` units from either end
+/// ([`ends_reach`]): the string is copied in windows of [`STREAM_UNITS`] to count its
+/// totals, and only its two ends are kept, so memory stays bounded and every byte costs the
+/// same whatever the length. A text that holds `[... ` (it may carry notices to restack,
+/// which need the whole text) is copied whole into `whole`, as before.
+fn plan_long<U: StringUnit + toolclamp_core::Unit>(
+    call: &Call,
+    bufs: &mut [Vec<U>; 3],
+    len: usize,
+    reach: usize,
+    how: &TextPlan,
+    notice: NoticeArg,
+    whole: &'static std::thread::LocalKey<std::cell::RefCell<Vec<U>>>,
+) -> Answer {
+    let [head, tail, window] = bufs;
+    let mut tally = Tally::default();
+    call.stream_units(1, len, STREAM_UNITS, window, |units| tally.add(units))?;
+    if how.restack && tally.holds_open() {
+        return with_scratch(whole, |buf| answer_units(call, call.string_arg(1, buf)?, how, notice));
+    }
+    let text = call.arg(1);
+    let head = call.prefix_of(text, reach, head)?;
+    let mut slice = std::ptr::null_mut();
+    // SAFETY: `env` and `text` are valid while the call runs.
+    call.check(unsafe { sys::napi_get_named_property(call.env(), text, c"slice".as_ptr(), &mut slice) })?;
+    let tail = call.units_of(call.slice_of(text, slice, len - reach, len)?, tail)?;
+    if tail.len() != reach {
+        return Err(call.range_error(1, "a string whose slices keep their length", tail.len()));
+    }
+    let src = Windows::new(head, tail, len).with_totals(tally.totals());
+    answer_plan(call, &src, &how.limits, how.strategy, notice, how.exact, how.snap)
 }
 
 /// `planList`: `plan` over the concatenation of `texts`, an array of strings (the text

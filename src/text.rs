@@ -3,7 +3,9 @@
 //! A string's code units are copied into a reused per-thread scratch buffer: Latin-1 for
 //! one-byte strings (JS says which), UTF-16 otherwise, never UTF-8, which V8 transcodes
 //! slowly. A buffer that grew past [`RETAINED_BYTES`] for one huge input is freed after the
-//! call, so memory returns to its steady state. A call that re-enters the binding (a notice
+//! call, so memory returns to its steady state. A long string planned by chars or bytes is
+//! never copied whole: [`Call::stream_units`] copies it in bounded windows (see
+//! `plan::plan_long`). A call that re-enters the binding (a notice
 //! function calling toolclamp) gets a fresh buffer instead of the one in use.
 //!
 //! Notices are planned as Rust strings, which cannot hold a lone surrogate. A caller's
@@ -144,6 +146,88 @@ impl Call {
         // SAFETY: `buf` holds `len + 1` units.
         self.check(unsafe { U::copy(env, v, buf.as_mut_ptr(), len + 1, &mut copied) })?;
         Ok(&buf[..copied])
+    }
+
+    /// The length in UTF-16 units of the string argument `i`, without copying it.
+    pub fn string_length(&self, i: usize) -> Result<usize, Thrown> {
+        let mut len = 0;
+        // SAFETY: `env` and the argument are valid while the call runs; a null buffer asks
+        // for the length.
+        let status = unsafe { u16::copy(self.env(), self.arg(i), ptr::null_mut(), 0, &mut len) };
+        if status == sys::Status::napi_string_expected {
+            return Err(self.type_error(i, "a string"));
+        }
+        self.check(status)?;
+        Ok(len)
+    }
+
+    /// Copies at most the first `units` units of the string `v` into `buf` (Node-API copies
+    /// a bounded prefix without reading the rest).
+    pub fn prefix_of<'b, U: StringUnit>(
+        &self,
+        v: sys::napi_value,
+        units: usize,
+        buf: &'b mut Vec<U>,
+    ) -> Result<&'b [U], Thrown> {
+        if buf.len() < units + 1 {
+            buf.resize(units + 1, U::default());
+        }
+        let mut copied = 0;
+        // SAFETY: `env` and `v` are valid while the call runs; `buf` holds `units + 1` units.
+        self.check(unsafe { U::copy(self.env(), v, buf.as_mut_ptr(), units + 1, &mut copied) })?;
+        Ok(&buf[..copied])
+    }
+
+    /// Hands `f` the units of the string argument `i` (`len` units long) in order, `window`
+    /// units at a time, copied into `buf` from slices of the string (`String.prototype.slice`
+    /// shares the string's memory), so a string of any length costs `window` units of
+    /// memory. Fails if the slices do not add up to `len` units.
+    pub fn stream_units<U: StringUnit>(
+        &self,
+        i: usize,
+        len: usize,
+        window: usize,
+        buf: &mut Vec<U>,
+        mut f: impl FnMut(&[U]),
+    ) -> Result<(), Thrown> {
+        let env = self.env();
+        let text = self.arg(i);
+        let mut slice = ptr::null_mut();
+        // SAFETY: `env` and `text` are valid while the call runs; a string primitive is
+        // wrapped to look the property up.
+        self.check(unsafe { sys::napi_get_named_property(env, text, c"slice".as_ptr(), &mut slice) })?;
+        let mut from = 0;
+        while from < len {
+            let to = len.min(from.saturating_add(window));
+            let piece = self.slice_of(text, slice, from, to)?;
+            let units = self.units_of(piece, buf).map_err(|e| self.naming(e, i, "a string"))?;
+            if units.len() != to - from {
+                return Err(self.range_error(i, "a string whose slices keep their length", units.len()));
+            }
+            f(units);
+            from = to;
+        }
+        Ok(())
+    }
+
+    /// `text.slice(from, to)` with `slice`, the string's own `slice` method.
+    pub fn slice_of(
+        &self,
+        text: sys::napi_value,
+        slice: sys::napi_value,
+        from: usize,
+        to: usize,
+    ) -> Result<sys::napi_value, Thrown> {
+        let env = self.env();
+        let mut args = [ptr::null_mut(); 2];
+        for (arg, n) in args.iter_mut().zip([from, to]) {
+            // SAFETY: `env` is valid while the call runs; `arg` is a valid out-pointer.
+            self.check(unsafe { sys::napi_create_double(env, n as f64, arg) })?;
+        }
+        let mut piece = ptr::null_mut();
+        // SAFETY: as above; `args` holds two valid values.
+        self.check(unsafe { sys::napi_call_function(env, text, slice, 2, args.as_ptr(), &mut piece) })?;
+        Ok(piece)
     }
 
     /// A caller's notice text (a template, or what a notice function returned).

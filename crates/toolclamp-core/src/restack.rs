@@ -372,6 +372,11 @@ fn find_open<U: Unit>(units: &[U], from: usize) -> Option<usize> {
     None
 }
 
+/// Whether `units` hold `[... `.
+pub(crate) fn holds_open<U: Unit>(units: &[U]) -> bool {
+    find_open(units, 0).is_some()
+}
+
 /// A line as text; `None` when it holds a lone surrogate (no notice does).
 fn decode<U: Unit>(units: &[U]) -> Option<String> {
     char::decode_utf16(units.iter().map(|u| u.code())).collect::<Result<String, _>>().ok()

@@ -202,13 +202,16 @@ impl<U: Unit> Source for Units<'_, U> {
 pub struct Windows<'a, U: Unit> {
     pieces: [(usize, &'a [U]); 3],
     len: usize,
+    /// The totals of the whole text when the caller counted them (see [`Tally`]): then the
+    /// text can be planned by bytes and lines too, within [`ends_reach`] of its ends.
+    totals: Option<Measure>,
 }
 
 impl<'a, U: Unit> Windows<'a, U> {
     /// `head` is `text[..head.len()]`, `tail` is `text[len - tail.len()..]`.
     pub fn new(head: &'a [U], tail: &'a [U], len: usize) -> Self {
         assert!(head.len() <= len && tail.len() <= len, "windows longer than the text");
-        Windows { pieces: [(0, head), (len - tail.len(), tail), (0, &[])], len }
+        Windows { pieces: [(0, head), (len - tail.len(), tail), (0, &[])], len, totals: None }
     }
 
     /// Windows `text[offset..offset + units.len()]` of a `len`-unit text, in any order.
@@ -216,7 +219,15 @@ impl<'a, U: Unit> Windows<'a, U> {
         for (offset, units) in pieces {
             assert!(offset + units.len() <= len, "window {offset}+{} outside a {len}-unit text", units.len());
         }
-        Windows { pieces, len }
+        Windows { pieces, len, totals: None }
+    }
+
+    /// The windows of a text whose `totals` the caller counted ([`Tally`]): it can then be
+    /// planned under any limits whose [`ends_reach`] the head and tail windows cover.
+    pub fn with_totals(mut self, totals: Measure) -> Self {
+        assert_eq!(totals.chars, self.len as u64, "totals of another text");
+        self.totals = Some(totals);
+        self
     }
 
     fn unit(&self, i: usize) -> Option<U> {
@@ -268,7 +279,7 @@ impl<U: Unit> Source for Windows<'_, U> {
     }
 
     fn totals(&self) -> Measure {
-        Measure { chars: self.len as u64, bytes: 0, lines: 0 }
+        self.totals.unwrap_or(Measure { chars: self.len as u64, bytes: 0, lines: 0 })
     }
 
     fn span(&self, from: usize, to: usize) -> Span {
@@ -281,6 +292,11 @@ impl<U: Unit> Source for Windows<'_, U> {
     }
 
     fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        if self.totals.is_some() && !chars_only(budget) {
+            // Every unit weighs at least a byte: the blocks stop where the bytes run out.
+            let reach = from.saturating_add(usize::try_from(budget.chars.min(budget.bytes)).unwrap_or(usize::MAX));
+            return fit_blocks_forward(self, from, limit.min(reach), budget);
+        }
         assert!(chars_only(budget), "a windowed text can only be planned by chars");
         let reach = from.saturating_add(usize::try_from(budget.chars).unwrap_or(usize::MAX));
         let end = limit.min(reach);
@@ -288,6 +304,10 @@ impl<U: Unit> Source for Windows<'_, U> {
     }
 
     fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        if self.totals.is_some() && !chars_only(budget) {
+            let reach = to.saturating_sub(usize::try_from(budget.chars.min(budget.bytes)).unwrap_or(usize::MAX));
+            return fit_blocks_backward(self, to, floor.max(reach), budget);
+        }
         assert!(chars_only(budget), "a windowed text can only be planned by chars");
         let start = floor.max(to.saturating_sub(usize::try_from(budget.chars).unwrap_or(usize::MAX)));
         (start, Span { chars: (to - start) as u64, ..Span::ZERO })
@@ -295,5 +315,82 @@ impl<U: Unit> Source for Windows<'_, U> {
 
     fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
         (from..to).rev().find(|&i| self.code(i) == NL)
+    }
+}
+
+/// How far from either end of a text a plan under `limits` can read, in units, or `None`
+/// when neither chars nor bytes bind (a lines-only plan may keep any length). A kept piece
+/// holds at most `min(maxChars, maxBytes)` units (each unit is a char and weighs at least a
+/// byte); the planner also reads a block of 256 units past a fit, the unit after a
+/// cut, and the last [`crate::AUTO_WINDOW`] units for `auto`. A text longer than twice this
+/// plans the same through a head and a tail window of this many units
+/// ([`Windows::with_totals`]) as whole.
+pub fn ends_reach(limits: &crate::Limits) -> Option<usize> {
+    let kept = limits.max_chars.min(limits.max_bytes);
+    if kept == crate::UNLIMITED {
+        return None;
+    }
+    let margin = (2 * BLOCK + crate::AUTO_WINDOW + 8) as u64;
+    usize::try_from(kept.checked_add(margin)?).ok()
+}
+
+/// Totals of a text counted piece by piece as it streams past (a long JS string copied in
+/// bounded windows), and whether it holds `[... `, how every notice of the library starts
+/// (so restacking, see [`crate::find_prior`], has nothing to find when it does not).
+pub struct Tally<U: Unit> {
+    span: Span,
+    len: usize,
+    /// The last units seen (up to four), for a pair or a `[... ` across pieces.
+    last: Vec<U>,
+    open: bool,
+}
+
+impl<U: Unit> Default for Tally<U> {
+    fn default() -> Self {
+        Tally { span: Span::ZERO, len: 0, last: Vec::with_capacity(8), open: false }
+    }
+}
+
+impl<U: Unit> Tally<U> {
+    /// Counts the next piece of the text.
+    pub fn add(&mut self, piece: &[U]) {
+        if piece.is_empty() {
+            return;
+        }
+        self.span = self.span + U::span(piece, self.last.last().copied());
+        self.len += piece.len();
+        if !self.open {
+            let head = &piece[..piece.len().min(4)];
+            let seam: Vec<U> = self.last.iter().chain(head).copied().collect();
+            self.open = crate::restack::holds_open(&seam) || crate::restack::holds_open(piece);
+        }
+        self.last.extend_from_slice(&piece[piece.len() - piece.len().min(4)..]);
+        let extra = self.last.len().saturating_sub(4);
+        self.last.drain(..extra);
+    }
+
+    /// Units counted so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no unit was counted.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the text counted holds `[... `.
+    pub fn holds_open(&self) -> bool {
+        self.open
+    }
+
+    /// The totals of the text counted, as [`crate::measure`] gives them.
+    pub fn totals(&self) -> Measure {
+        let last_nl = self.last.last().is_some_and(|u| u.code() == NL);
+        Measure {
+            chars: self.span.chars,
+            bytes: self.span.bytes,
+            lines: crate::measure::lines_of(self.span.newlines, self.len, last_nl),
+        }
     }
 }

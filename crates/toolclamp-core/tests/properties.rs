@@ -10,7 +10,8 @@ use reference::*;
 use toolclamp_core::render_template;
 use toolclamp_core::MAX_FUNCTION_CALLS;
 use toolclamp_core::{
-    chars_windows, measure, plan, Limits, Measure, Notice, NoticeFacts, Plan, Source, Span, Units, Windows, UNLIMITED,
+    chars_windows, ends_reach, measure, plan, plan_with_snap, Limits, Measure, Notice, NoticeFacts, Plan, Snap, Source,
+    Span, Tally, Units, Windows, UNLIMITED,
 };
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
@@ -360,5 +361,51 @@ proptest! {
             prop_assert_eq!(s.bytes, naive_bytes(&t[lo..hi]));
         }
         prop_assert_eq!(measure(&t[..]), naive_measure(&t));
+    }
+}
+
+/// A text of at least `min_len` units: `seed` repeated, with `tail` at the end (so the two
+/// ends differ).
+fn repeated_text(seed: &[u16], tail: &[u16], min_len: usize) -> Vec<u16> {
+    let mut t = Vec::with_capacity(min_len + tail.len());
+    let filler = if seed.is_empty() { &[b'x' as u16][..] } else { seed };
+    while t.len() + tail.len() < min_len {
+        t.extend_from_slice(filler);
+    }
+    t.extend_from_slice(tail);
+    t
+}
+
+proptest! {
+    #![proptest_config(proptest_config(REGRESSIONS, 400))]
+
+    /// A long text planned by bytes or chars (and lines) through a head and a tail window of
+    /// `ends_reach` units, with totals counted piece by piece, plans exactly as the whole
+    /// text: the binding copies a long string that way, in bounded windows.
+    #[test]
+    fn ends_windows_with_tallied_totals_plan_like_the_whole_text(
+        seed in text(40), tail in text(40), c in limit(400), b in limit(600), l in limit(40),
+        strategy in strategy(), exact: bool, line: bool, cuts in prop::collection::vec(0usize..10_000, 0..6),
+    ) {
+        let limits = Limits { max_chars: c, max_bytes: b, max_lines: l };
+        let Some(reach) = ends_reach(&limits) else { return Ok(()) };
+        let t = repeated_text(&seed, &tail, 2 * reach + 1 + cuts.len() * 7);
+        let n = t.len();
+        let mut tally = Tally::default();
+        let mut bounds: Vec<usize> = cuts.iter().map(|&k| k % (n + 1)).collect();
+        bounds.extend([0, n]);
+        bounds.sort_unstable();
+        for w in bounds.windows(2) {
+            tally.add(&t[w[0]..w[1]]);
+        }
+        prop_assert_eq!(tally.len(), n);
+        prop_assert_eq!(tally.totals(), measure(&t[..]));
+        let open: Vec<u16> = "[... ".encode_utf16().collect();
+        prop_assert_eq!(tally.holds_open(), t.windows(5).any(|w| w == &open[..]));
+        let snap = if line { Snap::Line } else { Snap::None };
+        let whole = plan_with_snap(&Units::new(&t), &limits, strategy, &mut Notice::Default, exact, snap).unwrap();
+        let src = Windows::new(&t[..reach], &t[n - reach..], n).with_totals(tally.totals());
+        let ends = plan_with_snap(&src, &limits, strategy, &mut Notice::Default, exact, snap).unwrap();
+        prop_assert_eq!(whole, ends);
     }
 }

@@ -126,6 +126,22 @@ test('a generated section passes the checks, and holds only the headline tables'
   assert.equal(parseTables(resultsPage(HEADER_LINE, ['intro'], TABLES)).length, 2)
 })
 
+test('peer columns pass the checks: a time or — in each, and a note under the table', () => {
+  const peers = {
+    ...TABLES[0],
+    columns: ['input', 'toolclamp', 'best JS', 'cli-truncate', 'ratio vs best JS', 'ratio vs cli-truncate'],
+    rows: [
+      ['ASCII, 1 KiB', '20.0 ns', '10.0 ns', '5.00 ms', formatRatio(20, 10), formatRatio(20e-6, 5)],
+      ['ASCII, 1 MiB', '47.0 µs', '152 µs', '—', formatRatio(47, 152), '—'],
+    ],
+    note: 'Peer columns: the nearest job, not equal output (never checked equal).',
+  }
+  const section = docsSection(HEADER_LINE, [peers])
+  assert.deepEqual(sectionProblems(section), [])
+  assert.ok(section.includes(`|\n\n${peers.note}`), 'the note follows its table')
+  assert.equal(parseTables(section)[0].rows.length, 2)
+})
+
 test('the checks catch a verdict column, a second header and a row without a ratio', () => {
   const verdict = docsSection(HEADER_LINE, [
     { ...TABLES[0], columns: [...TABLES[0].columns, 'target'], rows: [[...TABLES[0].rows[0], 'PASS']] },

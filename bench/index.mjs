@@ -7,6 +7,8 @@
 //   npm run bench -- --filter head         only the tables whose id or group contains a word
 //                                          (repeatable; plain words work too); --list shows them
 //   npm run bench -- --out /tmp/bench      write results.md and performance.md there instead
+//   npm run bench:peers                    installs OpenClaw and Gemini CLI for their columns
+//                                          (bench/peers/package.json; a full run needs them)
 //
 // A quick or filtered run writes nothing unless given --out: the committed files always hold
 // one whole run. Timings are tinybench medians (latency p50) per call, the better of two
@@ -24,6 +26,7 @@ import { runConversationCases, runErrorCases } from './conversations.mjs'
 import { runFitsCases } from './fits.mjs'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
+import { loadPeers } from './peers.mjs'
 import { docsSection, formatRatio, formatTime, machineHeader, resultsPage, spliceSection, textTable } from './report.mjs'
 import { runCaptureCases, runCliCases, runCommandCases, runNormalizeCases } from './streams.mjs'
 
@@ -64,8 +67,10 @@ function show(value) {
 /**
  * A case timing `toolclamp[fn](text, ...args)` against the best pure JS of the same name
  * (`stringTruncateTail` → `js.bestTruncateTail`) and, with `search`, the binary-search JS.
+ * `peers` are shipped functions on the nearest job (`{ label: { fn, upTo? } }`): timed, never
+ * checked equal, and only on inputs of at most `upTo` bytes; `note` says how each differs.
  */
-function stringCase(id, title, fn, args, { search = false, headline = false, about, sizes = SIZES } = {}) {
+function stringCase(id, title, fn, args, { search = false, headline = false, about, peers = {}, note, sizes = SIZES } = {}) {
   const name = fn.replace(/^string/, '')
   const jsName = (prefix) => prefix + name[0].toUpperCase() + name.slice(1)
   // Looked up once, so no call pays for the lookup.
@@ -77,7 +82,24 @@ function stringCase(id, title, fn, args, { search = false, headline = false, abo
     assert.equal(typeof f, 'function', `${id}: no ${impl} implementation of ${fn}`)
     impls[impl] = (t) => f(t, ...args)
   }
-  return { id, group: 'strings', title, code: `\`${fn}(${['text', ...args.map(show)].join(', ')})\``, about, impls, headline, sizes }
+  const upTo = {}
+  for (const [label, peer] of Object.entries(peers)) {
+    impls[label] = peer.fn
+    upTo[label] = peer.upTo ?? Infinity
+  }
+  const code = `\`${fn}(${['text', ...args.map(show)].join(', ')})\``
+  return {
+    id,
+    group: 'strings',
+    title,
+    code,
+    about,
+    impls,
+    headline,
+    sizes,
+    peers: upTo,
+    note: Object.keys(peers).length > 0 ? note : undefined,
+  }
 }
 
 // Huge inputs for the head clamp: 512 MiB stops just short of the longest string V8 holds
@@ -88,20 +110,91 @@ const HUGE_SIZES = [
   { label: '512 MiB', bytes: 512 * MIB - 4 * KIB },
 ]
 
+// ---------------------------------------------------------------------------------------
+// Peers: the shipped functions a user would pick instead (bench/peers.mjs), on the nearest job.
+
+const PEERS = await loadPeers()
+const { pi, openclaw, gemini, cliTruncate } = PEERS
+
+/** `{ label: { fn, upTo } }` of the peers that are installed (OpenClaw and Gemini CLI are optional). */
+const peersOf = (...entries) => Object.fromEntries(entries.filter(([, peer]) => peer !== undefined))
+const when = (pkg, make) => (pkg === undefined ? undefined : make(pkg))
+
+// cli-truncate measures display columns over the whole string (it is made for one terminal
+// line): one call on 64 KiB of log lines takes seconds, so it is timed up to 1 KiB only.
+const CLI_TRUNCATE_UP_TO = 1024
+
+const NEAREST = 'Peer columns: the nearest job, not equal output (never checked equal).'
+const WHOLE_LINES =
+  "pi's and OpenClaw's `truncateHead`/`truncateTail` keep whole lines only (pi's `truncateTail` cuts inside a line only when the last line alone is over the budget), add no notice (their tools write one afterwards from the report) and return a report object; the time is the call, `.content` is the text."
+
+const HEAD_PEERS = peersOf(
+  ['pi truncateHead', { fn: (t) => pi.truncateHead(t, LIMITS).content }],
+  ['OpenClaw truncateHead', when(openclaw, (o) => ({ fn: (t) => o.truncateHead(t, LIMITS).content }))],
+)
+
 const STRING_CASES = [
   stringCase('head', 'Head clamp, 51,200 bytes / 2,000 lines', 'stringTruncateHead', [LIMITS], {
     search: true,
     headline: true,
     sizes: [...SIZES, ...HUGE_SIZES],
+    peers: HEAD_PEERS,
+    note: `${NEAREST} ${WHOLE_LINES}`,
   }),
   stringCase('head-report', 'Head clamp, 51,200 bytes / 2,000 lines, with the full report', 'truncateText', [LIMITS], {
     search: true,
     headline: true,
+    peers: peersOf(
+      ['pi truncateHead', { fn: (t) => pi.truncateHead(t, LIMITS) }],
+      ['OpenClaw truncateHead', when(openclaw, (o) => ({ fn: (t) => o.truncateHead(t, LIMITS) }))],
+    ),
+    note: `${NEAREST} ${WHOLE_LINES.replace(', `.content` is the text', '')} Their reports count totals, kept lines and bytes; neither counts what was dropped in chars.`,
   }),
-  stringCase('tail-chars', 'Tail clamp, 8,000 chars', 'stringTruncateTail', [8000], { headline: true }),
-  stringCase('headtail-chars', 'Head + tail clamp, 16,000 chars, 30% head', 'stringTruncateHeadTail', [16000, { headRatio: 0.3 }]),
-  stringCase('tail-bytes', 'Tail clamp, 51,200 bytes', 'stringTruncateTail', [{ maxBytes: 51200 }], { headline: true }),
-  stringCase('tail-bytes-lines', 'Tail clamp, 51,200 bytes / 2,000 lines', 'stringTruncateTail', [LIMITS]),
+  stringCase('head-chars', 'Head clamp, 8,000 chars', 'stringTruncateHead', [8000], {
+    peers: peersOf(
+      ['OpenClaw truncateUtf16Safe', when(openclaw, (o) => ({ fn: (t) => o.truncateUtf16Safe(t, 8000) }))],
+      ['cli-truncate', { fn: (t) => cliTruncate(t, 8000, { position: 'end' }), upTo: CLI_TRUNCATE_UP_TO }],
+    ),
+    note: `${NEAREST} OpenClaw's \`truncateUtf16Safe\` keeps whole surrogate pairs but adds no notice and may split \`\\r\\n\`; cli-truncate counts display columns (a CJK char or an emoji is 2), ends with \`…\` instead of a notice, and is timed up to 1 KiB only (one call on 64 KiB of log lines takes seconds).`,
+  }),
+  stringCase('tail-chars', 'Tail clamp, 8,000 chars', 'stringTruncateTail', [8000], {
+    headline: true,
+    peers: peersOf(
+      ['OpenClaw sliceUtf16Safe', when(openclaw, (o) => ({ fn: (t) => o.sliceUtf16Safe(t, -8000) }))],
+      ['cli-truncate', { fn: (t) => cliTruncate(t, 8000, { position: 'start' }), upTo: CLI_TRUNCATE_UP_TO }],
+    ),
+    note: `${NEAREST} OpenClaw's \`sliceUtf16Safe(text, -8000)\` (the tail counterpart of its \`truncateUtf16Safe\`) keeps whole surrogate pairs but adds no notice; cli-truncate counts display columns, starts with \`…\` instead of a notice, and is timed up to 1 KiB only.`,
+  }),
+  stringCase('headtail-chars', 'Head + tail clamp, 16,000 chars, 30% head', 'stringTruncateHeadTail', [16000, { headRatio: 0.3 }], {
+    peers: peersOf(
+      [
+        'Gemini CLI truncateProportionally',
+        when(gemini, (g) => ({ fn: (t) => g.truncateProportionally(t, 16000, g.TOOL_TRUNCATION_PREFIX, 0.3) })),
+      ],
+      [
+        'Gemini CLI formatTruncatedToolOutput',
+        when(gemini, (g) => ({ fn: (t) => g.formatTruncatedToolOutput(t, 'tool-output.txt', 16000) })),
+      ],
+      ['cli-truncate', { fn: (t) => cliTruncate(t, 16000, { position: 'middle' }), upTo: CLI_TRUNCATE_UP_TO }],
+    ),
+    note: `${NEAREST} Gemini CLI's \`truncateProportionally\` cuts by plain \`substring\` (it can split a surrogate pair or \`\\r\\n\`) and writes a fixed prefix line and \`...\` without counts; \`formatTruncatedToolOutput\` keeps a fixed 20% head, splits pairs too, and its notice (with the omitted count) comes on top of the 16,000 chars; cli-truncate counts display columns and is timed up to 1 KiB only.`,
+  }),
+  stringCase('head-bytes', 'Head clamp, 51,200 bytes', 'stringTruncateHead', [{ maxBytes: 51200 }], {
+    peers: peersOf(['OpenClaw truncateUtf8Prefix', when(openclaw, (o) => ({ fn: (t) => o.truncateUtf8Prefix(t, 51200) }))]),
+    note: `${NEAREST} OpenClaw's \`truncateUtf8Prefix\` encodes the first 51,200 UTF-16 units, drops a char cut in half and decodes the rest: no notice, so it never counts the text.`,
+  }),
+  stringCase('tail-bytes', 'Tail clamp, 51,200 bytes', 'stringTruncateTail', [{ maxBytes: 51200 }], {
+    headline: true,
+    peers: peersOf(['OpenClaw truncateUtf8Suffix', when(openclaw, (o) => ({ fn: (t) => o.truncateUtf8Suffix(t, 51200) }))]),
+    note: `${NEAREST} OpenClaw's \`truncateUtf8Suffix\` encodes the last 51,201 UTF-16 units, drops a char cut in half and decodes the rest: no notice, so it never counts the text; toolclamp's notice names the bytes dropped, a count of the whole text.`,
+  }),
+  stringCase('tail-bytes-lines', 'Tail clamp, 51,200 bytes / 2,000 lines', 'stringTruncateTail', [LIMITS], {
+    peers: peersOf(
+      ['pi truncateTail', { fn: (t) => pi.truncateTail(t, LIMITS).content }],
+      ['OpenClaw truncateTail', when(openclaw, (o) => ({ fn: (t) => o.truncateTail(t, LIMITS).content }))],
+    ),
+    note: `${NEAREST} ${WHOLE_LINES}`,
+  }),
   stringCase('report-tail', 'Tail clamp, 51,200 bytes / 2,000 lines, with the full report', 'truncateText', [
     { ...LIMITS, strategy: 'tail' },
   ]),
@@ -119,7 +212,9 @@ const STRING_CASES = [
 
 const textBlock = (text) => ({ type: 'text', text })
 
-/** `text` in blocks of about `bytes` UTF-8 bytes each, cut after a line break. */
+/** `text` in blocks of about `bytes` UTF-8 bytes each, cut after a line break. Each block's
+ * text is decoded from its own bytes, a flat string like a tool's real output, not a slice
+ * that points into one big string. */
 function textBlocks(text, bytes) {
   const blocks = []
   let start = 0
@@ -132,7 +227,7 @@ function textBlocks(text, bytes) {
       size += Buffer.byteLength(text.slice(end, stop), 'utf8')
       end = stop
     }
-    blocks.push(textBlock(text.slice(start, end)))
+    blocks.push(textBlock(Buffer.from(text.slice(start, end), 'utf8').toString('utf8')))
     start = end
   }
   return blocks
@@ -369,6 +464,9 @@ async function runJsonCases(cases, failures) {
 
 const IMPL_LABELS = { toolclamp: 'toolclamp', search: 'binary-search JS', best: 'best JS' }
 
+/** How a column names an implementation: a peer's key is its label. */
+const labelOf = (name) => IMPL_LABELS[name] ?? name
+
 // ---------------------------------------------------------------------------------------
 // Timing
 
@@ -454,7 +552,8 @@ function checkPayloadOutputs(c, input) {
   return problems
 }
 
-/** Every implementation must return what toolclamp returns. Returns the mismatches. */
+/** Every implementation must return what toolclamp returns (a peer, on the nearest job, only
+ * a string or an object). Returns the mismatches. */
 function checkOutputs(c, text) {
   let expected
   try {
@@ -466,11 +565,15 @@ function checkOutputs(c, text) {
   for (const [name, fn] of Object.entries(c.impls)) {
     if (name === 'toolclamp') continue
     const got = fn(text)
+    if (c.peers && name in c.peers) {
+      if (typeof got !== 'string' && typeof got?.content !== 'string') problems.push(`${name} returned ${preview(got)}`)
+      continue
+    }
     try {
       if (typeof expected === 'string') assert.equal(got, expected)
       else assert.deepEqual(got, expected)
     } catch {
-      problems.push(`${IMPL_LABELS[name]} differs\n    toolclamp: ${preview(expected)}\n    ${name}: ${preview(got)}`)
+      problems.push(`${labelOf(name)} differs\n    toolclamp: ${preview(expected)}\n    ${name}: ${preview(got)}`)
     }
   }
   return problems
@@ -482,7 +585,7 @@ function checkOutputs(c, text) {
 /** Columns of a case against pure JS: times, then toolclamp's time over each other's. */
 function columnsFor(c) {
   const others = Object.keys(c.impls).filter((name) => name !== 'toolclamp')
-  return ['input', 'toolclamp', ...others.map((name) => IMPL_LABELS[name]), ...others.map((name) => `ratio vs ${IMPL_LABELS[name]}`)]
+  return ['input', 'toolclamp', ...others.map(labelOf), ...others.map((name) => `ratio vs ${labelOf(name)}`)]
 }
 
 function rowFor(c, label, medians) {
@@ -490,12 +593,27 @@ function rowFor(c, label, medians) {
   return [
     label,
     formatTime(medians.toolclamp),
-    ...others.map((name) => formatTime(medians[name])),
+    ...others.map((name) => (medians[name] === undefined ? '—' : formatTime(medians[name]))),
     ...others.map((name) => formatRatio(medians.toolclamp, medians[name])),
   ]
 }
 
-const tableOf = (c, rows) => ({ title: c.title, code: c.code, about: c.about, columns: columnsFor(c), rows, headline: c.headline })
+const tableOf = (c, rows) => ({
+  title: c.title,
+  code: c.code,
+  about: c.about,
+  columns: columnsFor(c),
+  rows,
+  headline: c.headline,
+  note: c.note,
+})
+
+/** The case with only the implementations that are timed on `bytes` of input (peers have a cap). */
+function withinReach(c, bytes) {
+  if (!c.peers) return c
+  const impls = Object.fromEntries(Object.entries(c.impls).filter(([name]) => !(name in c.peers) || bytes <= c.peers[name]))
+  return { ...c, impls }
+}
 
 // ---------------------------------------------------------------------------------------
 // Running
@@ -508,13 +626,14 @@ async function runStringCase(c, failures) {
       const label = `${KIND_NAMES[kind]}, ${size.label}`
       const key = `${c.title}, ${label}`
       const text = makeInput(kind, size.bytes)
-      const problems = checkOutputs(c, text)
+      const reach = withinReach(c, size.bytes)
+      const problems = checkOutputs(reach, text)
       if (problems.length > 0) {
         failures.push(`${key}:\n  ${problems.join('\n  ')}`)
         continue
       }
       process.stderr.write(`timing ${key}…\n`)
-      rows.push(rowFor(c, label, await timeCase(c, text, size.bytes)))
+      rows.push(rowFor(c, label, await timeCase(reach, text, size.bytes)))
     }
   }
   return tableOf(c, rows)
@@ -549,9 +668,11 @@ function warmUp(cases) {
       const text = makeInput(kind, size.bytes)
       const calls = size.bytes <= KIB ? 2000 : 20
       for (const c of cases) {
-        for (const fn of Object.values(c.impls)) {
+        for (const fn of Object.values(withinReach(c, size.bytes).impls)) {
+          // A slow peer (cli-truncate takes milliseconds on 1 KiB) stops warming after 100 ms.
+          const t0 = performance.now()
           try {
-            for (let i = 0; i < calls; i++) sink = fn(text)
+            for (let i = 0; i < calls && performance.now() - t0 < 100; i++) sink = fn(text)
           } catch {
             // reported by the output check
           }
@@ -607,6 +728,16 @@ async function main() {
   if (sections.length === 0) {
     console.error(`no table matches ${filters.join(', ')}; npm run bench -- --list shows them`)
     process.exit(2)
+  }
+  // The committed tables always have every peer column.
+  const missing = Object.entries({ OpenClaw: openclaw, 'Gemini CLI': gemini }).filter(([, peer]) => peer === undefined)
+  if (missing.length > 0) {
+    const names = missing.map(([name]) => name).join(' and ')
+    if (!quick && filters.length === 0 && !flags.out) {
+      console.error(`${names} not installed: npm run bench:peers installs them (bench/peers/package.json)`)
+      process.exit(2)
+    }
+    console.error(`${names} not installed, so their columns are left out (npm run bench:peers installs them)`)
   }
   const subset = filters.length > 0 ? `only ${filters.join(', ')}` : ''
   const note = [quick && 'quick run: few samples', subset].filter(Boolean).join('; ')

@@ -205,7 +205,8 @@ const CHUNK = 4096
  *   line breaks, so a head's line cut is a lookup.
  * Byte cuts inside a chunk measure slices of a third of the remaining budget (each unit
  * is at most 3 bytes, so such a slice always fits), then go unit by unit for the last few
- * bytes. Dimensions with no budget are not counted (reported as 0), as the planner allows.
+ * bytes. Dimensions with no budget are not counted (reported as 0), as the planner allows:
+ * `totals(false)` skips the line count when a string result's notice cannot name lines.
  */
 class FastSource extends SimpleSource {
   constructor(s, keepNewlines = 0) {
@@ -218,7 +219,7 @@ class FastSource extends SimpleSource {
     this.chunkBytes = null // …and the bytes before each
   }
 
-  totals() {
+  totals(countLines = true) {
     const s = this.s
     const n = this.n
     let bytes
@@ -244,6 +245,10 @@ class FastSource extends SimpleSource {
       bytes = Buffer.byteLength(s, 'utf8')
     }
     this.ascii = bytes === n
+    if (!countLines) {
+      this.newlineAt = []
+      return { chars: n, bytes, lines: 0 }
+    }
     const keep = this.keep
     const at = []
     let count = 0
@@ -728,7 +733,9 @@ function clampString(text, src, budget, strategy, headRatio) {
   // Each UTF-16 unit is at most 3 bytes and at most one line: such a text fits unread.
   if (n <= budget.chars && n * 3 <= budget.bytes && n <= budget.lines) return text
   const charsOnly = budget.bytes === Infinity && budget.lines === Infinity
-  const total = charsOnly ? { chars: n, bytes: 0, lines: 0 } : src.totals()
+  // A string result's notice names only the limits it was cut by: with no line limit, the
+  // lines are never read.
+  const total = charsOnly ? { chars: n, bytes: 0, lines: 0 } : src.totals(budget.lines !== Infinity)
   const truncatedBy = truncatedByOf(total, budget)
   if (!truncatedBy) return text
   return assemble(text, new Planner(src, budget, strategy, headRatio, total, truncatedBy).run(false))
@@ -1068,7 +1075,7 @@ function bestCut(text, limits) {
   const strategy = limits.strategy ?? 'head'
   const src = new FastSource(text, strategy === 'tail' ? 0 : keepFor(limits))
   const charsOnly = budget.bytes === Infinity && budget.lines === Infinity
-  const total = charsOnly ? { chars: n, bytes: 0, lines: 0 } : src.totals()
+  const total = charsOnly ? { chars: n, bytes: 0, lines: 0 } : src.totals(budget.lines !== Infinity)
   const truncatedBy = truncatedByOf(total, budget)
   if (!truncatedBy) return null
   const { cut, glue } = new Planner(src, budget, strategy, limits.headRatio ?? 0.5, total, truncatedBy).run(false)

@@ -62,9 +62,10 @@ export const isRatioColumn = (name) => name.startsWith('ratio')
 // ---------------------------------------------------------------------------------------
 // Tables
 //
-// A table is { title, code?, about?, columns, rows, headline? }: `title` says in words what
-// is measured, `code` the call, `about` a line or two on the input or the check; the first
-// column names the input. `headline` tables also go to docs/performance.md.
+// A table is { title, code?, about?, columns, rows, headline?, note? }: `title` says in words
+// what is measured, `code` the call, `about` a line or two on the input or the check, `note` a
+// paragraph under the table (how the peers' jobs differ); the first column names the input.
+// `headline` tables also go to docs/performance.md.
 
 function markdownTable({ columns, rows }) {
   const align = columns.map((_, i) => (i === 0 ? ':--' : '--:'))
@@ -72,7 +73,7 @@ function markdownTable({ columns, rows }) {
 }
 
 /** A table as the console shows it: columns padded, the first left-aligned. */
-export function textTable({ title, code, columns, rows }) {
+export function textTable({ title, code, columns, rows, note }) {
   const widths = columns.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
   const line = (cells) =>
     cells
@@ -80,7 +81,8 @@ export function textTable({ title, code, columns, rows }) {
       .join('  ')
       .trimEnd()
   const heading = code ? `${title}: ${code.replaceAll('`', '')}` : title
-  return [heading, line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
+  const table = [heading, line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)]
+  return [...table, ...(note ? [note.replaceAll('`', '')] : [])].join('\n')
 }
 
 /** The Markdown of some tables, each under a heading of `level` (`###`). */
@@ -90,6 +92,7 @@ export function markdownTables(tables, level) {
     out.push(`${level} ${t.title}`, '')
     if (t.code || t.about) out.push([t.code, t.about].filter(Boolean).join(': '), '')
     out.push(markdownTable(t), '')
+    if (t.note) out.push(t.note, '')
   }
   return out.join('\n')
 }

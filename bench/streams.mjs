@@ -46,29 +46,45 @@ function timeMs(fn, runs) {
   return { ms: median(times), result }
 }
 
-const captureAll = (chunk, count) => {
+// Each run writes its own pool of distinct chunks (bench/streams.mjs `chunkPool`), cycled
+// when the output is larger than the pool: 64 MiB of chunks, more than any CPU cache holds.
+const POOL_CHUNKS = 1024
+
+const captureAll = (pool, count) => {
   const capture = toolclamp.createOutputCapture(LIMITS)
-  for (let i = 0; i < count; i++) capture.write(chunk)
+  for (let i = 0; i < count; i++) capture.write(pool[i % pool.length])
   return capture.end().text
 }
 
-// What a caller without a capture does: keep every chunk, then clamp once.
-const collectThenClamp = (chunk, count) => {
+/** What a caller without a capture does: keep every chunk, then clamp once. */
+const collect = (pool, count) => {
   const chunks = []
-  for (let i = 0; i < count; i++) chunks.push(chunk)
-  return toolclamp.truncateText(Buffer.concat(chunks).toString(), LIMITS).text
+  for (let i = 0; i < count; i++) chunks.push(pool[i % pool.length])
+  return chunks
 }
 
-const collectThenBestJs = (chunk, count) => {
-  const chunks = []
-  for (let i = 0; i < count; i++) chunks.push(chunk)
-  return js.bestTruncateText(Buffer.concat(chunks).toString(), LIMITS).text
+const collectThenClamp = (pool, count) => toolclamp.truncateText(Buffer.concat(collect(pool, count)).toString(), LIMITS).text
+
+const collectThenBestJs = (pool, count) => js.bestTruncateText(Buffer.concat(collect(pool, count)).toString(), LIMITS).text
+
+const concatOnly = (pool, count) => Buffer.concat(collect(pool, count)).length
+
+/**
+ * One pool of `count` distinct chunks of `kind` for each of `runs` runs: copies of one varied
+ * text (made once), each in fresh memory and shifted by a few KiB, so no run writes the chunks
+ * of another and chunk boundaries fall elsewhere in every run.
+ */
+function freshPools(base, count, runs) {
+  return Array.from({ length: runs }, (_, k) => {
+    const shift = (k * 4099) % CHUNK
+    const copy = Buffer.from(base.subarray(shift, shift + count * CHUNK))
+    return Array.from({ length: count }, (_, i) => copy.subarray(i * CHUNK, (i + 1) * CHUNK))
+  })
 }
 
-const concatOnly = (chunk, count) => {
-  const chunks = []
-  for (let i = 0; i < count; i++) chunks.push(chunk)
-  return Buffer.concat(chunks).length
+/** The median of `fn(pools[k])` over the runs, each run on its own pool. */
+function timeRuns(fn, pools) {
+  return median(pools.map((pool) => timeMs(() => fn(pool), 1).ms))
 }
 
 const millis = (x) => (x === undefined ? '—' : `${x.toFixed(1)} ms`)
@@ -77,28 +93,31 @@ export function runCaptureCases({ quick }) {
   const rows = []
   const sizes = quick ? [16, 64] : [16, 256, 1024]
   for (const kind of ['ascii', 'mixed']) {
-    const chunk = chunkOf(kind)
+    const base = Buffer.concat(chunkPool(kind === 'ascii' ? 'plain' : 'mixed', POOL_CHUNKS + 1, kind === 'ascii' ? 3 : 4))
     for (const mib of sizes) {
       const count = (mib * MIB) / CHUNK
+      const runs = quick ? 3 : mib >= 256 ? 5 : 9
+      // Fresh, varied chunks for every run: a capture never sees the same Buffer twice in a run,
+      // nor a run's chunks again in the next.
+      const pools = freshPools(base, Math.min(count, POOL_CHUNKS), runs)
       // Past 256 MiB the whole output is no longer a JS string (V8's limit is 512 Mi chars):
       // there only the capture and Buffer.concat run.
       const comparable = mib <= 256
       if (comparable) {
-        const expected = collectThenClamp(chunk, count)
-        assert.equal(captureAll(chunk, count), expected, `capture ${kind} ${mib} MiB`)
-        assert.equal(collectThenBestJs(chunk, count), expected, `best JS ${kind} ${mib} MiB`)
+        const expected = collectThenClamp(pools[0], count)
+        assert.equal(captureAll(pools[0], count), expected, `capture ${kind} ${mib} MiB`)
+        assert.equal(collectThenBestJs(pools[0], count), expected, `best JS ${kind} ${mib} MiB`)
       }
       process.stderr.write(`timing capture ${kind} ${mib} MiB…\n`)
-      const runs = quick ? 3 : mib >= 256 ? 5 : 9
-      const capture = timeMs(() => captureAll(chunk, count), runs).ms
-      const collect = comparable ? timeMs(() => collectThenClamp(chunk, count), runs).ms : undefined
-      const bestJs = comparable ? timeMs(() => collectThenBestJs(chunk, count), runs).ms : undefined
-      const concat = timeMs(() => concatOnly(chunk, count), runs).ms
+      const capture = timeRuns((pool) => captureAll(pool, count), pools)
+      const collected = comparable ? timeRuns((pool) => collectThenClamp(pool, count), pools) : undefined
+      const bestJs = comparable ? timeRuns((pool) => collectThenBestJs(pool, count), pools) : undefined
+      const concat = timeRuns((pool) => concatOnly(pool, count), pools)
       rows.push([
         `${mib} MiB ${kind === 'ascii' ? 'ASCII' : 'mixed UTF-8'} log lines in 64 KiB Buffers`,
         millis(capture),
         ((mib * MIB) / 1e9 / (capture / 1000)).toFixed(1),
-        millis(collect),
+        millis(collected),
         millis(bestJs),
         millis(concat),
         bestJs === undefined ? '—' : formatRatio(capture, bestJs),
@@ -110,7 +129,7 @@ export function runCaptureCases({ quick }) {
     title: 'Capturing a command’s output as it streams, 51,200 bytes / 2,000 lines, tail',
     code: "`createOutputCapture({ maxBytes: 51200, maxLines: 2000, strategy: 'tail' })`",
     about:
-      'against keeping every chunk and clamping once at the end (`Buffer.concat`, `toString`, then `truncateText` or the best pure-JS clamp), and against `Buffer.concat` alone; the chunks split chars, as pipes do; outputs are checked equal first; past 256 MiB the whole output no longer fits in a JS string, so only the capture and `Buffer.concat` run',
+      'against keeping every chunk and clamping once at the end (`Buffer.concat`, `toString`, then `truncateText` or the best pure-JS clamp), and against `Buffer.concat` alone; each run writes its own 64 KiB Buffers of varied log lines (up to 64 MiB of distinct chunks, cycled past that), which split lines and chars as pipes do; outputs are checked equal first; past 256 MiB the whole output no longer fits in a JS string, so only the capture and `Buffer.concat` run',
     columns: [
       'input',
       'capture',
@@ -148,8 +167,18 @@ const LEVELS = [
   ['ERROR', 31],
 ]
 
-/** A log line of 40–120 chars: plain, or coloured as a terminal logger writes it. */
-function logLine(pick, i, ansi) {
+const JA = ['要求を処理しました', 'キャッシュ', '接続', '再試行', 'タイムアウト', '完了', 'エラー', 'ユーザー']
+const EMOJI = ['😀', '✅', '❌', '🚀', '⚠️', '📦']
+
+/** A log line of 40–120 chars: `plain`, `mixed` (accents, Japanese, emoji) or `ansi` (coloured
+ * as a terminal logger writes it). */
+function logLine(pick, i, kind) {
+  if (kind === 'mixed') {
+    const words = Array.from({ length: 2 + pick(6) }, () => (pick(3) === 0 ? WORDS[pick(WORDS.length)] : JA[pick(JA.length)])).join(' ')
+    const time = `12:${String(pick(60)).padStart(2, '0')}:${String(pick(60)).padStart(2, '0')}`
+    return `${time} 情報 wörker-${pick(16)} ${words} ${EMOJI[pick(EMOJI.length)]} id=${i} status=${200 + pick(300)}\n`
+  }
+  const ansi = kind === 'ansi'
   const words = Array.from({ length: 3 + pick(10) }, () => WORDS[pick(WORDS.length)]).join(' ')
   const [level, colour] = LEVELS[pick(LEVELS.length)]
   const time = `12:${String(pick(60)).padStart(2, '0')}:${String(pick(60)).padStart(2, '0')}.${pick(1000)}`
@@ -168,14 +197,14 @@ function logLine(pick, i, ansi) {
  * `count` distinct 64 KiB Buffers of log lines (cut at 64 KiB exactly, so they split lines
  * and escapes as pipes do): a pool cycled through, so no run times one chunk again and again.
  */
-function chunkPool(ansi, count, seed) {
+function chunkPool(kind, count, seed) {
   const pick = random(seed)
   const chunks = []
   let line = 0
   let carry = Buffer.alloc(0)
   while (chunks.length < count) {
     let text = ''
-    while (text.length < CHUNK * 1.1) text += logLine(pick, line++, ansi)
+    while (text.length < CHUNK * 1.1) text += logLine(pick, line++, kind)
     let bytes = Buffer.concat([carry, Buffer.from(text)])
     while (bytes.length >= CHUNK && chunks.length < count) {
       chunks.push(bytes.subarray(0, CHUNK))
@@ -203,7 +232,7 @@ export function runNormalizeCases({ quick, cliRow }) {
   const sizes = quick ? [16] : [64, 256]
   const poolSize = quick ? 256 : 1024
   for (const kind of ['plain', 'ANSI-heavy']) {
-    const pool = chunkPool(kind !== 'plain', poolSize, kind === 'plain' ? 1 : 2)
+    const pool = chunkPool(kind === 'plain' ? 'plain' : 'ansi', poolSize, kind === 'plain' ? 1 : 2)
     for (const mib of sizes) {
       const count = (mib * MIB) / CHUNK
       const expected = toolclamp.truncateText(wholeOf(pool, count), { ...LIMITS, normalize: true })

@@ -18,6 +18,7 @@
 // earlier notice (restacking, lib/native.js `mayCarryNotice`).
 
 const native = require('../native.js')
+const { formatCount } = require('../common/format.js')
 
 const NL = 10
 const CR = 13
@@ -30,13 +31,7 @@ function isSafeCut(text, i) {
   return !(((a & 0xfc00) === 0xd800 && (b & 0xfc00) === 0xdc00) || (a === CR && b === NL))
 }
 
-/** `12345` → `12,345`, as the core writes counts (notice.rs `push_count`). */
-function countText(n) {
-  if (n < 1000) return `${n}`
-  return `${countText(Math.floor(n / 1000))},${`${n % 1000}`.padStart(3, '0')}`
-}
-
-/** The length of `countText(n)`, without building it. */
+/** The length of `formatCount(n)`, without building it. */
 function countWidth(n) {
   let digits = 1
   for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++
@@ -45,7 +40,7 @@ function countWidth(n) {
 
 /**
  * The default notice of a plain sample text cut by `strategy`, split around its count:
- * `{ before, after }` with the notice `before + countText(k) + after`, or undefined when the
+ * `{ before, after }` with the notice `before + formatCount(k) + after`, or undefined when the
  * core's notice for another count does not read so (then no fast path).
  */
 function learnNotice(strategy) {
@@ -60,7 +55,7 @@ function learnNotice(strategy) {
     const kept = plan.headEnd + (length - plan.tailStart)
     // A head cut inside a line gets the inline separator; a tail gets a line break after.
     const notice = strategy === 'head' ? plan.glue.slice(1) : plan.glue.slice(0, -1)
-    const count = countText(length - kept)
+    const count = formatCount(length - kept)
     const at = notice.indexOf(count)
     if (!plan.cut || at < 0 || plan.glue !== (strategy === 'head' ? ` ${notice}` : `${notice}\n`)) return undefined
     parts.push({ before: notice.slice(0, at), after: notice.slice(at + count.length) })
@@ -84,7 +79,7 @@ function clampChars(text, strategy, maxChars) {
     // Kept t chars cost t, the line break after the notice 1, the notice fixed + count.
     for (let t = Math.min(n - 1, maxChars - fixed - 2); t >= 1; t--) {
       if (t + 1 + fixed + countWidth(n - t) <= maxChars && isSafeCut(text, n - t)) {
-        return `${notice.before}${countText(n - t)}${notice.after}\n${text.slice(n - t)}`
+        return `${notice.before}${formatCount(n - t)}${notice.after}\n${text.slice(n - t)}`
       }
     }
   } else {
@@ -92,13 +87,13 @@ function clampChars(text, strategy, maxChars) {
     for (let e = Math.min(n - 1, maxChars - fixed - 1); e >= 1; e--) {
       const open = text.charCodeAt(e - 1) !== NL
       if (e + (open ? 1 : 0) + fixed + countWidth(n - e) <= maxChars && isSafeCut(text, e)) {
-        return `${text.slice(0, e)}${open ? ' ' : ''}${notice.before}${countText(n - e)}${notice.after}`
+        return `${text.slice(0, e)}${open ? ' ' : ''}${notice.before}${formatCount(n - e)}${notice.after}`
       }
     }
   }
   // Nothing kept: the notice alone, if it fits; else a fallback notice (the core's).
-  if (fixed + countWidth(n) <= maxChars) return `${notice.before}${countText(n)}${notice.after}`
+  if (fixed + countWidth(n) <= maxChars) return `${notice.before}${formatCount(n)}${notice.after}`
   return undefined
 }
 
-module.exports = { clampChars, countText, countWidth }
+module.exports = { clampChars, countWidth }

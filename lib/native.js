@@ -237,6 +237,14 @@ function planFromOut(cut, glue) {
   }
 }
 
+/**
+ * Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line: this proves a text of
+ * `length` units fits `limits` without reading it.
+ */
+function fitsByLength(length, limits) {
+  return length <= limits.maxChars && length * 3 <= limits.maxBytes && length <= limits.maxLines
+}
+
 /** A plan answered with its glue: a string when it cuts, null when the text fits. */
 function readPlan(glue, name) {
   const verdict = out[VERDICT]
@@ -260,17 +268,8 @@ function readPlan(glue, name) {
  */
 function planText(text, strategy, limits, headRatio, notice, exact, snap = false, restack = true) {
   const code = codeOf(strategy)
-  const { maxChars, maxBytes, maxLines } = limits
   const n = text.length
-  if (
-    exact &&
-    n <= FIT_COUNT_MAX &&
-    n <= maxChars &&
-    n * 3 <= maxBytes &&
-    n <= maxLines &&
-    code !== AUTO &&
-    !(restack && mayCarryNotice(text))
-  ) {
+  if (exact && n <= FIT_COUNT_MAX && fitsByLength(n, limits) && code !== AUTO && !(restack && mayCarryNotice(text))) {
     return fitPlan(text, strategy)
   }
   return planNative(text, strategy, code, limits, headRatio, notice, exact, snap, restack)
@@ -746,6 +745,7 @@ module.exports = {
   dimNames,
   checkTemplate,
   planText,
+  fitsByLength,
   mustReadWhole,
   // For __test__/fits.test.mjs: the plan of planText through the binding, with no shortcut.
   planNative,

@@ -13,13 +13,8 @@ const native = require('../native.js')
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
 const TOKENIZERS = ['estimate']
 
-/**
- * Each UTF-16 unit is at most 3 UTF-8 bytes and at most one line: this proves a text of
- * `length` units fits `limits` without reading it.
- */
-function fitsByLength(length, limits) {
-  return length <= limits.maxChars && length * 3 <= limits.maxBytes && length <= limits.maxLines
-}
+// Proves a text fits its limits from its length alone (lib/native.js, where planText needs it too).
+const { fitsByLength } = native
 
 /** A non-array object; false for a revoked proxy, which no option can be read from. */
 function isPlainObject(value) {

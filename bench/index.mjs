@@ -70,14 +70,21 @@ function show(value) {
  * `peers` are shipped functions on the nearest job (`{ label: { fn, upTo? } }`): timed, never
  * checked equal, and only on inputs of at most `upTo` bytes; `note` says how each differs.
  */
-function stringCase(id, title, fn, args, { search = false, headline = false, about, peers = {}, note, sizes = SIZES } = {}) {
+function stringCase(
+  id,
+  title,
+  fn,
+  args,
+  { search = false, guarded = false, headline = false, about, peers = {}, note, sizes = SIZES } = {},
+) {
   const name = fn.replace(/^string/, '')
   const jsName = (prefix) => prefix + name[0].toUpperCase() + name.slice(1)
   // Looked up once, so no call pays for the lookup.
   const found = { toolclamp: toolclamp[fn], best: JS_IMPLS[jsName('best')] }
   if (search) found.search = JS_IMPLS[jsName('search')]
+  if (guarded) found.guarded = JS_IMPLS[jsName('guarded')]
   const impls = {}
-  for (const impl of ['toolclamp', 'search', 'best'].filter((k) => k in found)) {
+  for (const impl of ['toolclamp', 'search', 'best', 'guarded'].filter((k) => k in found)) {
     const f = found[impl]
     assert.equal(typeof f, 'function', `${id}: no ${impl} implementation of ${fn}`)
     impls[impl] = (t) => f(t, ...args)
@@ -151,6 +158,7 @@ const STRING_CASES = [
     note: `${NEAREST} ${WHOLE_LINES.replace(', `.content` is the text', '')} Their reports count totals, kept lines and bytes; neither counts what was dropped in chars.`,
   }),
   stringCase('head-chars', 'Head clamp, 8,000 chars', 'stringTruncateHead', [8000], {
+    guarded: true,
     peers: peersOf(
       ['OpenClaw truncateUtf16Safe', when(openclaw, (o) => ({ fn: (t) => o.truncateUtf16Safe(t, 8000) }))],
       ['cli-truncate', { fn: (t) => cliTruncate(t, 8000, { position: 'end' }), upTo: CLI_TRUNCATE_UP_TO }],
@@ -158,6 +166,7 @@ const STRING_CASES = [
     note: `${NEAREST} OpenClaw's \`truncateUtf16Safe\` keeps whole surrogate pairs but adds no notice and may split \`\\r\\n\`; cli-truncate counts display columns (a CJK char or an emoji is 2), ends with \`…\` instead of a notice, and is timed up to 1 KiB only (one call on 64 KiB of log lines takes seconds).`,
   }),
   stringCase('tail-chars', 'Tail clamp, 8,000 chars', 'stringTruncateTail', [8000], {
+    guarded: true,
     headline: true,
     peers: peersOf(
       ['OpenClaw sliceUtf16Safe', when(openclaw, (o) => ({ fn: (t) => o.sliceUtf16Safe(t, -8000) }))],
@@ -166,6 +175,7 @@ const STRING_CASES = [
     note: `${NEAREST} OpenClaw's \`sliceUtf16Safe(text, -8000)\` (the tail counterpart of its \`truncateUtf16Safe\`) keeps whole surrogate pairs but adds no notice; cli-truncate counts display columns, starts with \`…\` instead of a notice, and is timed up to 1 KiB only.`,
   }),
   stringCase('headtail-chars', 'Head + tail clamp, 16,000 chars, 30% head', 'stringTruncateHeadTail', [16000, { headRatio: 0.3 }], {
+    guarded: true,
     peers: peersOf(
       [
         'Gemini CLI truncateProportionally',
@@ -462,7 +472,7 @@ async function runJsonCases(cases, failures) {
   return rows
 }
 
-const IMPL_LABELS = { toolclamp: 'toolclamp', search: 'binary-search JS', best: 'best JS' }
+const IMPL_LABELS = { toolclamp: 'toolclamp', search: 'binary-search JS', best: 'best JS', guarded: 'JS, same guarantees' }
 
 /** How a column names an implementation: a peer's key is its label. */
 const labelOf = (name) => IMPL_LABELS[name] ?? name

@@ -29,6 +29,7 @@ import * as js from './js-impls.mjs'
 import { loadPeers } from './peers.mjs'
 import { docsSection, formatRatio, formatTime, machineHeader, resultsPage, spliceSection, textTable } from './report.mjs'
 import { runCaptureCases, runCliCases, runCommandCases, runNormalizeCases } from './streams.mjs'
+import { targetsTable } from './targets.mjs'
 
 const { values: flags, positionals } = parseArgs({
   options: {
@@ -763,8 +764,14 @@ async function main() {
   for (const s of sections) {
     const table = await s.run(failures, (part) => matches([part.id, s.group]), shared)
     if (table.rows.length === 0) continue
-    tables.push(table)
+    tables.push({ ...table, id: s.id })
     console.log(`${textTable(table)}\n`)
+  }
+  // The targets first: the page opens with what was met and what was not.
+  const targets = targetsTable(tables)
+  if (targets.rows.length > 0) {
+    tables.unshift(targets)
+    console.log(`${textTable(targets)}\n`)
   }
   const minutes = (performance.now() - started) / 60000
   console.log(`${tables.length} tables in ${minutes.toFixed(1)} min`)

@@ -196,6 +196,8 @@ const STRING_CASES = [
   }),
   stringCase('tail-bytes', 'Tail clamp, 51,200 bytes', 'stringTruncateTail', [{ maxBytes: 51200 }], {
     headline: true,
+    // 128 MiB: what the notice's count of the whole text costs where OpenClaw's costs nothing.
+    sizes: [...SIZES, HUGE_SIZES[0]],
     peers: peersOf(['OpenClaw truncateUtf8Suffix', when(openclaw, (o) => ({ fn: (t) => o.truncateUtf8Suffix(t, 51200) }))]),
     note: `${NEAREST} OpenClaw's \`truncateUtf8Suffix\` encodes the last 51,201 UTF-16 units, drops a char cut in half and decodes the rest: no notice, so it never counts the text; toolclamp's notice names the bytes dropped, a count of the whole text.`,
   }),

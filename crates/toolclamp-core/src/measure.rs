@@ -80,6 +80,13 @@ pub trait Unit: Copy + Eq + Send + Sync + 'static {
     /// Counts of `units`, where `prev` is the unit just before them (for surrogate pairing).
     fn span(units: &[Self], prev: Option<Self>) -> Span;
 
+    /// `units` as bytes, when each unit is one byte (Latin-1): byte-level searches (memchr's
+    /// vector loops) then apply to them as they are.
+    #[inline]
+    fn as_latin1(_units: &[Self]) -> Option<&[u8]> {
+        None
+    }
+
     #[inline]
     fn is_high_surrogate(self) -> bool {
         self.code() & 0xFC00 == 0xD800
@@ -127,6 +134,11 @@ impl Unit for u8 {
     #[inline]
     fn is_low_surrogate(self) -> bool {
         false
+    }
+
+    #[inline]
+    fn as_latin1(units: &[u8]) -> Option<&[u8]> {
+        Some(units)
     }
 
     fn span(units: &[u8], _prev: Option<u8>) -> Span {

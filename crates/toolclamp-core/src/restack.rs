@@ -347,14 +347,19 @@ fn indicator_line<U: Unit>(units: &[U], start: usize, word: &str) -> Option<Indi
 
 /// How every notice starts.
 const OPEN: [u16; 5] = [b'[' as u16, b'.' as u16, b'.' as u16, b'.' as u16, b' ' as u16];
+const OPEN_BYTES: &[u8] = b"[... ";
 
 /// Units tested at a time for two dots in a row, before the exact place of `[... ` is sought.
 const BLOCK: usize = 256;
 
-/// The first `[... ` at or after `from`. A block of text is first tested, without branches,
-/// for `..` anywhere in it (rare in output, and it runs at the speed of the machine's vector
-/// units); only a block that has it is searched for the exact place.
+/// The first `[... ` at or after `from`. One-byte text is searched with memchr's substring
+/// search. In two-byte text a block is first tested, without branches, for `..` anywhere in
+/// it (rare in output, and it runs at the speed of the machine's vector units); only a block
+/// that has it is searched for the exact place.
 fn find_open<U: Unit>(units: &[U], from: usize) -> Option<usize> {
+    if let Some(bytes) = U::as_latin1(units) {
+        return memchr::memmem::find(bytes.get(from..)?, OPEN_BYTES).map(|i| from + i);
+    }
     let starts = units.len().checked_sub(OPEN.len() - 1)?;
     let dot = OPEN[1];
     let mut s = from;

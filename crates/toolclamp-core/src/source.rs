@@ -70,6 +70,9 @@ fn chars_only(budget: Span) -> bool {
 }
 
 const BLOCK: usize = 256;
+/// Counting a span has a fixed cost (summing its lanes) that a block of [`BLOCK`] units
+/// does not repay on long cuts: whole blocks this long go first, while they fit.
+const BIG_BLOCK: usize = 16 * BLOCK;
 
 /// [`Source::fit_forward`] by counting: whole blocks of [`BLOCK`] units while they fit, then
 /// unit by unit inside the block that does not. For sources whose `span` of a block is cheap.
@@ -81,6 +84,14 @@ pub(crate) fn fit_blocks_forward<S: Source + ?Sized>(
 ) -> (usize, Span) {
     let mut pos = from;
     let mut used = Span::ZERO;
+    while limit.saturating_sub(pos) >= BIG_BLOCK {
+        let next = used + src.span(pos, pos + BIG_BLOCK);
+        if !next.fits(budget) {
+            break;
+        }
+        used = next;
+        pos += BIG_BLOCK;
+    }
     while pos < limit {
         let end = (pos + BLOCK).min(limit);
         let next = used + src.span(pos, end);
@@ -108,6 +119,14 @@ pub(crate) fn fit_blocks_forward<S: Source + ?Sized>(
 pub(crate) fn fit_blocks_backward<S: Source + ?Sized>(src: &S, to: usize, floor: usize, budget: Span) -> (usize, Span) {
     let mut pos = to;
     let mut used = Span::ZERO;
+    while pos.saturating_sub(floor) >= BIG_BLOCK {
+        let next = used + src.span(pos - BIG_BLOCK, pos);
+        if !next.fits(budget) {
+            break;
+        }
+        used = next;
+        pos -= BIG_BLOCK;
+    }
     while pos > floor {
         let start = pos.saturating_sub(BLOCK).max(floor);
         let next = used + src.span(start, pos);

@@ -13,6 +13,8 @@ use toolclamp_core::{measure, Limits, Source, Span, Strategy, Unit, Units};
 const CHUNK16: usize = 16 * 4096;
 const CHUNK8: usize = 32 * 255;
 const BLOCK: usize = 256;
+/// The blocks `fit_forward`/`fit_backward` try first, while they fit.
+const BIG_BLOCK: usize = 16 * BLOCK;
 
 /// `len` units of filler with a surrogate pair whose high half sits at each of `highs`.
 fn with_pairs(len: usize, filler: u16, highs: &[usize]) -> Vec<u16> {
@@ -110,6 +112,21 @@ fn pairs_straddling_fit_blocks_are_counted_once() {
     // Pairs everywhere: every block edge splits one (from an odd start) or none.
     assert_fits_match_a_scan(&utf16(&"😀".repeat(2 * BLOCK + 1)));
     assert_fits_match_a_scan(&[0xDC00, 0xD800].repeat(BLOCK + 7));
+}
+
+#[test]
+fn pairs_straddling_big_fit_blocks_are_counted_once() {
+    // The 4,096-unit blocks go first; the cut is then found in 256-unit blocks, then units.
+    let n = 3 * BIG_BLOCK + 3;
+    for edge in [BIG_BLOCK, 2 * BIG_BLOCK] {
+        for h in [edge - 2, edge - 1, edge] {
+            assert_fits_match_a_scan(&with_pairs(n, b'a' as u16, &[h]));
+        }
+    }
+    let mut crlf = vec![b'b' as u16; n];
+    crlf[BIG_BLOCK - 1] = b'\r' as u16;
+    crlf[BIG_BLOCK] = b'\n' as u16;
+    assert_fits_match_a_scan(&crlf);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use toolclamp_core::render_template;
 use toolclamp_core::MAX_FUNCTION_CALLS;
 use toolclamp_core::{
     chars_windows, ends_reach, measure, plan, plan_with_snap, Limits, Measure, Notice, NoticeFacts, Plan, Snap, Source,
-    Span, Tally, Units, Windows, UNLIMITED,
+    Span, Tally, Unit, Units, Windows, UNLIMITED,
 };
 // `Strategy` is proptest's generator trait here; the core's cut strategy is `Cut`.
 use toolclamp_core::Strategy as Cut;
@@ -300,6 +300,79 @@ fn long_text() -> impl Strategy<Value = Vec<u16>> {
         1 => Just(utf16("é日")),
     ];
     prop::collection::vec(unit, 300..2500).prop_map(|p| p.concat())
+}
+
+/// Texts of about 9,000 to 18,000 units (several 4,096-unit blocks).
+fn very_long_text() -> impl Strategy<Value = Vec<u16>> {
+    let unit = prop_oneof![
+        8 => Just(vec![b'a' as u16]),
+        1 => Just(utf16("😀")),
+        1 => Just(utf16("\r\n")),
+        1 => Just(vec![NL]),
+        1 => Just(utf16("é日")),
+    ];
+    prop::collection::vec(unit, 7000..12000).prop_map(|p| p.concat())
+}
+
+/// `fit_forward(lo, hi)` and `fit_backward(hi, lo)` of `src` against a unit-by-unit scan, with
+/// each dimension (bit of `which`) limited to its fraction in `f` of the range's span.
+fn assert_fit_matches_scan<U: Unit>(
+    src: &Units<'_, U>,
+    lo: usize,
+    hi: usize,
+    which: u8,
+    f: (f64, f64, f64),
+) -> Result<(), TestCaseError> {
+    let prefix: Vec<Span> = std::iter::once(Span::ZERO)
+        .chain((0..src.len()).scan(Span::ZERO, |acc, i| {
+            *acc = *acc + src.unit_span(i);
+            Some(*acc)
+        }))
+        .collect();
+    let scan_span = |from: usize, to: usize| prefix[to] - prefix[from];
+    let whole = scan_span(lo, hi);
+    let pick = |bit: u8, total: u64, f: f64| if which & bit != 0 { (total as f64 * f) as u64 } else { u64::MAX };
+    let budget = Span {
+        chars: pick(1, whole.chars, f.0),
+        bytes: pick(2, whole.bytes, f.1),
+        newlines: pick(4, whole.newlines, f.2),
+    };
+    // Spans are exact in the limited dimensions (a source may skip counting the others).
+    let limited = |s: Span| {
+        let keep = |v: u64, limit: u64| if limit == u64::MAX { 0 } else { v };
+        (keep(s.chars, budget.chars), keep(s.bytes, budget.bytes), keep(s.newlines, budget.newlines))
+    };
+    let (end, used) = src.fit_forward(lo, hi, budget);
+    prop_assert_eq!(end, (lo..=hi).rev().find(|&e| scan_span(lo, e).fits(budget)).unwrap());
+    prop_assert_eq!(limited(used), limited(scan_span(lo, end)));
+    let (start, used) = src.fit_backward(hi, lo, budget);
+    prop_assert_eq!(start, (lo..=hi).find(|&s| scan_span(s, hi).fits(budget)).unwrap());
+    prop_assert_eq!(limited(used), limited(scan_span(start, hi)));
+    Ok(())
+}
+
+proptest! {
+    // Each case scans tens of thousands of units: fewer cases.
+    #![proptest_config(proptest_config(REGRESSIONS, 120))]
+
+    /// `fit_forward`/`fit_backward` on texts long enough for several 4,096-unit blocks, with
+    /// budgets anywhere up to the whole range, against a unit-by-unit scan; one-byte
+    /// (Latin-1) units too.
+    #[test]
+    fn fit_big_blocks_match_a_scan(
+        t in very_long_text(), a in 0.0f64..1.0, b in 0.0f64..1.0, f in (0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0),
+        which in 0u8..8, latin1: bool,
+    ) {
+        let n = t.len();
+        let (x, y) = ((a * n as f64) as usize, (b * n as f64) as usize);
+        let (lo, hi) = (x.min(y), x.max(y));
+        if latin1 {
+            let bytes: Vec<u8> = t.iter().map(|&u| u as u8).collect();
+            assert_fit_matches_scan(&Units::new(&bytes[..]), lo, hi, which, f)?;
+        } else {
+            assert_fit_matches_scan(&Units::new(&t[..]), lo, hi, which, f)?;
+        }
+    }
 }
 
 proptest! {

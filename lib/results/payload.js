@@ -102,7 +102,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   checkKeys(limits, PAYLOAD_OPTIONS)
   const { strategy, headRatio, notice, spill, responseFormat, snap } = limits
   const spillTo = spills.readSpill(spill, spillName, spills.SPILL_KEYS_WITH_CALLBACK)
-  if (responseFormat !== undefined && responseFormat !== 'content' && responseFormat !== 'content_and_artifact') {
+  if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
   }
   const snapLines = readSnap(snap, 'line')

@@ -777,6 +777,8 @@ function clampContentAndArtifact(result, limits) {
  * (forFailure).
  */
 function clampPayload(result, given) {
+  // A string is a string's shape, never failed: the commonest result, told without a shape record.
+  if (typeof result === 'string') return clampWith(result, given)
   const found = shapeOf(result)
   const limits = found.failed ? forFailure(given) : given
   const { content } = found

@@ -162,7 +162,12 @@ function isBlockList(array) {
  * mapBlocks in one loop, for the fast paths of results that fit.
  */
 function blocksLength(list, mediaCost = 0) {
-  const length = lengthOf(list)
+  // lengthOf's rule, with a read by name (its own inline cache): this runs on every result.
+  let length = 0
+  try {
+    length = list.length
+  } catch {}
+  if (!(Number.isSafeInteger(length) && length > 0)) length = 0
   let total = 0
   let blocks = length === 0
   for (let i = 0; i < length; i++) {
@@ -352,7 +357,10 @@ function objectShape(result) {
  */
 function hasExtras(result) {
   try {
-    for (const key in result) if (!RESULT_KEYS.has(key) && Object.hasOwn(result, key)) return true
+    // Compared one by one: on the one or two keys of most results, faster than a Set.
+    for (const key in result) {
+      if (key !== 'content' && key !== 'details' && key !== 'structuredContent' && Object.hasOwn(result, key)) return true
+    }
   } catch {
     return true
   }

@@ -179,3 +179,61 @@ test('a capture disposed while it keeps short text still reports its totals', ()
   capture.dispose()
   assert.deepEqual(capture.totals, { chars: 4, bytes: 4, lines: 2 })
 })
+
+describe('the cheap constructions return what the full ones did', () => {
+  const payloads = require('../lib/results/payload.js')
+  const options = fc.record(
+    {
+      maxChars: budget,
+      maxBytes: budget,
+      maxLines: budget,
+      strategy: fc.constantFrom('head', 'tail', 'headTail', 'auto'),
+      headRatio: fc.double({ min: 0, max: 1, noNaN: true }),
+      snap: fc.constantFrom('line', 'none'),
+      responseFormat: fc.constantFrom('content', 'content_and_artifact'),
+    },
+    { requiredKeys: [] },
+  )
+
+  test('payload limits read from an object have the defaults’ shape, and each value given or defaulted', () => {
+    const defaults = payloads.readPayloadLimits(undefined, payloads.PAYLOAD_DEFAULTS)
+    check(
+      fc.property(options, (given) => {
+        const read = payloads.readPayloadLimits(given, payloads.PAYLOAD_DEFAULTS)
+        assert.deepEqual(Object.keys(read), Object.keys(defaults))
+        for (const key of ['maxChars', 'maxBytes', 'maxLines', 'strategy', 'headRatio', 'responseFormat']) {
+          assert.equal(read[key], given[key] ?? defaults[key], key)
+        }
+        assert.equal(read.snap, (given.snap ?? 'line') === 'line')
+        assert.equal(read.failure === undefined, given.strategy !== undefined)
+      }),
+    )
+  })
+
+  test('a user message holds as many tool results as it has tool_result parts', () => {
+    const part = fc.oneof(
+      shortText.map((text) => ({ type: 'text', text })),
+      fc.constant({ type: 'tool_result', tool_use_id: 'a', content: 'ok' }),
+      fc.constant(null),
+      fc.nat(),
+    )
+    check(
+      fc.property(fc.array(part, { maxLength: 5 }), (content) => {
+        const slots = shapes.resultSlotsOf({ role: 'user', content })
+        assert.equal(slots.length, content.filter((p) => p?.type === 'tool_result').length)
+        slots.forEach((slot) => assert.equal(slot.holder, content[slot.part]))
+      }),
+    )
+  })
+})
+
+test('a capture’s methods work unbound, and it lists the same own methods', () => {
+  const { createOutputCapture } = require('../index.js')
+  const capture = createOutputCapture()
+  const { write, end } = capture
+  write('a\n')
+  write('b')
+  assert.deepEqual(Object.keys(capture), ['write', 'snapshot', 'end', 'settledHead', 'dispose'])
+  assert.deepEqual(capture.totals, { chars: 3, bytes: 3, lines: 2 })
+  assert.equal(end().text, 'a\nb')
+})

@@ -49,7 +49,14 @@ function jsTruncateText(text, limits) {
   return fitReport(text, 'head')
 }
 
+/**
+ * A result's other keys (structuredContent, `stdout`, `_meta`) share its budget as JSON and
+ * `details` is bounded on its own: the same job knows there are none, or measures them.
+ */
 function jsToolPayload(result) {
+  for (const key in result) if (key !== 'content' && key !== 'details') throw new Error('other data: not timed here')
+  const { details } = result
+  if (details !== undefined && JSON.stringify(details).length * 3 > 8192) throw new Error('details: not timed here')
   let length = 0
   for (const block of result.content) if (block.type === 'text') length += block.text.length
   if (!fitsUnread(length, LIMITS)) throw new Error('does not fit')
@@ -83,7 +90,11 @@ function tcCapture(text) {
   return capture.end()
 }
 
-/** clampToolResultsInMessages's answer for pi messages whose results fit by their lengths. */
+/**
+ * clampToolResultsInMessages's answer for pi messages whose results fit by their lengths.
+ * The same job finds tool results in any format it takes: a user message may hold
+ * Anthropic tool_result parts, so its parts are looked at too (none are, in these inputs).
+ */
 function jsConversation(messages, { contextWindowTokens }) {
   const perResult = Math.floor(contextWindowTokens * 0.3)
   const aggregate = Math.floor(contextWindowTokens * 0.5)
@@ -91,6 +102,9 @@ function jsConversation(messages, { contextWindowTokens }) {
   let tokens = 0
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]
+    if (m.role === 'user') {
+      for (const part of m.content) if (part.type === 'tool_result') throw new Error('Anthropic results: not timed here')
+    }
     if (m.role !== 'toolResult') continue
     let bound = 0
     for (const block of m.content) bound += block.text.length

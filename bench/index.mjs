@@ -295,6 +295,20 @@ const payloadImpls = {
 
 const IMAGE_CHARS = 10_000_000
 
+// pi's `details` stays out of the budget but is bounded to 8 KiB of compact JSON: small
+// results carry it, so the best JS for them measures it too (one JSON.stringify, whose
+// length proves it fits), as toolclamp does.
+const DETAILS_MAX_BYTES = 8 * KIB
+
+const smallPayloadImpls = {
+  toolclamp: payloadImpls.toolclamp,
+  best: (result) => {
+    const details = typeof result === 'object' ? result.details : undefined
+    if (details !== undefined && JSON.stringify(details).length * 3 > DETAILS_MAX_BYTES) throw new Error('details do not fit')
+    return js.bestTruncateToolPayload(result)
+  },
+}
+
 // Streams read once per run: 256 partials from 64 KiB to 16 MiB.
 const STREAM_OPTIONS = { time: 1000, warmupTime: 0, iterations: 4, warmupIterations: 1 }
 
@@ -303,7 +317,8 @@ const PAYLOAD_CASES = [
     id: 'payload-small',
     title: 'Small tool results, within the default limits',
     code: `\`hardTruncateToolPayload(result, ${EXACT_CODE})\``,
-    impls: payloadImpls,
+    about: 'best JS measures `details` too (its compact JSON, bounded to 8 KiB), as toolclamp does',
+    impls: smallPayloadImpls,
     rows: (kind) => [
       { label: '100 B string', textBytes: 100, make: () => makeInput(kind, 100) },
       {

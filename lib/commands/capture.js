@@ -130,6 +130,35 @@ class StreamingSpill {
   }
 }
 
+/**
+ * What createOutputCapture returns. Its methods are the capture's own closures, so they
+ * work unbound too (`stream.on('data', capture.write)`); `totals` and the interrupted end
+ * are on the prototype. Made by a class, not an object literal: a literal with a getter,
+ * or a property defined on it afterwards, costs several times a whole short capture.
+ */
+class OutputCapture {
+  #totals
+  #endInterrupted
+
+  constructor(write, snapshot, end, settledHead, dispose, totals, endInterrupted) {
+    this.write = write
+    this.snapshot = snapshot
+    this.end = end
+    this.settledHead = settledHead
+    this.dispose = dispose
+    this.#totals = totals
+    this.#endInterrupted = endInterrupted
+  }
+
+  get totals() {
+    return this.#totals()
+  }
+
+  [END_INTERRUPTED]() {
+    return this.#endInterrupted()
+  }
+}
+
 function checkChunk(chunk) {
   if (typeof chunk === 'string' || types.isUint8Array(chunk)) return
   throw mustBe(TypeError, `chunk`, `a string, Buffer or Uint8Array`, chunk)
@@ -197,6 +226,8 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   // settledHead() from there would plan again, call the notice again, and never end; an
   // end() from end()'s own notice could not return its result.
   let planning
+  // Whether `abandoned` holds the capture (only with a spill file being written).
+  let registered = false
 
   /** Runs a native call of `method` that may call the notice function. */
   function plan(method, call) {
@@ -226,9 +257,9 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
     if (text.includes('[... ') || SURROGATE.test(text)) return undefined
     const plan = native.planText(text, name, limits, ratio, noticeNow(), true, lineSnap, false)
     if (plan.cut) return undefined
-    totals = { ...plan.total }
-    plan.text = text
-    return shape(plan)
+    const { chars, bytes, lines } = plan.total
+    totals = { chars, bytes, lines }
+    return shape(plan, text)
   }
 
   function refuseReentry(method) {
@@ -240,8 +271,9 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
     if (disposed) throw failure(Error, 'toolclamp: the capture was disposed', 'TOOLCLAMP_CAPTURE_DISPOSED')
   }
 
-  function shape(plan) {
-    const result = resultOf(plan.text, name, plan)
+  /** A plan's result, truncateText's shape; `text` is the plan's own unless given. */
+  function shape(plan, text = plan.text) {
+    const result = resultOf(text, name, plan)
     result.strategy = name
     return result
   }
@@ -256,11 +288,11 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
     pending = undefined
     if (handle !== undefined) native.captureDispose(handle)
     stream?.discard()
-    abandoned.unregister(capture)
+    if (registered) abandoned.unregister(capture)
   }
 
-  const capture = {
-    write(chunk) {
+  const capture = new OutputCapture(
+    function write(chunk) {
       checkChunk(chunk)
       if (ended !== undefined) throw failure(Error, 'toolclamp: write after end', 'TOOLCLAMP_CAPTURE_ENDED')
       refuseDisposed()
@@ -276,13 +308,13 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       totals = answer.totals
       if (echo) stream.write(answer.added)
     },
-    snapshot() {
+    function snapshot() {
       refuseReentry('snapshot')
       if (ended !== undefined) return ended
       refuseDisposed()
       return shape(plan('snapshot', () => native.captureResult(opened(), false, noticeNow(), lineSnap)))
     },
-    end() {
+    function end() {
       refuseReentry('end')
       if (ended !== undefined) return ended
       refuseDisposed()
@@ -313,7 +345,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       if (report !== undefined && result.truncated) spills.reportSpill(spillTo.onSpill, report)
       return result
     },
-    settledHead() {
+    function settledHead() {
       refuseReentry('settledHead')
       if (ended !== undefined) return undefined
       refuseDisposed()
@@ -323,23 +355,24 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       const head = plan('settledHead', () => native.captureSettleHead(opened(), settleNotice, lineSnap))
       return head === null ? undefined : head
     },
-    dispose() {
+    function dispose() {
       if (disposed || ended !== undefined) return
       release()
       disposed = true
     },
-    get totals() {
+    function totalsNow() {
       if (pending !== undefined && pendingLength > 0) opened()
       return { ...totals }
     },
-  }
-  Object.defineProperty(capture, END_INTERRUPTED, {
-    value() {
+    function endInterrupted() {
       if (ended === undefined) interrupted = true
       return capture.end()
     },
-  })
-  if (stream?.temp !== undefined) abandoned.register(capture, stream.temp, capture)
+  )
+  if (stream?.temp !== undefined) {
+    abandoned.register(capture, stream.temp, capture)
+    registered = true
+  }
   return capture
 }
 

@@ -198,7 +198,9 @@ function readResult(result) {
   // (an execFile error used as the result), the numeric code of result.error.
   const error = isError(result) ? result : quietly(result, 'error')
   const status = quietly(result, 'status')
-  const numericCode = [quietly(result, 'code'), quietly(error, 'code')].find((c) => typeof c === 'number')
+  const resultCode = quietly(result, 'code')
+  const errorCode = typeof resultCode === 'number' ? undefined : quietly(error, 'code')
+  const numericCode = typeof resultCode === 'number' ? resultCode : typeof errorCode === 'number' ? errorCode : undefined
   const exitCode = result.exitCode ?? (typeof status === 'number' ? status : undefined) ?? numericCode
   const signal = result.signal ?? (typeof quietly(error, 'signal') === 'string' ? quietly(error, 'signal') : undefined)
   const { durationMs } = result

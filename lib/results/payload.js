@@ -61,19 +61,24 @@ const PAYLOAD_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spil
 const RESPONSE_FORMATS = ['content', 'content_and_artifact']
 
 /**
+ * A limits record: every payload limit, in one order, so every record shares one shape
+ * (each read of a field stays monomorphic) and is built without a spread (a spread in the
+ * middle of a literal costs more than the rest of a small call). Not frozen: freezing costs
+ * more than a small call's whole clamp, and no record leaves this library (none is ever
+ * written to).
+ */
+function record(responseFormat, snap, maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, failure) {
+  return { responseFormat, snap, maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, failure }
+}
+
+/**
  * Limits with nothing given but the budgets and the strategy (`defaults`). `failure` is the
  * strategy and head ratio for a failed result (forFailure); undefined: these limits' own.
+ * Text going to a model through a tool is cut on whole lines.
  */
 function limitsRecord(defaults, failure) {
-  return Object.freeze({
-    notice: undefined,
-    responseFormat: 'content',
-    // Text going to a model through a tool is cut on whole lines.
-    snap: true,
-    ...defaults,
-    spill: undefined,
-    failure,
-  })
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice } = defaults
+  return record('content', true, maxChars, maxBytes, maxLines, strategy, headRatio, notice, undefined, failure)
 }
 
 /** `limits` for a result that failed (isError, a thrown error): their `failure` strategy. */
@@ -100,18 +105,22 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
   if (responseFormat !== undefined && !RESPONSE_FORMATS.includes(responseFormat)) {
     throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
   }
-  return Object.freeze({
-    responseFormat: responseFormat ?? 'content',
-    snap: readSnap(snap, 'line'),
-    ...readBudgets(limits, defaults),
-    strategy: readStrategy(strategy, defaults.strategy),
-    headRatio: readHeadRatio(headRatio, defaults.headRatio),
+  const snapLines = readSnap(snap, 'line')
+  const { maxChars, maxBytes, maxLines } = readBudgets(limits, defaults)
+  return record(
+    responseFormat ?? 'content',
+    snapLines,
+    maxChars,
+    maxBytes,
+    maxLines,
+    readStrategy(strategy, defaults.strategy),
+    readHeadRatio(headRatio, defaults.headRatio),
     // With a spill file the notice may name it ({spillPath}); clampAndSpill checks it.
-    notice: spillTo === undefined ? readNotice(notice) : notice,
-    spill: spillTo,
+    spillTo === undefined ? readNotice(notice) : notice,
+    spillTo,
     // A strategy given is used for failures too; a head ratio given is theirs too.
-    failure: strategy === undefined ? failureWith(headRatio) : undefined,
-  })
+    strategy === undefined ? failureWith(headRatio) : undefined,
+  )
 }
 
 /** How a failed result is cut when no strategy is given: FAILURE_DEFAULTS, with the head ratio given. */
@@ -768,6 +777,8 @@ function clampContentAndArtifact(result, limits) {
  * (forFailure).
  */
 function clampPayload(result, given) {
+  // A string is a string's shape, never failed: the commonest result, told without a shape record.
+  if (typeof result === 'string') return clampWith(result, given)
   const found = shapeOf(result)
   const limits = found.failed ? forFailure(given) : given
   const { content } = found

@@ -162,7 +162,12 @@ function isBlockList(array) {
  * mapBlocks in one loop, for the fast paths of results that fit.
  */
 function blocksLength(list, mediaCost = 0) {
-  const length = lengthOf(list)
+  // lengthOf's rule, with a read by name (its own inline cache): this runs on every result.
+  let length = 0
+  try {
+    length = list.length
+  } catch {}
+  if (!(Number.isSafeInteger(length) && length > 0)) length = 0
   let total = 0
   let blocks = length === 0
   for (let i = 0; i < length; i++) {
@@ -352,7 +357,10 @@ function objectShape(result) {
  */
 function hasExtras(result) {
   try {
-    for (const key in result) if (!RESULT_KEYS.has(key) && Object.hasOwn(result, key)) return true
+    // Compared one by one: on the one or two keys of most results, faster than a Set.
+    for (const key in result) {
+      if (key !== 'content' && key !== 'details' && key !== 'structuredContent' && Object.hasOwn(result, key)) return true
+    }
   } catch {
     return true
   }
@@ -662,13 +670,22 @@ function forEachTyped(parts, type, visit) {
   }
 }
 
+/**
+ * Whether a list holds a part of type `type`. Run on every user message of a conversation:
+ * each read is by name here (its own inline cache), where lengthOf's and typeOf's, shared by
+ * every caller, are slow.
+ */
 function hasTyped(parts, type) {
-  for (let i = 0, n = lengthOf(parts); i < n; i++) {
-    let part
+  let length = 0
+  try {
+    length = parts.length
+  } catch {}
+  if (!Number.isSafeInteger(length)) return false
+  for (let i = 0; i < length; i++) {
     try {
-      part = parts[i]
+      const part = parts[i]
+      if (typeof part === 'object' && part !== null && part.type === type) return true
     } catch {}
-    if (typeOf(part) === type) return true
   }
   return false
 }
@@ -700,16 +717,15 @@ function resultSlotsOf(message) {
   }
   if (role === 'user') {
     // Anthropic Messages: tool_result blocks in a user message.
-    const found = []
     let content
     try {
       content = message.content
     } catch {}
-    if (isArray(content) && hasTyped(content, 'tool_result')) {
-      forEachTyped(content, 'tool_result', (part, i) => {
-        found.push(slot('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true))
-      })
-    }
+    if (!isArray(content) || !hasTyped(content, 'tool_result')) return NONE
+    const found = []
+    forEachTyped(content, 'tool_result', (part, i) => {
+      found.push(slot('anthropic', i, part, 'content', 'tool_use_id', read(part, 'is_error') === true))
+    })
     return found
   }
   const type = read(message, 'type')

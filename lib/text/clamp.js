@@ -11,7 +11,7 @@ const native = require('../native.js')
 const spills = require('../files/spill.js')
 const notices = require('../common/notices.js')
 const terminal = require('./terminal.js')
-const { clampChars } = require('./chars.js')
+const { clampAscii, clampChars } = require('./chars.js')
 const { unshared } = require('../common/format.js')
 const {
   fitsByLength,
@@ -31,20 +31,32 @@ function checkText(text) {
 
 function clampString(text, strategy, limits, headRatio, notice, snap = false) {
   if (fitsByLength(text.length, limits)) return text
-  if (
-    limits.maxBytes === Infinity &&
-    limits.maxLines === Infinity &&
-    notice === undefined &&
-    !snap &&
-    (strategy === 'tail' || strategy === 'head') &&
-    !native.mustReadWhole(text)
-  ) {
-    // By chars alone with the default notice: arithmetic (chars.js), unless the core must plan it.
-    const clamped = clampChars(text, strategy, limits.maxChars)
-    if (clamped !== undefined) return unshared(clamped, text.length)
+  if (notice === undefined && !snap && (strategy === 'tail' || strategy === 'head')) {
+    const clamped = clampInJs(text, strategy, limits)
+    if (clamped !== undefined) return clamped
   }
   const plan = native.planText(text, strategy, limits, headRatio, notice, false, snap)
   return plan.cut ? cutText(text, plan) : text
+}
+
+/**
+ * A head or tail cut with the default notice that is arithmetic (chars.js), or undefined
+ * when the core must plan it: by chars alone; or by bytes of an ASCII text that chars and
+ * lines cannot bind (each line holds a char, and the text and the result are no longer
+ * in chars or lines than in bytes). Never for a text the core must read whole for an
+ * earlier notice (native.mustReadWhole).
+ */
+function clampInJs(text, strategy, { maxChars, maxBytes, maxLines }) {
+  const n = text.length
+  let clamped
+  if (maxBytes === Infinity && maxLines === Infinity) {
+    if (native.mustReadWhole(text)) return undefined
+    clamped = clampChars(text, strategy, maxChars)
+  } else if (maxChars >= n && maxLines >= n && native.isAscii(text) && !native.mustReadWhole(text)) {
+    if (n <= maxBytes) return text
+    clamped = clampAscii(text, strategy, maxBytes)
+  }
+  return clamped === undefined ? undefined : unshared(clamped, n)
 }
 
 /** The result of a plan that cuts `text`: its kept parts around the glue. */

@@ -196,7 +196,8 @@ function readTextOptions(options) {
 
 function truncateText(text, options) {
   checkText(text)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } = readTextOptions(options)
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } =
+    readTextOptions(options)
   // Terminal output is normalised before it is counted: budgets count what the model reads,
   // and a spill file holds that text, so the lines a notice names are its lines.
   const flags = terminal.readNormalize(normalize)

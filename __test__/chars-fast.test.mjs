@@ -165,3 +165,15 @@ test('a bytes-only clamp of a long ASCII text is answered in JS, without plannin
     native.planText = planText
   }
 })
+
+test('a bytes-only clamp of an ASCII text reads it whole for an earlier notice up to the scan limit, as by chars', () => {
+  const earlier = stringTruncateTail('x'.repeat(5000), { maxBytes: 100 })
+  const line = 'INFO request handled in 12 ms\n'
+  const short = earlier + line.repeat(1000)
+  // Restacked: the notice counts the original, as truncateText's does.
+  assert.equal(stringTruncateTail(short, { maxBytes: 2000 }), truncateText(short, { maxBytes: 2000, strategy: 'tail' }).text)
+  // Past RESTACK_SCAN_MAX chars the text is planned as it is, like a chars-only clamp.
+  const long = earlier + line.repeat(10_000)
+  assert.equal(stringTruncateTail(long, { maxBytes: 2000 }), plannedUnder(long, 'tail', BYTES_ONLY(2000)))
+  assert.equal(stringTruncateTail(long, 2000), planned(long, 'tail', 2000))
+})

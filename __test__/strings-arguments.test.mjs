@@ -359,3 +359,47 @@ describe('error codes', () => {
     }
   })
 })
+
+describe('truncateText reads its options object the same however it is built', () => {
+  const text = 'line of a log\n'.repeat(400)
+  const limits = { maxBytes: 2000, maxLines: 50 }
+  const expected = truncateText(text, { maxBytes: 2000, maxLines: 50, snap: 'line' })
+
+  test('spread with a key added, on every call of optimised code, reads as the literal', () => {
+    // V8 gives such an object a map of its own on each call once the caller is optimised.
+    for (let i = 0; i < 3000; i++) assert.deepEqual(truncateText(text, { ...limits, snap: 'line' }), expected)
+  })
+
+  test('a null-prototype object, an inherited option and a getter', () => {
+    assert.deepEqual(truncateText(text, Object.assign(Object.create(null), limits, { snap: 'line' })), expected)
+    // An object whose prototype is not Object.prototype has its inherited options read.
+    assert.deepEqual(truncateText(text, Object.assign(Object.create({ snap: 'line' }), limits)), expected)
+    class Options {
+      get maxBytes() {
+        return 2000
+      }
+    }
+    const fromClass = Object.assign(new Options(), { maxLines: 50, snap: 'line' })
+    assert.deepEqual(truncateText(text, fromClass), expected)
+    let reads = 0
+    const counted = {
+      ...limits,
+      get snap() {
+        reads++
+        return 'line'
+      },
+    }
+    assert.deepEqual(truncateText(text, counted), expected)
+    assert.equal(reads, 1)
+  })
+
+  test('an unknown key of a spread object is refused with the key meant', () => {
+    for (let i = 0; i < 3; i++) {
+      assert.throws(() => truncateText(text, { ...limits, maxbytes: 1 }), {
+        name: 'TypeError',
+        code: 'TOOLCLAMP_INVALID_ARGUMENT',
+        message: 'unknown option "maxbytes"; did you mean "maxBytes"?',
+      })
+    }
+  })
+})

@@ -364,6 +364,17 @@ function mustReadWhole(text) {
   return text.length <= RESTACK_SCAN_MAX && mayCarryNotice(text)
 }
 
+/**
+ * Whether `text` is ASCII: its UTF-8 length is its length. A one-byte string is answered by
+ * WIDE at once and counted in place by Buffer.byteLength (memory speed); a string with a
+ * char above U+00FF is answered at that char, never counted. (A two-byte string of Latin-1
+ * chars alone, which slicing can make, is scanned by WIDE and then counted: two passes at
+ * the speed of a two-byte scan, no more than planning it in the core costs.)
+ */
+function isAscii(text) {
+  return !isWide(text) && Buffer.byteLength(text) === text.length
+}
+
 /** The plan with the strategy the binding used (`auto` resolved to 'head' or 'headTail'). */
 function withStrategy(plan) {
   plan.strategy = STRATEGIES[out[SLOTS.strategy]]
@@ -746,6 +757,7 @@ module.exports = {
   checkTemplate,
   planText,
   fitsByLength,
+  isAscii,
   mustReadWhole,
   // For __test__/fits.test.mjs: the plan of planText through the binding, with no shortcut.
   planNative,

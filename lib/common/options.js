@@ -79,11 +79,26 @@ const UNBOUNDED = Object.freeze({ maxChars: Infinity, maxBytes: Infinity, maxLin
  * errors (`stdout.`).
  */
 function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, defaults = UNBOUNDED, prefix = '') {
+  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix)
+}
+
+/** readBudgets of values already read. */
+function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix) {
   return {
-    maxChars: readOptionalBudget(`${prefix}maxChars`, maxChars, defaults.maxChars),
-    maxBytes: withTokenBudget(readOptionalBudget(`${prefix}maxBytes`, maxBytes, defaults.maxBytes), maxTokens, tokenizer, prefix),
-    maxLines: readOptionalBudget(`${prefix}maxLines`, maxLines, defaults.maxLines),
+    maxChars: budgetOr(prefix, 'maxChars', maxChars, defaults.maxChars),
+    maxBytes: withTokenBudget(budgetOr(prefix, 'maxBytes', maxBytes, defaults.maxBytes), maxTokens, tokenizer, prefix),
+    maxLines: budgetOr(prefix, 'maxLines', maxLines, defaults.maxLines),
   }
+}
+
+/**
+ * readOptionalBudget of the option `prefix + key`, whose name is built only for an error:
+ * a call that reads valid budgets builds no string.
+ */
+function budgetOr(prefix, key, value, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value === 'number' && (value === Infinity || (Number.isInteger(value) && value >= 0))) return value
+  return readBudget(`${prefix}${key}`, value)
 }
 
 /**
@@ -93,7 +108,7 @@ function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, def
 function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required') {
   const { maxChars, maxBytes, maxLines, maxTokens } = object
   if (maxChars === undefined && maxBytes === undefined && maxLines === undefined && maxTokens === undefined) throw invalid(TypeError, what)
-  return readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer: object.tokenizer }, UNBOUNDED, prefix)
+  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, object.tokenizer, UNBOUNDED, prefix)
 }
 
 /**

@@ -11,10 +11,11 @@ const native = require('../native.js')
 const spills = require('../files/spill.js')
 const notices = require('../common/notices.js')
 const terminal = require('./terminal.js')
-const { clampChars } = require('./chars.js')
+const { clampAscii, clampChars } = require('./chars.js')
 const { unshared } = require('../common/format.js')
 const {
   fitsByLength,
+  isPlainObject,
   LIMIT_KEYS,
   readHeadRatio,
   readLimitArgument,
@@ -23,6 +24,7 @@ const {
   readOptionsObject,
   readSnap,
   readStrategy,
+  unknownOption,
 } = require('../common/options.js')
 
 function checkText(text) {
@@ -31,20 +33,32 @@ function checkText(text) {
 
 function clampString(text, strategy, limits, headRatio, notice, snap = false) {
   if (fitsByLength(text.length, limits)) return text
-  if (
-    limits.maxBytes === Infinity &&
-    limits.maxLines === Infinity &&
-    notice === undefined &&
-    !snap &&
-    (strategy === 'tail' || strategy === 'head') &&
-    !native.mustReadWhole(text)
-  ) {
-    // By chars alone with the default notice: arithmetic (chars.js), unless the core must plan it.
-    const clamped = clampChars(text, strategy, limits.maxChars)
-    if (clamped !== undefined) return unshared(clamped, text.length)
+  if (notice === undefined && !snap && (strategy === 'tail' || strategy === 'head')) {
+    const clamped = clampInJs(text, strategy, limits)
+    if (clamped !== undefined) return clamped
   }
   const plan = native.planText(text, strategy, limits, headRatio, notice, false, snap)
   return plan.cut ? cutText(text, plan) : text
+}
+
+/**
+ * A head or tail cut with the default notice that is arithmetic (chars.js), or undefined
+ * when the core must plan it: by chars alone; or by bytes of an ASCII text that chars and
+ * lines cannot bind (each line holds a char, and the text and the result are no longer
+ * in chars or lines than in bytes). Never for a text the core must read whole for an
+ * earlier notice (native.mustReadWhole).
+ */
+function clampInJs(text, strategy, { maxChars, maxBytes, maxLines }) {
+  const n = text.length
+  let clamped
+  if (maxBytes === Infinity && maxLines === Infinity) {
+    if (native.mustReadWhole(text)) return undefined
+    clamped = clampChars(text, strategy, maxChars)
+  } else if (maxChars >= n && maxLines >= n && native.isAscii(text) && !native.mustReadWhole(text)) {
+    if (n <= maxBytes) return text
+    clamped = clampAscii(text, strategy, maxBytes)
+  }
+  return clamped === undefined ? undefined : unshared(clamped, n)
 }
 
 /** The result of a plan that cuts `text`: its kept parts around the glue. */
@@ -112,12 +126,78 @@ function truncateWith(text, limits, strategy, headRatio, notice, snap = false) {
 
 const TRUNCATE_TEXT_OPTIONS = [...LIMIT_KEYS, 'strategy', 'headRatio', 'notice', 'spill', 'snap', 'normalize']
 
+/**
+ * truncateText's options, as readOptionsObject reads them. A plain object (its prototype
+ * Object.prototype or null, so no option is inherited) is read with Object.entries, which
+ * reads each own enumerable key once without inline caches: V8 (Node 20) gives an object
+ * built by spread and then a key (`{ ...limits, snap }`) in optimised code a map of its own
+ * on every call, and then every property read (and for...in) misses its cache, about half a
+ * microsecond each, where this read costs one pass. Any other object is read by key.
+ */
+function readTextOptions(options) {
+  const proto = isPlainObject(options) ? Object.getPrototypeOf(options) : undefined
+  if (proto !== Object.prototype && proto !== null) return readOptionsObject(options, TRUNCATE_TEXT_OPTIONS)
+  const read = {
+    maxChars: undefined,
+    maxBytes: undefined,
+    maxLines: undefined,
+    maxTokens: undefined,
+    tokenizer: undefined,
+    strategy: undefined,
+    headRatio: undefined,
+    notice: undefined,
+    spill: undefined,
+    snap: undefined,
+    normalize: undefined,
+  }
+  const entries = Object.entries(options)
+  for (let i = 0; i < entries.length; i++) {
+    const [key, value] = entries[i]
+    switch (key) {
+      case 'maxChars':
+        read.maxChars = value
+        break
+      case 'maxBytes':
+        read.maxBytes = value
+        break
+      case 'maxLines':
+        read.maxLines = value
+        break
+      case 'maxTokens':
+        read.maxTokens = value
+        break
+      case 'tokenizer':
+        read.tokenizer = value
+        break
+      case 'strategy':
+        read.strategy = value
+        break
+      case 'headRatio':
+        read.headRatio = value
+        break
+      case 'notice':
+        read.notice = value
+        break
+      case 'spill':
+        read.spill = value
+        break
+      case 'snap':
+        read.snap = value
+        break
+      case 'normalize':
+        read.normalize = value
+        break
+      default:
+        throw unknownOption(key, TRUNCATE_TEXT_OPTIONS)
+    }
+  }
+  return read
+}
+
 function truncateText(text, options) {
   checkText(text)
-  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } = readOptionsObject(
-    options,
-    TRUNCATE_TEXT_OPTIONS,
-  )
+  const { maxChars, maxBytes, maxLines, maxTokens, tokenizer, strategy, headRatio, notice, spill, snap, normalize } =
+    readTextOptions(options)
   // Terminal output is normalised before it is counted: budgets count what the model reads,
   // and a spill file holds that text, so the lines a notice names are its lines.
   const flags = terminal.readNormalize(normalize)

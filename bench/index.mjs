@@ -191,10 +191,12 @@ const STRING_CASES = [
     note: `${NEAREST} Gemini CLI's \`truncateProportionally\` cuts by plain \`substring\` (it can split a surrogate pair or \`\\r\\n\`) and writes a fixed prefix line and \`...\` without counts; \`formatTruncatedToolOutput\` keeps a fixed 20% head, splits pairs too, and its notice (with the omitted count) comes on top of the 16,000 chars; cli-truncate counts display columns and is timed up to 1 KiB only.`,
   }),
   stringCase('head-bytes', 'Head clamp, 51,200 bytes', 'stringTruncateHead', [{ maxBytes: 51200 }], {
+    guarded: true,
     peers: peersOf(['OpenClaw truncateUtf8Prefix', when(openclaw, (o) => ({ fn: (t) => o.truncateUtf8Prefix(t, 51200) }))]),
     note: `${NEAREST} OpenClaw's \`truncateUtf8Prefix\` encodes the first 51,200 UTF-16 units, drops a char cut in half and decodes the rest: no notice, so it never counts the text.`,
   }),
   stringCase('tail-bytes', 'Tail clamp, 51,200 bytes', 'stringTruncateTail', [{ maxBytes: 51200 }], {
+    guarded: true,
     headline: true,
     // 128 MiB: what the notice's count of the whole text costs where OpenClaw's costs nothing.
     sizes: [...SIZES, HUGE_SIZES[0]],

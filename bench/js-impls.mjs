@@ -899,9 +899,40 @@ function keepFor(limit) {
   return maxLines === undefined || maxLines === Infinity ? 0 : maxLines + 1
 }
 
-/** Best JS `stringTruncateHead`. */
+/** Chars-only head in O(1): the longest head whose cost, separator and notice included, fits. */
+function headByCharsO1(text, maxChars) {
+  const n = text.length
+  const noticeFor = (omitted) => `[... ${formatCount(omitted)} chars truncated at the end ...]`
+  let notice = noticeFor(n - maxChars)
+  let best = -1
+  let bestNotice = ''
+  for (let round = 0; round < 6; round++) {
+    const reserved = notice.length
+    if (reserved > maxChars) break
+    const e = headByChars(text, 0, n, maxChars - reserved)
+    const next = noticeFor(n - e)
+    if (next.length <= reserved) {
+      best = e
+      bestNotice = next
+      if (next.length === reserved) break
+    } else if (best >= 0) {
+      break
+    }
+    notice = next
+  }
+  if (best < 0) return null
+  // A head that ends inside a line takes the notice on that line, after a space.
+  const open = best > 0 && text.charCodeAt(best - 1) !== NL
+  return text.slice(0, best) + (open ? ' ' : '') + bestNotice
+}
+
+/** Best JS `stringTruncateHead`: O(1) for a chars-only limit. */
 export function bestTruncateHead(text, limit) {
   if (fitsUnread(text.length, limit)) return text
+  if (typeof limit === 'number') {
+    const out = headByCharsO1(text, limit)
+    if (out !== null) return out
+  }
   return clampString(text, new FastSource(text, keepFor(limit)), budgetOf(limit), 'head', 0.5)
 }
 

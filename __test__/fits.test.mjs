@@ -34,6 +34,18 @@ describe('a short text that fits is counted in JS', () => {
     )
   })
 
+  test('a one-byte text of up to 2,048 chars that fits: the plan the binding makes', () => {
+    const oneByte = fc.constantFrom('a', ' ', '\n', '\r', '\r\n', 'é', '\xff', '\t', '[... ')
+    const text = fc.array(oneByte, { minLength: 200, maxLength: 2100 }).map((units) => units.join(''))
+    check(
+      fc.property(text, limits, strategy, fc.boolean(), (text, limits, strategy, restack) => {
+        const got = native.planText(text, strategy, limits, 0.5, undefined, true, false, restack)
+        const want = native.planNative(text, strategy, native.STRATEGIES.indexOf(strategy), limits, 0.5, undefined, true, false, restack)
+        assert.deepEqual(got, want)
+      }),
+    )
+  })
+
   test('truncateText returns the very text, with the totals the binding counts', () => {
     check(
       fc.property(shortText, (text) => {

@@ -269,15 +269,24 @@ function readPlan(glue, name) {
 function planText(text, strategy, limits, headRatio, notice, exact, snap = false, restack = true) {
   const code = codeOf(strategy)
   const n = text.length
-  if (exact && n <= FIT_COUNT_MAX && fitsByLength(n, limits) && code !== AUTO && !(restack && mayCarryNotice(text))) {
+  if (
+    exact &&
+    (n <= FIT_COUNT_MAX || (n <= FIT_COUNT_ONE_BYTE_MAX && !isWide(text))) &&
+    fitsByLength(n, limits) &&
+    code !== AUTO &&
+    !(restack && mayCarryNotice(text))
+  ) {
     return fitPlan(text, strategy)
   }
   return planNative(text, strategy, code, limits, headRatio, notice, exact, snap, restack)
 }
 
 // Up to this length a text whose length proves it fits is counted here: the two counts
-// cost less than the call to the binding would.
+// cost less than the call to the binding would. A one-byte string is counted here up to
+// FIT_COUNT_ONE_BYTE_MAX: Buffer.byteLength of it is fast, where a two-byte string's runs
+// at well under a GB/s.
 const FIT_COUNT_MAX = 256
+const FIT_COUNT_ONE_BYTE_MAX = 2048
 
 /**
  * The plan of a short text that fits, as the core would answer it: nothing cut, every

@@ -782,33 +782,43 @@ function truncateTextWith(text, options, src, PlannerKind = Planner) {
 // Best pure JS
 
 /** Chars-only tail in O(1): the notice is ASCII, so its chars are its bytes, one line. */
-function tailByChars(text, maxChars, noticeFor = (omitted) => `[... ${formatCount(omitted)} chars truncated at the start ...]`) {
-  const n = text.length
-  let notice = noticeFor(n - maxChars)
-  let best = -1
-  let bestNotice = ''
+/**
+ * The settle loop of a chars-only cut: `cutFor(room)` cuts for the room a notice leaves and
+ * says what it omits (`[at, omitted]`); the cut is made again while its notice's length
+ * changes. Returns `{ at, notice }`, or null when no notice fits.
+ */
+function settleByChars(maxChars, firstOmitted, noticeFor, cutFor) {
+  let notice = noticeFor(firstOmitted)
+  let best = null
   for (let round = 0; round < 6; round++) {
     const reserved = notice.length
     if (reserved > maxChars) break
-    // The tail pays for the '\n' after the notice.
-    const budget = maxChars - reserved - 1
-    let s = n
-    if (budget >= 0) {
-      s = n - budget
-      while (s < n && !isSafeCutAt(text, s)) s++
-    }
-    const next = noticeFor(s)
+    const [at, omitted] = cutFor(maxChars - reserved)
+    const next = noticeFor(omitted)
     if (next.length <= reserved) {
-      best = s
-      bestNotice = next
+      best = { at, notice: next }
       if (next.length === reserved) break
-    } else if (best >= 0) {
+    } else if (best !== null) {
       break
     }
     notice = next
   }
-  if (best < 0) return null
-  return best < n ? bestNotice + '\n' + text.slice(best) : bestNotice
+  return best
+}
+
+function tailByChars(text, maxChars, noticeFor = (omitted) => `[... ${formatCount(omitted)} chars truncated at the start ...]`) {
+  const n = text.length
+  const found = settleByChars(maxChars, n - maxChars, noticeFor, (room) => {
+    // The tail pays for the '\n' after the notice.
+    let s = n
+    if (room - 1 >= 0) {
+      s = n - (room - 1)
+      while (s < n && !isSafeCutAt(text, s)) s++
+    }
+    return [s, s]
+  })
+  if (found === null) return null
+  return found.at < n ? found.notice + '\n' + text.slice(found.at) : found.notice
 }
 
 /**
@@ -903,27 +913,14 @@ function keepFor(limit) {
 function headByCharsO1(text, maxChars) {
   const n = text.length
   const noticeFor = (omitted) => `[... ${formatCount(omitted)} chars truncated at the end ...]`
-  let notice = noticeFor(n - maxChars)
-  let best = -1
-  let bestNotice = ''
-  for (let round = 0; round < 6; round++) {
-    const reserved = notice.length
-    if (reserved > maxChars) break
-    const e = headByChars(text, 0, n, maxChars - reserved)
-    const next = noticeFor(n - e)
-    if (next.length <= reserved) {
-      best = e
-      bestNotice = next
-      if (next.length === reserved) break
-    } else if (best >= 0) {
-      break
-    }
-    notice = next
-  }
-  if (best < 0) return null
+  const found = settleByChars(maxChars, n - maxChars, noticeFor, (room) => {
+    const e = headByChars(text, 0, n, room)
+    return [e, n - e]
+  })
+  if (found === null) return null
   // A head that ends inside a line takes the notice on that line, after a space.
-  const open = best > 0 && text.charCodeAt(best - 1) !== NL
-  return text.slice(0, best) + (open ? ' ' : '') + bestNotice
+  const open = found.at > 0 && text.charCodeAt(found.at - 1) !== NL
+  return text.slice(0, found.at) + (open ? ' ' : '') + found.notice
 }
 
 /** Best JS `stringTruncateHead`: O(1) for a chars-only limit. */

@@ -361,7 +361,7 @@ export function runCommandCases({ quick }) {
     title: 'Running a command, against spawn with collected output',
     code: '`runCommand(command, args)`',
     about:
-      'against `spawn`, every chunk kept, then `formatExecOutput`; each run is its own process (peak RSS is its `maxRSS`, the child command excluded, and includes Node starting); texts are checked equal',
+      'against `spawn`, every chunk kept, then `formatExecOutput`; each run is its own process (peak RSS is its own peak resident memory, the child command excluded, the start of Node included); texts are checked equal',
     columns: ['output', 'runCommand', 'peak RSS', 'spawn + collect + formatExecOutput', 'peak RSS', 'ratio vs spawn + collect'],
     rows,
     headline: true,

@@ -59,9 +59,10 @@ export declare function isContextOverflowError(error: unknown): boolean
 // ---------------------------------------------------------------------------------------
 
 /**
- * Estimated tokens, never under the count of the tokenizers agents meet for CJK: one token per 3
- * UTF-8 bytes, rounded up (a CJK char is one token; ASCII is a token per 3 chars, the safe side
- * for logs, JSON and code). A string or bytes by their UTF-8 length; any other value as
+ * Estimated tokens: one token per 3 UTF-8 bytes, rounded up (a CJK char is one token; ASCII is a
+ * token per 3 chars). Real tokenizers count fewer for prose and code and up to two or three
+ * times more for base64 and rare CJK: docs/tokens.md has the measured table. A string or bytes
+ * by their UTF-8 length; any other value as
  * {@link hardTruncateToolPayload} reads it: text blocks by their text, data as compact JSON, each
  * media part (image, audio, file) as 1,600 tokens. A message (an object with a `role`, or an
  * OpenAI Responses item) or a conversation (an array of them): the content as above, media

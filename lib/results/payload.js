@@ -326,7 +326,7 @@ function blockTexts(blocks) {
 /**
  * Block texts as one budget counts them: concatenated, so a line that one block leaves open
  * goes on in the next. (A lone surrogate at a block's end that pairs with one at the next
- * block's start is counted as two, 2 bytes over: on the safe side.)
+ * block's start is counted as two, 2 bytes over: an overcount, never an undercount.)
  */
 function sizeOfTexts(texts) {
   let chars = 0

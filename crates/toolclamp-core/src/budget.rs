@@ -2,13 +2,12 @@
 //! results in it may take, and which of them to shorten when they take more.
 //!
 //! Tokens are estimated, never counted by a model's tokenizer: [`estimate_tokens`] is one
-//! token per [`BYTES_PER_TOKEN`] UTF-8 bytes, rounded up. Three bytes is what a CJK char
-//! takes in UTF-8 and what one such char costs in the tokenizers agents meet (OpenClaw
-//! counts a CJK char as a token, Gemini bills a token per non-ASCII char), so CJK is never
-//! undercounted; ASCII costs a token per 3 chars, more than the 4 of English prose, which
-//! is the safe side for logs, JSON and code, whose short tokens run 2.5 to 3.5 chars. A
-//! budget of `n` tokens is therefore exactly a budget of `3n` bytes ([`bytes_for_tokens`]),
-//! which the byte planner keeps. Media (an image, an audio clip) counts [`MEDIA_TOKENS`].
+//! token per [`BYTES_PER_TOKEN`] UTF-8 bytes, rounded up. Three bytes is what a common CJK
+//! char takes in UTF-8 and about what one costs in OpenAI's o200k_base; ASCII costs a token
+//! per 3 chars, more than prose and source code take. Dense content takes more than the
+//! estimate: base64, hex, rare CJK and terminal output with colour codes up to two or three
+//! times (docs/tokens.md has the table a test measures). A budget of `n` tokens is exactly a
+//! budget of `3n` bytes ([`bytes_for_tokens`]), which the byte planner keeps. Media (an image, an audio clip) counts [`MEDIA_TOKENS`].
 //!
 //! [`plan_budget`] decides, for the tool results of a conversation in order (oldest first),
 //! which are kept, which are clamped to how many tokens and which are elided to a marker:

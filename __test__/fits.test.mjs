@@ -23,27 +23,23 @@ const budget = fc.oneof(fc.nat({ max: 800 }), fc.constant(Infinity))
 const limits = fc.record({ maxChars: budget, maxBytes: budget, maxLines: budget })
 const strategy = fc.constantFrom('head', 'tail', 'headTail')
 
+/** The property that planText, shortcuts and all, plans each text of `texts` as the binding does. */
+const jsPlanIsTheBindings = (texts) =>
+  fc.property(texts, limits, strategy, fc.boolean(), (text, limits, strategy, restack) => {
+    const got = native.planText(text, strategy, limits, 0.5, undefined, true, false, restack)
+    const want = native.planNative(text, strategy, native.STRATEGIES.indexOf(strategy), limits, 0.5, undefined, true, false, restack)
+    assert.deepEqual(got, want)
+  })
+
 describe('a short text that fits is counted in JS', () => {
   test('its plan is the plan the binding makes', () => {
-    check(
-      fc.property(shortText, limits, strategy, fc.boolean(), (text, limits, strategy, restack) => {
-        const got = native.planText(text, strategy, limits, 0.5, undefined, true, false, restack)
-        const want = native.planNative(text, strategy, native.STRATEGIES.indexOf(strategy), limits, 0.5, undefined, true, false, restack)
-        assert.deepEqual(got, want)
-      }),
-    )
+    check(jsPlanIsTheBindings(shortText))
   })
 
   test('a one-byte text of up to 2,048 chars that fits: the plan the binding makes', () => {
     const oneByte = fc.constantFrom('a', ' ', '\n', '\r', '\r\n', 'é', '\xff', '\t', '[... ')
     const text = fc.array(oneByte, { minLength: 200, maxLength: 2100 }).map((units) => units.join(''))
-    check(
-      fc.property(text, limits, strategy, fc.boolean(), (text, limits, strategy, restack) => {
-        const got = native.planText(text, strategy, limits, 0.5, undefined, true, false, restack)
-        const want = native.planNative(text, strategy, native.STRATEGIES.indexOf(strategy), limits, 0.5, undefined, true, false, restack)
-        assert.deepEqual(got, want)
-      }),
-    )
+    check(jsPlanIsTheBindings(text))
   })
 
   test('truncateText returns the very text, with the totals the binding counts', () => {

@@ -3,6 +3,8 @@
 // bench prints the result as a table of its own ("Targets"), so the docs state each target
 // met or missed with the ratio that was measured, never one written by hand.
 
+import { formatRatio } from './report.mjs'
+
 const STRING_TABLES = [
   ['head', 'stringTruncateHead, 51,200 bytes / 2,000 lines'],
   ['head-report', 'truncateText, 51,200 bytes / 2,000 lines, head'],
@@ -113,7 +115,7 @@ export function targetsTable(tables) {
       target.what,
       target.column.replace(/^ratio vs /, ''),
       shown(target.max),
-      ratioText(worst.ratio),
+      formatRatio(worst.ratio, 1),
       worst.label.replaceAll('`', ''),
       met ? 'met' : `missed: ${by.toPrecision(2)}x the ratio allowed`,
     ])
@@ -127,9 +129,4 @@ export function targetsTable(tables) {
     rows,
     headline: true,
   }
-}
-
-/** A ratio as the tables print it. */
-function ratioText(ratio) {
-  return ratio >= 99.5 ? ratio.toFixed(0) : ratio.toPrecision(2)
 }

@@ -41,6 +41,7 @@ mod plan;
 mod restack;
 mod source;
 mod terminal;
+mod tokens;
 mod tool_output;
 mod utf8;
 
@@ -73,5 +74,6 @@ pub use terminal::{
     max_normalized_utf16, normalize_terminal_output, normalized_utf16_len, Normalize, TerminalNormalizer,
     BLANKS_PER_READ, MAX_GROWTH, WIDTH,
 };
+pub use tokens::{Vocab, VocabError};
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -18,5 +18,6 @@ mod properties;
 mod restack;
 mod snap;
 mod terminal;
+mod tokens_vocab;
 mod tool_output;
 mod utf8;

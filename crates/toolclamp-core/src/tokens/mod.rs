@@ -1,0 +1,2 @@
+mod vocab;
+pub use vocab::*;

@@ -115,7 +115,9 @@ test('the main and linux-x64-gnu packages install from their tarballs without Ru
     const [main] = JSON.parse(pack.stdout)
     const paths = main.files.map((f) => f.path)
     const entryFiles = ENTRY_STEMS.flatMap((stem) => [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`])
-    for (const required of ['package.json', ...entryFiles, 'binding.js', 'binding.d.ts', 'lib/native.js']) {
+    // The exact tokenizers' vocabularies (vocab/, built by scripts/build-vocab.mjs) ship too.
+    const vocab = ['vocab/o200k_base.bin.br', 'vocab/cl100k_base.bin.br']
+    for (const required of ['package.json', ...entryFiles, 'binding.js', 'binding.d.ts', 'lib/native.js', ...vocab]) {
       assert.ok(paths.includes(required), `${required} is packed: ${paths.join(', ')}`)
     }
     assert.ok(!paths.some((p) => p.endsWith('.node')), `the main package ships no binary: ${paths.join(', ')}`)

@@ -19,5 +19,6 @@ mod restack;
 mod snap;
 mod terminal;
 mod tokens_split;
+mod tokens_vocab;
 mod tool_output;
 mod utf8;

@@ -3,7 +3,9 @@
 mod classes;
 mod split;
 mod text;
+mod vocab;
 
 pub use classes::UNICODE_VERSION;
 pub use split::{Pattern, Piece, Split};
 pub use text::{CodeUnits, Latin1};
+pub use vocab::{Vocab, VocabError};

@@ -74,6 +74,9 @@ pub use terminal::{
     max_normalized_utf16, normalize_terminal_output, normalized_utf16_len, Normalize, TerminalNormalizer,
     BLANKS_PER_READ, MAX_GROWTH, WIDTH,
 };
-pub use tokens::{CodeUnits, Latin1, Pattern, Piece, Split, Vocab, VocabError, UNICODE_VERSION};
+pub use tokens::{
+    cut_to_tokens, Candidate, CodeUnits, CountCandidate, Encoding, Pattern, Piece, Split, TokenCut, TokenIndex,
+    Tokenizer, Vocab, VocabError, UNICODE_VERSION,
+};
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

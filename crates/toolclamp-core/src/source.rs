@@ -157,6 +157,10 @@ impl<'a, U: Unit> Units<'a, U> {
         Units { units }
     }
 
+    pub fn units(&self) -> &'a [U] {
+        self.units
+    }
+
     #[inline]
     fn prev(&self, i: usize) -> Option<U> {
         if i == 0 {

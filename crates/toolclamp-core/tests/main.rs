@@ -18,6 +18,7 @@ mod properties;
 mod restack;
 mod snap;
 mod terminal;
+mod tokens_cut;
 mod tokens_split;
 mod tokens_vocab;
 mod tool_output;

@@ -3,7 +3,7 @@
 //! rest on: a piece is the same in any text that agrees with it up to where its match read.
 
 use proptest::prelude::*;
-use toolclamp_core::{Latin1, Pattern, Split};
+use toolclamp_core::{Pattern, Split, Units};
 
 use crate::common::proptest_config;
 use crate::reference::utf16;
@@ -77,7 +77,7 @@ fn one_byte_strings_and_utf8_split_alike() {
         let from_utf16: Vec<usize> = Split::new(&units[..], pattern, 0).map(|p| p.end).collect();
         assert_eq!(from_utf8, from_utf16);
         let as_string: String = latin1.iter().map(|&b| b as char).collect();
-        let one_byte: Vec<usize> = Split::new(&Latin1(&latin1), pattern, 0).map(|p| p.end).collect();
+        let one_byte: Vec<usize> = Split::new(&Units::new(&latin1[..]), pattern, 0).map(|p| p.end).collect();
         let units = utf16(&as_string);
         assert_eq!(one_byte, Split::new(&units[..], pattern, 0).map(|p| p.end).collect::<Vec<_>>());
     }

@@ -2,30 +2,17 @@
 //! gpt-tokenizer's token ids for known pieces, and the heap merge (long pieces) makes the
 //! same tokens as tiktoken's vector scan (short pieces) and a brute-force reference.
 
-use crate::common::proptest_config;
+use crate::common::{proptest_config, tokenizer};
 
 use proptest::prelude::*;
-use std::io::Read;
-use std::sync::OnceLock;
-use toolclamp_core::{Vocab, VocabError};
-
-/// A committed vocabulary, decompressed and loaded once per test run.
-fn load(name: &str) -> Vocab {
-    let path = format!("{}/../../vocab/{name}.bin.br", env!("CARGO_MANIFEST_DIR"));
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut raw = Vec::new();
-    brotli_decompressor::Decompressor::new(file, 1 << 16).read_to_end(&mut raw).expect("a brotli stream");
-    Vocab::from_bytes(&raw).expect("a valid vocabulary")
-}
+use toolclamp_core::{Encoding, Vocab, VocabError};
 
 fn o200k() -> &'static Vocab {
-    static VOCAB: OnceLock<Vocab> = OnceLock::new();
-    VOCAB.get_or_init(|| load("o200k_base"))
+    tokenizer(Encoding::O200kBase).vocab()
 }
 
 fn cl100k() -> &'static Vocab {
-    static VOCAB: OnceLock<Vocab> = OnceLock::new();
-    VOCAB.get_or_init(|| load("cl100k_base"))
+    tokenizer(Encoding::Cl100kBase).vocab()
 }
 
 fn encode(vocab: &Vocab, piece: &[u8]) -> Vec<u32> {

@@ -3,6 +3,9 @@
 //! points at char starts and encodes pieces to UTF-8, a lone surrogate as U+FFFD (what
 //! `TextEncoder` and `Buffer.from` make of it, and so what a model is sent).
 
+use crate::measure::Unit;
+use crate::source::Units;
+
 /// A text read by code point.
 pub trait CodeUnits {
     /// Length in units.
@@ -18,35 +21,66 @@ pub trait CodeUnits {
     /// Appends the UTF-8 of units `from..to` (char starts) to `out`.
     fn push_utf8(&self, from: usize, to: usize, out: &mut Vec<u8>);
 
+    /// Appends the UTF-16 of units `from..to` (char starts) to `out`.
+    fn push_utf16(&self, from: usize, to: usize, out: &mut Vec<u16>);
+
     /// Whether `i` starts a char (or is the end): a tokenizer cuts only there.
     fn is_char_start(&self, i: usize) -> bool;
 }
 
-/// A string of one-byte chars, as V8 stores it: each byte is the code point.
-pub struct Latin1<'a>(pub &'a [u8]);
-
-impl CodeUnits for Latin1<'_> {
+/// A JS string's units, whichever way V8 stores it: one-byte strings as Latin-1 (each
+/// byte is the code point), others as UTF-16.
+impl<U: Unit> CodeUnits for Units<'_, U> {
     fn len(&self) -> usize {
-        self.0.len()
+        self.units().len()
     }
 
     #[inline]
     fn char_at(&self, i: usize) -> (u32, usize) {
-        (self.0[i] as u32, 1)
+        let units = self.units();
+        let unit = units[i];
+        if unit.is_high_surrogate() {
+            if let Some(&low) = units.get(i + 1) {
+                if low.is_low_surrogate() {
+                    return (0x10000 + ((unit.code() as u32 - 0xD800) << 10) + (low.code() as u32 - 0xDC00), 2);
+                }
+            }
+        }
+        (unit.code() as u32, 1)
     }
 
     fn push_utf8(&self, from: usize, to: usize, out: &mut Vec<u8>) {
-        for &b in &self.0[from..to] {
-            if b < 0x80 {
-                out.push(b);
-            } else {
-                out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
+        if let Some(latin1) = U::as_latin1(&self.units()[from..to]) {
+            for &b in latin1 {
+                if b < 0x80 {
+                    out.push(b);
+                } else {
+                    out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
+                }
             }
+            return;
         }
+        push_utf8_of(self, from, to, out);
     }
 
-    fn is_char_start(&self, _: usize) -> bool {
-        true
+    fn push_utf16(&self, from: usize, to: usize, out: &mut Vec<u16>) {
+        out.extend(self.units()[from..to].iter().map(|u| u.code()));
+    }
+
+    fn is_char_start(&self, i: usize) -> bool {
+        let units = self.units();
+        i == 0 || i >= units.len() || !(units[i].is_low_surrogate() && units[i - 1].is_high_surrogate())
+    }
+}
+
+/// The UTF-8 of `text[from..to]` char by char, a lone surrogate as U+FFFD.
+fn push_utf8_of<T: CodeUnits + ?Sized>(text: &T, from: usize, to: usize, out: &mut Vec<u8>) {
+    let mut i = from;
+    while i < to {
+        let (cp, width) = text.char_at(i);
+        let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        i += width;
     }
 }
 
@@ -69,14 +103,11 @@ impl CodeUnits for [u16] {
     }
 
     fn push_utf8(&self, from: usize, to: usize, out: &mut Vec<u8>) {
-        let mut i = from;
-        while i < to {
-            let (cp, width) = self.char_at(i);
-            let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
-            let mut buf = [0; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            i += width;
-        }
+        push_utf8_of(self, from, to, out);
+    }
+
+    fn push_utf16(&self, from: usize, to: usize, out: &mut Vec<u16>) {
+        out.extend_from_slice(&self[from..to]);
     }
 
     fn is_char_start(&self, i: usize) -> bool {
@@ -97,6 +128,10 @@ impl CodeUnits for str {
 
     fn push_utf8(&self, from: usize, to: usize, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.as_bytes()[from..to]);
+    }
+
+    fn push_utf16(&self, from: usize, to: usize, out: &mut Vec<u16>) {
+        out.extend(self[from..to].encode_utf16());
     }
 
     fn is_char_start(&self, i: usize) -> bool {

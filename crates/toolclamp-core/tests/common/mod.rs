@@ -319,3 +319,24 @@ pub fn piece() -> impl proptest::strategy::Strategy<Value = Vec<u16>> {
 pub fn text(max_pieces: usize) -> impl proptest::strategy::Strategy<Value = Vec<u16>> {
     prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
 }
+
+// ---------------------------------------------------------------------------------------
+// Tokenizers
+// ---------------------------------------------------------------------------------------
+
+/// An encoding with its committed vocabulary (`vocab/*.bin.br` at the repository's root),
+/// loaded once per test run.
+pub fn tokenizer(encoding: toolclamp_core::Encoding) -> &'static toolclamp_core::Tokenizer {
+    use std::io::Read;
+    use std::sync::OnceLock;
+    use toolclamp_core::{Encoding, Tokenizer, Vocab};
+    static LOADED: [OnceLock<Tokenizer>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = &LOADED[Encoding::ALL.iter().position(|&e| e == encoding).expect("a known encoding")];
+    slot.get_or_init(|| {
+        let path = format!("{}/../../vocab/{}.bin.br", env!("CARGO_MANIFEST_DIR"), encoding.name());
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut raw = Vec::new();
+        brotli_decompressor::Decompressor::new(file, 1 << 16).read_to_end(&mut raw).expect("a brotli stream");
+        Tokenizer::new(encoding, Vocab::from_bytes(&raw).expect("a valid vocabulary"))
+    })
+}

@@ -81,6 +81,8 @@ const POSITIONS = [...LAYOUT.positions]
 const STRATEGIES = Object.freeze([...LAYOUT.strategies])
 const STRATEGY_CODES = new Map(STRATEGIES.map((name, code) => [name, code]))
 const AUTO = STRATEGY_CODES.get('auto')
+// Tokenizer codes of the request block: 0 is none (no exact token limit).
+const TOKENIZER_CODES = new Map(LAYOUT.tokenizers.map((name, code) => [name, code]))
 
 // The binding writes into the ArrayBuffer (cheaper to reach from Node-API than the typed
 // array); this module reads it through `out`.
@@ -208,11 +210,35 @@ function request(code, maxChars, maxBytes, maxLines, headRatio) {
   out[REQUEST.headRatio] = headRatio
 }
 
-/** Writes the flags of a plan of a text into the request block. */
-function requestFlags(exact, snap, restack) {
+/**
+ * Writes the flags of a plan of a text into the request block, with its limit in exact
+ * tokens (`tokens`: `{ max, tokenizer }` of lib/tokens/tokenizers.js, or undefined).
+ */
+function requestFlags(exact, snap, restack, tokens) {
   out[REQUEST.exact] = exact
   out[REQUEST.snap] = snap
   out[REQUEST.restack] = restack
+  out[REQUEST.maxTokens] = tokens === undefined ? Infinity : tokens.max
+  out[REQUEST.tokenizer] = tokens === undefined ? 0 : tokens.tokenizer.code
+}
+
+/** The token counter a plan passes the binding: the caller's function, checked. */
+function tokenCounter(tokens) {
+  return tokens === undefined ? undefined : tokens.tokenizer.count
+}
+
+/** The plan's counts in exact tokens, when it was planned under a limit in them. */
+function withTokens(plan, tokens) {
+  if (tokens === undefined) return plan
+  plan.tokens = {
+    tokenizer: tokens.tokenizer.name,
+    output: out[SLOTS.outputTokens],
+    total: out[SLOTS.totalTokens],
+    totalExact: out[SLOTS.totalTokensExact] === 1,
+  }
+  if (Number.isNaN(plan.tokens.total)) plan.tokens.total = undefined
+  plan.tokensBound = out[SLOTS.tokensBound] === 1
+  return plan
 }
 
 /** Chars, bytes and lines from the three slots starting at `first`. */
@@ -242,7 +268,21 @@ function planFromOut(cut, glue) {
  * `length` units fits `limits` without reading it.
  */
 function fitsByLength(length, limits) {
-  return length <= limits.maxChars && length * 3 <= limits.maxBytes && length <= limits.maxLines
+  return (
+    length <= limits.maxChars &&
+    length * 3 <= limits.maxBytes &&
+    length <= limits.maxLines &&
+    (limits.tokens === undefined || fitsTokensByLength(length, limits.tokens))
+  )
+}
+
+/**
+ * A byte-pair encoding's token is at least one byte, so a text of `length` units (at most
+ * 3 bytes each) fits `tokens` of an encoding when `3 × length` does. Nothing is known of a
+ * caller's counter.
+ */
+function fitsTokensByLength(length, tokens) {
+  return tokens.tokenizer.count === undefined && length * 3 <= tokens.max
 }
 
 /** A plan answered with its glue: a string when it cuts, null when the text fits. */
@@ -271,6 +311,7 @@ function planText(text, strategy, limits, headRatio, notice, exact, snap = false
   const n = text.length
   if (
     exact &&
+    limits.tokens === undefined &&
     (n <= FIT_COUNT_MAX || (n <= FIT_COUNT_ONE_BYTE_MAX && !isWide(text))) &&
     fitsByLength(n, limits) &&
     code !== AUTO &&
@@ -316,10 +357,11 @@ function fitPlan(text, strategy) {
 
 /** planText through the binding (`code` is the strategy's code). */
 function planNative(text, strategy, code, limits, headRatio, notice, exact, snap = false, restack = true) {
-  const { maxChars, maxBytes, maxLines } = limits
+  const { maxChars, maxBytes, maxLines, tokens } = limits
   const n = text.length
   out[VERDICT] = 0
   if (
+    tokens === undefined &&
     maxBytes === Infinity &&
     maxLines === Infinity &&
     notice === undefined &&
@@ -349,9 +391,10 @@ function planNative(text, strategy, code, limits, headRatio, notice, exact, snap
   }
   const wide = isWide(text)
   const bound = bindingNotice(notice)
+  const counter = tokenCounter(tokens)
   request(code, maxChars, maxBytes, maxLines, headRatio)
-  requestFlags(exact, snap, restack)
-  return withStrategy(readPlan(binding.plan(slotBuffer, text, wide, bound), 'plan'))
+  requestFlags(exact, snap, restack, tokens)
+  return withTokens(withStrategy(readPlan(binding.plan(slotBuffer, text, wide, bound, counter), 'plan')), tokens)
 }
 
 /**
@@ -397,13 +440,15 @@ function withStrategy(plan) {
 function planTexts(texts, totalLength, strategy, limits, headRatio, notice, exact, snap = false, restack = true) {
   let wide = false
   for (let k = 0; k < texts.length && !wide; k++) wide = isWide(texts[k])
-  const { maxChars, maxBytes, maxLines } = limits
+  const { maxChars, maxBytes, maxLines, tokens } = limits
   const code = codeOf(strategy)
   const bound = bindingNotice(notice)
+  const counter = tokenCounter(tokens)
   out[VERDICT] = 0
   request(code, maxChars, maxBytes, maxLines, headRatio)
-  requestFlags(exact, snap, restack)
-  return withStrategy(readPlan(binding.planList(slotBuffer, texts, wide, totalLength, bound), 'planList'))
+  requestFlags(exact, snap, restack, tokens)
+  const glue = binding.planList(slotBuffer, texts, wide, totalLength, bound, counter)
+  return withTokens(withStrategy(readPlan(glue, 'planList')), tokens)
 }
 
 /**
@@ -452,6 +497,27 @@ function planToolOutput(text, maxChars, maxLines, headRatio, notice) {
     plan.last = pieces.slice(glueEnd)
   }
   return plan
+}
+
+/**
+ * Whether the encoding `name` is loaded; with `vocab` (its raw vocabulary), after loading it.
+ * Loaded once per process: every copy of this module and every worker shares it.
+ */
+function loadTokenizer(name, vocab) {
+  return binding.loadTokenizer(slotBuffer, name, vocab)
+}
+
+/** The encoding a tokenizer name stands for (an encoding's or an OpenAI model's), or null. */
+function encodingOf(name) {
+  return binding.encodingOf(name)
+}
+
+/** The tokens of `text` in a loaded encoding, or undefined as soon as they are over `limit`. */
+function countTokens(text, encoding, limit = Infinity) {
+  out[VERDICT] = 0
+  binding.countTokens(slotBuffer, text, isWide(text), TOKENIZER_CODES.get(encoding), limit)
+  expect(VERDICTS.fits, 'countTokens')
+  return out[SLOTS.fits] === 1 ? out[SLOTS.totalTokens] : undefined
 }
 
 /** Chars, bytes and lines of `text`. */
@@ -775,6 +841,10 @@ module.exports = {
   planToolOutput,
   measureText,
   measureTokens,
+  TOKENIZER_CODES,
+  loadTokenizer,
+  encodingOf,
+  countTokens,
   BYTES_PER_TOKEN,
   MEDIA_TOKENS,
   tokensOfBytes,

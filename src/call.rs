@@ -332,6 +332,12 @@ impl Call {
         self.budget_of(self.field(field), Self::field_name(field))
     }
 
+    /// A code field: a whole number that indexes a list of names.
+    pub fn code_field(&self, field: Field) -> Result<usize, Thrown> {
+        let x = self.field(field);
+        whole(x).map(|n| n as usize).ok_or_else(|| self.range_error_of(Self::field_name(field), "a code", x))
+    }
+
     /// A yes/no field: 1 or 0 (JS writes a boolean into the array).
     pub fn flag(&self, field: Field) -> Result<bool, Thrown> {
         match self.field(field) {
@@ -407,6 +413,13 @@ impl Call {
         let mut v = ptr::null_mut();
         // SAFETY: `env` is valid while the call runs.
         self.check(unsafe { sys::napi_get_null(self.env, &mut v) })?;
+        Ok(v)
+    }
+
+    pub fn boolean_value(&self, b: bool) -> Answer {
+        let mut v = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs.
+        self.check(unsafe { sys::napi_get_boolean(self.env, b, &mut v) })?;
         Ok(v)
     }
 

@@ -14,16 +14,20 @@ use crate::call::{Export, MAX_PARAMS};
 use crate::capture;
 use crate::conversation::{classify_error, elision_marker_of, plan_budget_of};
 use crate::json::{clamp_json_string, clamp_json_text_string, locate_json_string};
-use crate::layout::Field::{Exact, HeadRatio, MaxBytes, MaxChars, MaxLines, Restack, Snap, Strategy};
+use crate::layout::Field::{
+    Exact, HeadRatio, MaxBytes, MaxChars, MaxLines, MaxTokens, Restack, Snap, Strategy, Tokenizer,
+};
 use crate::notice::{check_template, notice_templates};
 use crate::page::{plan_page, plan_page_buffer, repage_page};
 use crate::plan::{
     measure_string, plan_buffer, plan_list, plan_string, plan_tool_output_string, plan_windows, windows_of,
 };
 use crate::terminal::{normalize_terminal_buffer, normalize_terminal_string, normalized_bound};
+use crate::tokens::{count_tokens, encoding_of, load_tokenizer};
 
 /// The request of a plan of a text: every field.
-const TEXT_PLAN: &[crate::layout::Field] = &[Strategy, MaxChars, MaxBytes, MaxLines, HeadRatio, Exact, Snap, Restack];
+const TEXT_PLAN: &[crate::layout::Field] =
+    &[Strategy, MaxChars, MaxBytes, MaxLines, HeadRatio, Exact, Snap, Restack, MaxTokens, Tokenizer];
 /// What a capture or a JSON clamp keeps.
 const KEEP: &[crate::layout::Field] = &[Strategy, MaxChars, MaxBytes, MaxLines, HeadRatio];
 /// A chars-only plan.
@@ -36,10 +40,15 @@ pub static EXPORTS: &[Export] = TABLE;
 const TABLE: &[Export] = &[
     Export { name: c"checkTemplate", params: &["template"], request: &[], body: check_template },
     Export { name: c"noticeTemplates", params: &[], request: &[], body: notice_templates },
-    Export { name: c"plan", params: &["out", "text", "wide", "notice"], request: TEXT_PLAN, body: plan_string },
+    Export {
+        name: c"plan",
+        params: &["out", "text", "wide", "notice", "tokenCounter"],
+        request: TEXT_PLAN,
+        body: plan_string,
+    },
     Export {
         name: c"planList",
-        params: &["out", "texts", "wide", "totalLength", "notice"],
+        params: &["out", "texts", "wide", "totalLength", "notice", "tokenCounter"],
         request: TEXT_PLAN,
         body: plan_list,
     },
@@ -49,6 +58,14 @@ const TABLE: &[Export] = &[
         params: &["out", "window0", "from0", "window1", "from1", "window2", "from2", "length", "wide"],
         request: CHARS_ONLY,
         body: plan_windows,
+    },
+    Export { name: c"encodingOf", params: &["name"], request: &[], body: encoding_of },
+    Export { name: c"loadTokenizer", params: &["out", "name", "vocab"], request: &[], body: load_tokenizer },
+    Export {
+        name: c"countTokens",
+        params: &["out", "text", "wide", "tokenizer", "limit"],
+        request: &[],
+        body: count_tokens,
     },
     Export { name: c"measure", params: &["out", "text", "wide"], request: &[], body: measure_string },
     Export {

@@ -65,6 +65,9 @@ slots! {
     TokensBefore => "tokensBefore",
     TokensAfter => "tokensAfter",
     Fits => "fits",
+    OutputTokens => "outputTokens",
+    TotalTokensExact => "totalTokensExact",
+    TokensBound => "tokensBound",
 }
 
 /// How many doubles of the result array hold an answer.
@@ -96,6 +99,8 @@ fields! {
     Exact => "exact",
     Snap => "snap",
     Restack => "restack",
+    MaxTokens => "maxTokens",
+    Tokenizer => "tokenizer",
 }
 
 pub const FIELD_COUNT: usize = FIELD_NAMES.len();
@@ -196,6 +201,10 @@ pub fn budget_action_code(action: Action) -> (f64, u64) {
 /// Strategy names by code: the code JS passes is the index. `auto` is resolved per text
 /// ([`toolclamp_core::auto_strategy`]) to `head` or `headTail`, the code a plan answers with
 /// in its `strategy` slot.
+/// Tokenizer codes of the request block's `tokenizer` field: none (no exact token limit;
+/// JS turns an estimated one into bytes), an encoding by name, or a JS function.
+pub const TOKENIZERS: &[&str] = &["none", "o200k_base", "cl100k_base", "function"];
+
 pub const STRATEGIES: &[&str] = &["head", "tail", "headTail", "auto"];
 
 /// What a provider's error says, by the code in the `errorKind` slot.

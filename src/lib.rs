@@ -8,8 +8,9 @@
 //! caller passes first, and returns at most one string. `lib/native.js` is the only JS that calls
 //! these functions, and it copies each answer into plain values at once.
 //!
-//! There is no state across calls but scratch buffers: a second copy of the JS module, a
-//! worker thread or a re-entrant call each bring their own result array.
+//! There is no state across calls but scratch buffers and the token vocabularies, which are
+//! loaded once per process and never change after: a second copy of the JS module, a worker
+//! thread or a re-entrant call each bring their own result array.
 //!
 //! Every callback runs under `catch_unwind`: a panic becomes a thrown JS `Error` instead
 //! of aborting the host process.
@@ -29,6 +30,7 @@ mod page;
 mod plan;
 mod terminal;
 mod text;
+mod tokens;
 
 use std::ptr;
 
@@ -39,7 +41,7 @@ use napi_derive::napi;
 use crate::call::dispatch;
 use crate::layout::{
     BUDGET_ACTIONS, BUDGET_FIELDS, BUFFER_LENGTH, DIMS, ERROR_KINDS, FACTS_START, FACT_NAMES, FIELD_NAMES,
-    MAX_STRING_LENGTH, NORMALIZE_FLAGS, POSITIONS, REQUEST_START, SLOT_NAMES, STRATEGIES, VERDICTS,
+    MAX_STRING_LENGTH, NORMALIZE_FLAGS, POSITIONS, REQUEST_START, SLOT_NAMES, STRATEGIES, TOKENIZERS, VERDICTS,
 };
 use toolclamp_core::{BYTES_PER_TOKEN, MEDIA_TOKENS};
 
@@ -162,7 +164,7 @@ impl Js {
     /// `LAYOUT`: `slots` (answer slots, name → index), `slotCount`, `request` and `facts`
     /// (the request block and the notice facts, name → index in the same array),
     /// `bufferLength` (the doubles of the whole array), `exports` (see [`Js::signatures`]),
-    /// `verdicts` (name → code), `strategies`, `positions`, `dims`, `errorKinds` and
+    /// `verdicts` (name → code), `strategies`, `tokenizers`, `positions`, `dims`, `errorKinds` and
     /// `budgetActions` (names by code or bit), `budgetFields`, `normalizeFlags`,
     /// `maxStringLength`, `bytesPerToken` and `mediaTokens`.
     fn layout(&self) -> napi::Result<sys::napi_value> {
@@ -180,6 +182,7 @@ impl Js {
             ("exports", self.signatures()?),
             ("verdicts", self.object(&verdicts)?),
             ("strategies", self.strings(STRATEGIES)?),
+            ("tokenizers", self.strings(TOKENIZERS)?),
             ("positions", self.strings(&positions)?),
             ("dims", self.strings(&dims)?),
             ("errorKinds", self.strings(&error_kinds)?),

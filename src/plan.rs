@@ -3,14 +3,16 @@
 
 use napi::sys;
 use toolclamp_core::{
-    chars_windows, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked, plan_tool_output,
-    plan_with_snap, Limits, Measure, Plan, Snap, Source, Strategy, Tally, Units, Utf8, Windows,
+    chars_windows, cut_to_tokens, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked,
+    plan_tool_output, plan_with_snap, CountCandidate, Dims, Limits, Measure, Notice, Plan, Snap, Source, Strategy, Tally,
+    TokenIndex, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
 use crate::layout::{strategy_code, Field, Results, Slot, Verdict};
 use crate::notice::{template_stand_ins, with_notice, NoticeArg};
 use crate::text::{with_scratch, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
+use crate::tokens::{Counter, JsCounter, TokenLimit};
 
 /// Plans `src` with the notice argument; also returns the stand-ins its notices used.
 pub(crate) fn plan_with<S: Source + ?Sized>(
@@ -106,17 +108,21 @@ struct TextPlan {
     snap: Snap,
     /// Whether a text carrying earlier notices is planned as the original they stand for.
     restack: bool,
+    /// A limit in exact tokens.
+    tokens: Option<TokenLimit>,
 }
 
 impl TextPlan {
-    /// The request block's strategy, limits, head ratio, exact, snap and restack.
-    fn read(call: &Call) -> Result<TextPlan, Thrown> {
+    /// The request block's strategy, limits, head ratio, exact, snap, restack and token
+    /// limit (whose counter, when a JS function, is argument `counter_at`).
+    fn read(call: &Call, counter_at: usize) -> Result<TextPlan, Thrown> {
         Ok(TextPlan {
             strategy: call.strategy_or_auto()?,
             limits: call.limits()?,
             exact: call.flag(Field::Exact)?,
             snap: snap_of(call.flag(Field::Snap)?),
             restack: call.flag(Field::Restack)?,
+            tokens: TokenLimit::read(call, counter_at)?,
         })
     }
 }
@@ -125,7 +131,10 @@ impl TextPlan {
 /// earlier notices of the library is planned as the original they stand for (see
 /// [`toolclamp_core::plan_restacked`]).
 fn answer_units<U: toolclamp_core::Unit>(call: &Call, units: &[U], how: &TextPlan, notice: NoticeArg) -> Answer {
-    let TextPlan { limits, strategy, exact, snap, restack } = *how;
+    if let Some(tokens) = how.tokens {
+        return answer_tokens(call, units, how, notice, tokens);
+    }
+    let TextPlan { limits, strategy, exact, snap, restack, .. } = *how;
     let src = Units::new(units);
     // The scan first: most texts carry no notice, and then the plan counts them once.
     let prior = if restack { find_prior(units) } else { None };
@@ -137,6 +146,74 @@ fn answer_units<U: toolclamp_core::Unit>(call: &Call, units: &[U], how: &TextPla
     let (planned, from_function) =
         with_notice(call, &notice, |n| plan_restacked(units, &prior, &limits, strategy, n, snap).map(Some))?;
     answer_planned(call, &src, strategy, notice, planned, from_function)
+}
+
+/// [`answer_units`] under a limit in exact tokens: the plan of the largest byte budget (up to
+/// the caller's) whose result is within the tokens (see [`toolclamp_core::cut_to_tokens`]),
+/// restacked as [`answer_units`] would. Its tokens and the text's are in their slots; the
+/// text's are a lower bound unless `totalTokensExact`.
+fn answer_tokens<U: toolclamp_core::Unit>(
+    call: &Call,
+    units: &[U],
+    how: &TextPlan,
+    notice: NoticeArg,
+    tokens: TokenLimit,
+) -> Answer {
+    let TextPlan { limits, strategy, exact, snap, restack, .. } = *how;
+    let src = Units::new(units);
+    let totals = src.totals();
+    let strategy = strategy.resolve(&src);
+    let prior = if restack { find_prior(units) } else { None };
+    let plan_at = |n: &mut Notice<'_>, bytes: u64| {
+        let limits = Limits { max_bytes: limits.max_bytes.min(bytes), ..limits };
+        match &prior {
+            _ if fits_limits(&totals, &limits) => Ok(None),
+            Some(prior) => plan_restacked(units, prior, &limits, strategy, n, snap).map(Some),
+            None => plan_with_snap(&src, &limits, strategy, n, exact, snap),
+        }
+    };
+    let search = |n: &mut Notice<'_>, counter: &mut dyn CountCandidate| {
+        cut_to_tokens(tokens.max, limits.max_bytes, totals.bytes, units.len(), |b| plan_at(n, b), counter)
+    };
+    let (cut, total, from_function) = match tokens.counter {
+        Counter::Encoding(tokenizer) => {
+            // About 4 units a token: the end's one count then holds most tail cuts.
+            let tail_units = usize::try_from(tokens.max.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64);
+            let mut index = TokenIndex::new(tokenizer, &src, tail_units);
+            let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut index))?;
+            (cut, Some(index.counted()), from_function)
+        }
+        Counter::Function(func) => {
+            let mut counter = JsCounter::new(call, func, units);
+            let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut counter))?;
+            if let Some(thrown) = counter.failed {
+                return Err(thrown);
+            }
+            (cut, counter.whole.map(|t| (t, true)), from_function)
+        }
+    };
+    let glue = match &cut.plan {
+        Some(p) => Some(call.string_from_core(&p.glue, &template_stand_ins(notice, from_function))?),
+        None => None,
+    };
+    let mut r = match &cut.plan {
+        Some(p) => plan_results(p),
+        None => whole_results(&src),
+    };
+    if let Some(p) = cut.plan.as_ref().filter(|_| cut.by_tokens && totals.bytes <= limits.max_bytes) {
+        // The byte limit was the search's, not the caller's: tokens bound the cut instead.
+        r.set(Slot::TruncatedBy, p.truncated_by.0 & !Dims::BYTES.0);
+    }
+    r.set(Slot::Strategy, strategy_code(strategy))
+        .set(Slot::OutputTokens, cut.tokens)
+        .set(Slot::TokensBound, cut.by_tokens as u64)
+        .set_optional(Slot::TotalTokens, total.map(|(t, _)| t))
+        .set(Slot::TotalTokensExact, total.is_some_and(|(_, exact)| exact) as u64);
+    call.answer(&r)?;
+    match glue {
+        Some(glue) => Ok(glue),
+        None => call.null(),
+    }
 }
 
 /// Runs `f` on the string argument `i` as a source: Latin-1 units unless `wide`.
@@ -161,10 +238,11 @@ fn fits_limits(m: &Measure, limits: &Limits) -> bool {
 /// text fits. `wide` must be true when the text has a char above U+00FF.
 pub(crate) fn plan_string(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
-    let how = TextPlan::read(call)?;
+    let how = TextPlan::read(call, 4)?;
     let notice = NoticeArg::read(call, 3)?;
     let len = call.string_length(1)?;
-    if let Some(reach) = ends_reach(&how.limits).filter(|&r| len >= LONG_MIN && r < len / 2 && !notice.is_function()) {
+    let reach = ends_reach(&how.limits).filter(|_| how.tokens.is_none());
+    if let Some(reach) = reach.filter(|&r| len >= LONG_MIN && r < len / 2 && !notice.is_function()) {
         return if wide {
             with_scratch(&UTF16_WINDOWS, |bufs| plan_long(call, bufs, len, reach, &how, notice, &UTF16))
         } else {
@@ -224,7 +302,7 @@ fn plan_long<U: StringUnit + toolclamp_core::Unit>(
 pub(crate) fn plan_list(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let total = call.index(3)?;
-    let how = TextPlan::read(call)?;
+    let how = TextPlan::read(call, 5)?;
     let notice = NoticeArg::read(call, 4)?;
     if wide {
         with_scratch(&UTF16, |buf| answer_units(call, read_list(call, total, buf)?, &how, notice))

@@ -235,6 +235,11 @@ function readResult(result) {
  */
 function clampWithNotice(content, limits, strategy, headRatio, notice, snap) {
   if (typeof content === 'string') return truncateWith(content, limits, strategy, headRatio, notice, snap)
+  if (limits.tokens !== undefined) {
+    // Exact tokens count the text a model reads: the bytes are decoded, and the offsets are
+    // the decoded string's.
+    return truncateWith(native.bufferView(content).toString('utf8'), limits, strategy, headRatio, notice, snap)
+  }
   const plan = native.planBytes(content, strategy, limits, headRatio, notice, snap)
   return resultOf(plan.text, strategy, plan)
 }

@@ -38,7 +38,7 @@ const exec = require('./exec.js')
 const native = require('../native.js')
 const notices = require('../common/notices.js')
 const { formatCount, isArray, isError, messageOf } = require('../common/format.js')
-const { isPlainObject, readOptionsObject } = require('../common/options.js')
+const { estimateOnly, isPlainObject, readOptionsObject } = require('../common/options.js')
 
 const IS_WINDOWS = process.platform === 'win32'
 const STREAMS = ['stdout', 'stderr']
@@ -163,7 +163,9 @@ function normalizeOption(flags) {
  * (`<name>-stdout-…`).
  */
 function captureOptions(read, stream) {
-  const { maxChars, maxBytes, maxLines, notice } = read.streams[stream]
+  const { maxChars, maxBytes, maxLines, notice, tokens } = read.streams[stream]
+  // A stream is captured as it comes, before its tokens can be counted.
+  if (tokens !== undefined) estimateOnly(tokens.tokenizer.count ?? tokens.tokenizer.name, `${stream}.`)
   const options = {
     maxChars,
     maxBytes,

@@ -9,9 +9,9 @@ const { invalid, mustBe } = require('./errors.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, DEFAULT_HEAD_RATIO } = require('./defaults.js')
 const { didYouMean, isArray, nearMiss } = require('./format.js')
 const native = require('../native.js')
+const { ESTIMATE, readTokenizer } = require('../tokens/tokenizers.js')
 
 const LIMIT_KEYS = ['maxChars', 'maxBytes', 'maxLines', 'maxTokens', 'tokenizer']
-const TOKENIZERS = ['estimate']
 
 // Proves a text fits its limits from its length alone (lib/native.js, where planText needs it too).
 const { fitsByLength } = native
@@ -56,38 +56,59 @@ function readOptionalBudget(name, value, fallback = Infinity) {
 }
 
 /**
- * A byte budget with a token budget folded in. Tokens are estimated (the only tokenizer
- * there is yet, `'estimate'`): one per `BYTES_PER_TOKEN` UTF-8 bytes, rounded up, so a text
- * fits `maxTokens` exactly when it fits `maxTokens × BYTES_PER_TOKEN` bytes, which the byte
- * planner keeps. The one place `maxTokens` and `tokenizer` are read.
+ * A byte budget with an estimated token budget folded in: one token per `BYTES_PER_TOKEN`
+ * UTF-8 bytes, rounded up, so a text fits `maxTokens` estimated tokens exactly when it fits
+ * `maxTokens × BYTES_PER_TOKEN` bytes, which the byte planner keeps. For the functions that
+ * take no exact tokenizer (estimateOnly).
  */
 function withTokenBudget(maxBytes, maxTokens, tokenizer, prefix = '') {
-  if (tokenizer !== undefined && !TOKENIZERS.includes(tokenizer)) {
-    throw mustBe(TypeError, `${prefix}tokenizer`, `"estimate"`, tokenizer)
-  }
+  estimateOnly(tokenizer, prefix)
+  return withEstimate(maxBytes, maxTokens, prefix)
+}
+
+function withEstimate(maxBytes, maxTokens, prefix) {
   if (maxTokens === undefined) return maxBytes
   const tokens = readBudget(`${prefix}maxTokens`, maxTokens)
   return Math.min(maxBytes, tokens * native.BYTES_PER_TOKEN, tokens === Infinity ? Infinity : Number.MAX_SAFE_INTEGER)
 }
 
+/**
+ * Throws unless `tokenizer` is the estimate: for the functions that do not cut by exact
+ * tokens (streams, JSON, pages); an exact tokenizer there is refused, never ignored.
+ */
+function estimateOnly(tokenizer, prefix = '') {
+  if (tokenizer === undefined || tokenizer === 'estimate') return ESTIMATE
+  const exact = typeof tokenizer === 'function' || (typeof tokenizer === 'string' && native.encodingOf(tokenizer) !== null)
+  const hint = exact
+    ? ' (here only the estimate counts; exact tokenizers serve the string functions, truncateText and formatExecOutput)'
+    : ''
+  throw mustBe(TypeError, `${prefix}tokenizer`, `"estimate"`, tokenizer, hint)
+}
+
 const UNBOUNDED = Object.freeze({ maxChars: Infinity, maxBytes: Infinity, maxLines: Infinity })
 
 /**
- * The three budgets of options already read (`{ maxChars, maxBytes, maxLines, maxTokens,
- * tokenizer }`): each one not given is its `defaults` one, and tokens become bytes
- * (withTokenBudget). The one rule every clamp's options follow; `prefix` names them in
- * errors (`stdout.`).
+ * The budgets of options already read (`{ maxChars, maxBytes, maxLines, maxTokens,
+ * tokenizer }`): each one not given is its `defaults` one. Estimated tokens become bytes
+ * (withEstimate); with `exact`, a tokenizer other than the estimate gives `tokens`:
+ * `{ max, tokenizer }` (readTokenizer), which the plan keeps by counting. Without `exact`
+ * such a tokenizer throws (estimateOnly). The one rule every clamp's options follow;
+ * `prefix` names them in errors (`stdout.`).
  */
-function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, defaults = UNBOUNDED, prefix = '') {
-  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix)
+function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, defaults = UNBOUNDED, prefix = '', exact = false) {
+  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix, exact)
 }
 
 /** readBudgets of values already read. */
-function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix) {
+function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix, exact = false) {
+  const counter = exact ? readTokenizer(tokenizer, prefix) : estimateOnly(tokenizer, prefix)
+  const bytes = budgetOr(prefix, 'maxBytes', maxBytes, defaults.maxBytes)
+  const exactMax = counter === ESTIMATE || maxTokens === undefined ? Infinity : readBudget(`${prefix}maxTokens`, maxTokens)
   return {
     maxChars: budgetOr(prefix, 'maxChars', maxChars, defaults.maxChars),
-    maxBytes: withTokenBudget(budgetOr(prefix, 'maxBytes', maxBytes, defaults.maxBytes), maxTokens, tokenizer, prefix),
+    maxBytes: counter === ESTIMATE ? withEstimate(bytes, maxTokens, prefix) : bytes,
     maxLines: budgetOr(prefix, 'maxLines', maxLines, defaults.maxLines),
+    tokens: exactMax === Infinity ? undefined : { max: exactMax, tokenizer: counter },
   }
 }
 
@@ -105,10 +126,10 @@ function budgetOr(prefix, key, value, fallback) {
  * `maxChars`, `maxBytes` and `maxLines` of an object whose keys were checked, at least one
  * of them or `maxTokens` given (readBudgets); `prefix` names them in errors (`stdout.`).
  */
-function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required') {
+function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required', exact = false) {
   const { maxChars, maxBytes, maxLines, maxTokens } = object
   if (maxChars === undefined && maxBytes === undefined && maxLines === undefined && maxTokens === undefined) throw invalid(TypeError, what)
-  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, object.tokenizer, UNBOUNDED, prefix)
+  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, object.tokenizer, UNBOUNDED, prefix, exact)
 }
 
 /**
@@ -116,16 +137,16 @@ function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBy
  * `name` is how the caller calls the argument.
  */
 function readLimitArgument(name, limit) {
-  if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity }
+  if (typeof limit === 'number') return { maxChars: readBudget(name, limit), maxBytes: Infinity, maxLines: Infinity, tokens: undefined }
   if (!isPlainObject(limit)) {
     throw mustBe(TypeError, `${name}`, `a number or an object with maxChars, maxBytes, maxLines or maxTokens`, limit)
   }
   if (name === 'limit') {
     checkKeys(limit, LIMIT_KEYS)
-    return readLimits(limit)
+    return readLimits(limit, '', undefined, true)
   }
   checkKeys(limit, LIMIT_KEYS, `${name}.`)
-  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines, maxTokens`)
+  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines, maxTokens`, true)
 }
 
 function readHeadRatio(value, fallback = DEFAULT_HEAD_RATIO) {
@@ -192,6 +213,7 @@ module.exports = {
   readBudgets,
   readLimits,
   withTokenBudget,
+  estimateOnly,
   readLimitArgument,
   readHeadRatio,
   readStrategy,

@@ -33,7 +33,7 @@ function checkText(text) {
 
 function clampString(text, strategy, limits, headRatio, notice, snap = false) {
   if (fitsByLength(text.length, limits)) return text
-  if (notice === undefined && !snap && (strategy === 'tail' || strategy === 'head')) {
+  if (notice === undefined && !snap && limits.tokens === undefined && (strategy === 'tail' || strategy === 'head')) {
     const clamped = clampInJs(text, strategy, limits)
     if (clamped !== undefined) return clamped
   }
@@ -101,7 +101,7 @@ function resultOf(text, strategy, plan) {
   return {
     text,
     truncated: plan.cut,
-    truncatedBy: native.dimNames(plan.truncatedBy),
+    truncatedBy: plan.tokensBound ? [...native.dimNames(plan.truncatedBy), 'tokens'] : native.dimNames(plan.truncatedBy),
     // 'auto' as the binding resolved it.
     strategy: plan.strategy ?? strategy,
     totalChars: total.chars,
@@ -115,7 +115,17 @@ function resultOf(text, strategy, plan) {
     omittedLines: omitted.lines,
     headEnd: plan.headEnd,
     tailStart: plan.tailStart,
+    ...tokensOf(plan),
   }
+}
+
+/**
+ * A plan's counts in exact tokens, for a result (`{ tokens }`, and `'tokens'` in
+ * truncatedBy when they bound the cut), or nothing when no exact tokenizer was used.
+ */
+function tokensOf(plan) {
+  if (plan.tokens === undefined) return undefined
+  return { tokens: plan.tokens }
 }
 
 /** `truncateText` on options already read: `notice` as `readNotice` returns it. */
@@ -203,7 +213,7 @@ function truncateText(text, options) {
   // Terminal output is normalised before it is counted: budgets count what the model reads,
   // and a spill file holds that text, so the lines a notice names are its lines.
   const flags = terminal.readNormalize(normalize)
-  const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer })
+  const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, '', undefined, true)
   const name = readStrategy(strategy)
   const ratio = readHeadRatio(headRatio)
   const lines = readSnap(snap, 'none')

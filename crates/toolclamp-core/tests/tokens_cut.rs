@@ -92,8 +92,8 @@ proptest! {
             let candidate = Candidate { head_end, glue: glues[glue], tail_start };
             let whole = tokenizer.count(&result_of(&text, &candidate)[..]);
             let want = (whole <= limit).then_some(whole);
-            prop_assert_eq!(index.count(&candidate, limit).unwrap(), want, "{:?}", candidate);
-            prop_assert_eq!(index.count(&candidate, u64::MAX).unwrap(), Some(whole));
+            prop_assert_eq!(index.count(&candidate, limit), want, "{:?}", candidate);
+            prop_assert_eq!(index.count(&candidate, u64::MAX), Some(whole));
         }
     }
 
@@ -113,6 +113,9 @@ proptest! {
         let cut = cut_to_tokens(n, UNLIMITED, bytes_of(&text), text.len(), plan_at, &mut index).unwrap();
         let result = result_of(&text, &Candidate::of(cut.plan.as_ref(), text.len()));
         prop_assert_eq!(tokenizer.count(&result[..]), cut.tokens);
+        let (counted, whole) = index.counted();
+        prop_assert!(counted <= total && (!whole || counted == total));
+        prop_assert_eq!(index.total(), total);
         prop_assert!(cut.tokens <= n);
         if total <= n {
             prop_assert!(cut.plan.is_none() && !cut.by_tokens);

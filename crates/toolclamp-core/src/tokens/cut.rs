@@ -42,10 +42,10 @@ impl<'a> Candidate<'a> {
 
 /// What counts the tokens of candidates: a [`TokenIndex`], or a caller's own counter.
 pub trait CountCandidate {
-    type Error;
-
-    /// The tokens of `candidate`, or `None` when they are more than `limit`.
-    fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Result<Option<u64>, Self::Error>;
+    /// The tokens of `candidate`, or `None` when they are more than `limit`. (A counter that
+    /// can fail answers `None` and keeps the failure for its caller: the search then ends
+    /// on a plan of fewer bytes, which the caller discards.)
+    fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Option<u64>;
 
     /// The most UTF-8 bytes one token can stand for, when known: a result of `n` bytes then
     /// has at least `n / max` tokens, and at most `n` (no token is empty).
@@ -82,14 +82,14 @@ pub fn cut_to_tokens<E, P, C>(
 ) -> Result<TokenCut, E>
 where
     P: FnMut(u64) -> Result<Option<Plan>, E>,
-    C: CountCandidate<Error = E> + ?Sized,
+    C: CountCandidate + ?Sized,
 {
     let max_token_bytes = counter.max_token_bytes();
     let mut counts = 0;
     let mut try_budget = |bytes: u64, counts: &mut usize| -> Result<(Option<Plan>, Option<u64>), E> {
         let plan = plan_at(bytes)?;
         *counts += 1;
-        let tokens = counter.count(&Candidate::of(plan.as_ref(), len), max_tokens)?;
+        let tokens = counter.count(&Candidate::of(plan.as_ref(), len), max_tokens);
         Ok((plan, tokens))
     };
     let (first, tokens) = try_budget(byte_cap, &mut counts)?;
@@ -173,6 +173,22 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
         };
         index.count_end(tail_units);
         index
+    }
+
+    /// What the index knows of the whole text's tokens: the tokens of the start it counted,
+    /// and whether that start is the whole text (then the count is exact; otherwise it is a
+    /// lower bound).
+    pub fn counted(&self) -> (u64, bool) {
+        match self.head.last() {
+            Some(c) => (c.tokens, c.end == self.text.len()),
+            None => (0, self.text.is_empty()),
+        }
+    }
+
+    /// The tokens of the whole text (counting what is left of it).
+    pub fn total(&mut self) -> u64 {
+        self.extend_head(self.text.len(), u64::MAX);
+        self.counted().0
     }
 
     fn count_end(&mut self, units: usize) {
@@ -266,14 +282,12 @@ fn count_fresh(
 }
 
 impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
-    type Error = std::convert::Infallible;
-
-    fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Result<Option<u64>, Self::Error> {
+    fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Option<u64> {
         let Candidate { head_end, glue, tail_start } = *candidate;
         let len = self.text.len();
         let (stable, before) = self.stable_before(head_end, limit);
         if before > limit {
-            return Ok(None);
+            return None;
         }
         let limit = limit - before;
         let mut read = FIRST_TAIL_READ;
@@ -295,7 +309,7 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
             self.text.push_utf16(tail_start, tail_read, &mut self.units);
             let parts = (joint, tail_start, tail_read == len);
             match count_fresh(self.tokenizer, &self.tail, &self.units, parts, limit, &mut self.utf8) {
-                Ok(tokens) => return Ok(tokens.map(|t| t + before)),
+                Ok(tokens) => return tokens.map(|t| t + before),
                 Err(()) => read = read.saturating_mul(2),
             }
         }

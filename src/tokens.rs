@@ -1,0 +1,187 @@
+//! Exact tokens in the binding: the vocabularies JS loads on first use (read-only from then
+//! on, and shared by every thread and every copy of the module in the process), counts of
+//! strings, and the counters a cut within `maxTokens` uses: the core's index of the text,
+//! or the caller's JS function.
+
+use std::sync::OnceLock;
+
+use napi::sys;
+use toolclamp_core::{Candidate, CountCandidate, Encoding, Tokenizer, Unit, Units, Vocab};
+
+use crate::call::{Answer, Call, Thrown};
+use crate::layout::{Field, Results, Slot, Verdict, TOKENIZERS};
+use crate::text::{with_scratch, LATIN1, UTF16};
+
+/// The loaded encodings, by their place in [`Encoding::ALL`].
+static LOADED: [OnceLock<Tokenizer>; 2] = [OnceLock::new(), OnceLock::new()];
+
+fn slot_of(encoding: Encoding) -> &'static OnceLock<Tokenizer> {
+    &LOADED[Encoding::ALL.iter().position(|&e| e == encoding).expect("every encoding has a slot")]
+}
+
+/// The code of a tokenizer in the request block: an index into [`TOKENIZERS`].
+fn encoding_of_code(code: usize) -> Option<Encoding> {
+    TOKENIZERS.get(code).and_then(|name| Encoding::from_name(name))
+}
+
+/// The [`TOKENIZERS`] code of a JS counter function.
+const FUNCTION: usize = 3;
+
+/// `loadTokenizer(out, name, vocab)`: whether the encoding `name` is loaded, after loading
+/// it from `vocab` (the raw vocabulary: the decompressed `vocab/<name>.bin.br`) when it is
+/// not and `vocab` is given. Damaged bytes throw.
+pub(crate) fn load_tokenizer(call: &Call) -> Answer {
+    let name = call.notice_text(call.arg(1)).map_err(|e| call.naming(e, 1, "a string"))?.text;
+    let Some(encoding) = Encoding::from_name(&name) else {
+        return Err(call.range_error(1, "an encoding's name", format!("{name:?}")));
+    };
+    let slot = slot_of(encoding);
+    if slot.get().is_none() && call.type_of(call.arg(2))? != sys::ValueType::napi_undefined {
+        let (bytes, _) = call.bytes(2)?;
+        let vocab = Vocab::from_bytes(bytes)
+            .map_err(|e| Thrown::Error(format!("toolclamp: the {name} vocabulary is damaged: {e}")))?;
+        // Another thread may have loaded it meanwhile: either copy is the same.
+        let _ = slot.set(Tokenizer::new(encoding, vocab));
+    }
+    call.boolean_value(slot.get().is_some())
+}
+
+/// `encodingOf(name)`: the encoding a tokenizer name stands for, an encoding's own name or
+/// an OpenAI model's (`gpt-4o` is `o200k_base`), or `null`.
+pub(crate) fn encoding_of(call: &Call) -> Answer {
+    let name = call.notice_text(call.arg(0)).map_err(|e| call.naming(e, 0, "a string"))?.text;
+    match Encoding::from_name(&name).or_else(|| Encoding::for_model(&name)) {
+        Some(encoding) => call.string_from_utf8(encoding.name().as_bytes(), encoding.name().len()),
+        None => call.null(),
+    }
+}
+
+/// `countTokens(out, text, wide, tokenizer, limit)`: the tokens of `text` with the loaded
+/// encoding of code `tokenizer`, in the `totalTokens` slot, with `fits` 1; or `fits` 0 as
+/// soon as they are more than `limit` (a budget).
+pub(crate) fn count_tokens(call: &Call) -> Answer {
+    let wide = call.boolean(2)?;
+    let code = call.index(3)?;
+    let limit = call.budget(4)?;
+    let tokenizer = loaded(call, code, 3)?;
+    let counted = if wide {
+        with_scratch(&UTF16, |buf| Ok(tokenizer.count_within(&Units::new(call.string_arg(1, buf)?), limit)))?
+    } else {
+        with_scratch(&LATIN1, |buf| Ok(tokenizer.count_within(&Units::new(call.string_arg(1, buf)?), limit)))?
+    };
+    let mut r = Results::new(Verdict::Fits);
+    r.set(Slot::Fits, counted.is_some() as u64).set_optional(Slot::TotalTokens, counted);
+    call.answer(&r)?;
+    call.undefined()
+}
+
+/// The loaded encoding of `code` (argument or field `at`), or the error that says to load it.
+fn loaded(call: &Call, code: usize, at: usize) -> Result<&'static Tokenizer, Thrown> {
+    let Some(encoding) = encoding_of_code(code) else {
+        return Err(call.range_error(at, "the code of an encoding", code));
+    };
+    slot_of(encoding).get().ok_or_else(|| {
+        Thrown::Error(format!("toolclamp internal error: the {} vocabulary is not loaded", encoding.name()))
+    })
+}
+
+/// How a plan counts tokens, from the request block's `maxTokens` and `tokenizer`.
+#[derive(Clone, Copy)]
+pub(crate) struct TokenLimit {
+    pub max: u64,
+    pub counter: Counter,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Counter {
+    Encoding(&'static Tokenizer),
+    /// A JS function `(text) => number`, already checked by `lib/native.js`.
+    Function(sys::napi_value),
+}
+
+impl TokenLimit {
+    /// The token limit of the request block, if any: `tokenizer` 0 is none; the function of
+    /// code [`FUNCTION`] is argument `function_at`.
+    pub(crate) fn read(call: &Call, function_at: usize) -> Result<Option<TokenLimit>, Thrown> {
+        let code = call.code_field(Field::Tokenizer)?;
+        if code == 0 {
+            return Ok(None);
+        }
+        let max = call.budget_field(Field::MaxTokens)?;
+        let counter = if code == FUNCTION {
+            let f = call.arg(function_at);
+            if call.type_of(f)? != sys::ValueType::napi_function {
+                return Err(call.type_error(function_at, "a function"));
+            }
+            Counter::Function(f)
+        } else {
+            Counter::Encoding(loaded(call, code, function_at)?)
+        };
+        Ok(Some(TokenLimit { max, counter }))
+    }
+}
+
+/// Counts candidates with a caller's JS function, called with each candidate's text. Its
+/// first failure ends the counting (every later candidate is "over") and is thrown once
+/// the search returns.
+pub(crate) struct JsCounter<'c, U: Unit> {
+    pub call: &'c Call,
+    pub func: sys::napi_value,
+    pub units: &'c [U],
+    pub failed: Option<Thrown>,
+    /// The count of the whole text, if the function was asked for it.
+    pub whole: Option<u64>,
+    scratch: Vec<u16>,
+}
+
+impl<'c, U: Unit> JsCounter<'c, U> {
+    pub(crate) fn new(call: &'c Call, func: sys::napi_value, units: &'c [U]) -> Self {
+        JsCounter { call, func, units, failed: None, whole: None, scratch: Vec::new() }
+    }
+
+    fn call_js(&mut self, c: &Candidate<'_>) -> Result<u64, Thrown> {
+        let call = self.call;
+        let text = &mut self.scratch;
+        text.clear();
+        text.extend(self.units[..c.head_end].iter().map(|u| u.code()));
+        text.extend(c.glue.encode_utf16());
+        text.extend(self.units[c.tail_start..].iter().map(|u| u.code()));
+        let arg = call.string_from_utf16(text)?;
+        let recv = call.undefined()?;
+        let mut result = std::ptr::null_mut();
+        // SAFETY: `func` is a function argument of this call; one argument is passed.
+        call.check(unsafe { sys::napi_call_function(call.env(), recv, self.func, 1, &arg, &mut result) })?;
+        let mut n = f64::NAN;
+        // SAFETY: `env` and `result` are valid while the call runs.
+        call.check(unsafe { sys::napi_get_value_double(call.env(), result, &mut n) })?;
+        // lib/native.js hands over a function that returns a count or throws.
+        if !(n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
+            return Err(Thrown::Error(format!("toolclamp internal error: a token count of {n}")));
+        }
+        Ok(n as u64)
+    }
+}
+
+impl<U: Unit> CountCandidate for JsCounter<'_, U> {
+    fn count(&mut self, c: &Candidate<'_>, limit: u64) -> Option<u64> {
+        if self.failed.is_some() {
+            return None;
+        }
+        match self.call_js(c) {
+            Ok(n) => {
+                if c.head_end == self.units.len() && c.glue.is_empty() {
+                    self.whole = Some(n);
+                }
+                (n <= limit).then_some(n)
+            }
+            Err(thrown) => {
+                self.failed = Some(thrown);
+                None
+            }
+        }
+    }
+
+    fn max_token_bytes(&self) -> Option<u64> {
+        None
+    }
+}

@@ -1,6 +1,7 @@
 //! The BPE vocabularies and the merge of one piece: both committed vocabularies load, give
-//! gpt-tokenizer's token ids for known pieces, and the heap merge (long pieces) makes the
-//! same tokens as tiktoken's vector scan (short pieces) and a brute-force reference.
+//! gpt-tokenizer's token ids for known pieces, and the segment-tree merge (long pieces)
+//! makes the same tokens as tiktoken's vector scan (short pieces) and a brute-force
+//! reference.
 
 use crate::common::proptest_config;
 
@@ -34,9 +35,9 @@ fn encode(vocab: &Vocab, piece: &[u8]) -> Vec<u32> {
     out
 }
 
-fn encode_by(vocab: &Vocab, piece: &[u8], heap: bool) -> Vec<u32> {
+fn encode_by(vocab: &Vocab, piece: &[u8], long: bool) -> Vec<u32> {
     let mut out = Vec::new();
-    vocab.encode_piece_by(piece, heap, &mut out);
+    vocab.encode_piece_by(piece, long, &mut out);
     out
 }
 
@@ -102,7 +103,7 @@ fn oracle() -> Vec<(Vec<u8>, Vec<u32>, Vec<u32>)> {
             vec![187, 186, 222, 222, 3574, 1717, 7, 254, 94, 9468, 99],
         ),
         (a95, [&[261][..], &[117525; 11], &[45037, 64]].concat(), [&[264][..], &[70540; 11], &[29558, 64]].concat()),
-        // Longer than the vector scan takes: these go through the heap.
+        // Longer than the vector scan takes: these go through the segment tree.
         (
             word.into_bytes(),
             [3086, 46003, 152168, 19947, 79879, 786, 2339, 4161, 1071, 3859, 479].repeat(9),
@@ -122,7 +123,7 @@ fn pieces_get_gpt_tokenizers_ids() {
             // Both merge paths, whatever the length.
             if ids.len() > 1 {
                 assert_eq!(encode_by(vocab, &piece, false), ids, "scan: {text:?}");
-                assert_eq!(encode_by(vocab, &piece, true), ids, "heap: {text:?}");
+                assert_eq!(encode_by(vocab, &piece, true), ids, "tree: {text:?}");
             }
         }
     }
@@ -142,7 +143,7 @@ fn an_empty_piece_is_no_token_and_a_piece_that_is_a_token_is_one() {
 }
 
 /// Bytes of any value, and text that merges a lot: runs of a few letters and repeated words
-/// (long runs take the heap path in `count_piece`).
+/// (runs over 256 bytes take the long path in `count_piece`).
 fn bytes() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..40),
@@ -160,7 +161,7 @@ proptest! {
     #![proptest_config(proptest_config("tests/proptest-regressions/tokens_vocab.txt", 300))]
 
     #[test]
-    fn the_heap_merge_is_the_vector_merge_and_the_reference(piece in bytes(), cl in any::<bool>()) {
+    fn the_long_merge_is_the_vector_merge_and_the_reference(piece in bytes(), cl in any::<bool>()) {
         let vocab = if cl { cl100k() } else { o200k() };
         let scan = encode_by(vocab, &piece, false);
         prop_assert_eq!(&encode_by(vocab, &piece, true), &scan);

@@ -212,6 +212,7 @@ fn a_table_with_holes_loads_and_skips_them() {
     assert_eq!((vocab.len(), vocab.max_token_len()), (260, 2));
     assert_eq!((vocab.token(0), vocab.token(257), vocab.token(259)), (None, None, None));
     assert_eq!((vocab.rank(b"a"), vocab.rank(b"ab"), vocab.token(258)), (Some(98), Some(258), Some(&b"ab"[..])));
+    assert_eq!((vocab.rank(b"ba"), vocab.rank(b"abc")), (None, None));
     assert_eq!(vocab.count_piece(b"abab"), 2);
     assert_eq!(vocab.count_piece(b"ba"), 2);
 }

@@ -230,10 +230,10 @@ impl Vocab {
     ///
     /// # Panics
     ///
-    /// On a piece of 4 GiB or more (positions are `u32`; merging it would take over 100 GiB).
+    /// On a piece of 4 GiB or more (positions are `u32`; merging it would need some 50 GiB).
     pub fn count_piece(&self, piece: &[u8]) -> usize {
         let mut count = 0;
-        self.pieces(piece, |_| count += 1);
+        self.tokens_of(piece, |_| count += 1);
         count
     }
 
@@ -244,7 +244,7 @@ impl Vocab {
     ///
     /// As [`Vocab::count_piece`].
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) {
-        self.pieces(piece, |token| out.push(self.must_rank(token)));
+        self.tokens_of(piece, |token| out.push(self.must_rank(token)));
     }
 
     /// The merge alone (no whole-piece shortcut) through the path named (`long`: the segment
@@ -267,7 +267,7 @@ impl Vocab {
     }
 
     /// Gives the tokens of `piece`, in order, to `sink`.
-    fn pieces(&self, piece: &[u8], mut sink: impl FnMut(&[u8])) {
+    fn tokens_of(&self, piece: &[u8], mut sink: impl FnMut(&[u8])) {
         if piece.is_empty() {
             return;
         }

@@ -179,6 +179,46 @@ proptest! {
     }
 }
 
+/// A small vocabulary over "ab": the 256 single bytes, then distinct strings of 2 to 6 of
+/// those letters in any order, so a long token can rank below the pairs it is made of,
+/// which the real vocabularies also do and tiktoken's merge must handle.
+fn small_vocab() -> impl Strategy<Value = Vocab> {
+    prop::collection::vec(prop::collection::vec(prop::sample::select(b"ab".to_vec()), 2..7), 0..40).prop_map(|extra| {
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for token in extra {
+            if !tokens.contains(&token) {
+                tokens.push(token);
+            }
+        }
+        let tokens: Vec<Option<&[u8]>> = tokens.iter().map(|t| Some(&t[..])).collect();
+        Vocab::from_bytes(&raw(&tokens)).expect("a valid vocabulary")
+    })
+}
+
+proptest! {
+    #![proptest_config(proptest_config("tests/proptest-regressions/tokens_vocab.txt", 300))]
+
+    #[test]
+    fn under_any_small_vocabulary_both_merges_are_the_reference(
+        vocab in small_vocab(),
+        piece in prop::collection::vec(prop::sample::select(b"ab".to_vec()), 0..200),
+    ) {
+        let expected = reference(&vocab, &piece);
+        prop_assert_eq!(&encode_by(&vocab, &piece, false), &expected);
+        prop_assert_eq!(&encode_by(&vocab, &piece, true), &expected);
+    }
+
+    #[test]
+    fn any_bytes_load_or_are_refused_without_a_panic(tail in prop::collection::vec(any::<u8>(), 0..300)) {
+        let mut table = raw(&all_bytes().iter().map(|b| Some(&b[..])).collect::<Vec<_>>());
+        table.extend(tail);
+        if let Ok(vocab) = Vocab::from_bytes(&table) {
+            let piece: Vec<u8> = (0..200u8).map(|i| i.wrapping_mul(37) % 7).collect();
+            prop_assert_eq!(encode_by(&vocab, &piece, true), encode_by(&vocab, &piece, false));
+        }
+    }
+}
+
 /// A raw table: each token as its length byte and bytes, `None` as a hole.
 fn raw(tokens: &[Option<&[u8]>]) -> Vec<u8> {
     let mut out = Vec::new();

@@ -1,6 +1,7 @@
 //! The BPE vocabularies and the merge of one piece: both committed vocabularies load, give
-//! gpt-tokenizer's token ids for known pieces, and the heap merge (long pieces) makes the
-//! same tokens as tiktoken's vector scan (short pieces) and a brute-force reference.
+//! gpt-tokenizer's token ids for known pieces, and the segment-tree merge (long pieces)
+//! makes the same tokens as tiktoken's vector scan (short pieces) and a brute-force
+//! reference.
 
 use crate::common::{proptest_config, tokenizer};
 
@@ -21,9 +22,9 @@ fn encode(vocab: &Vocab, piece: &[u8]) -> Vec<u32> {
     out
 }
 
-fn encode_by(vocab: &Vocab, piece: &[u8], heap: bool) -> Vec<u32> {
+fn encode_by(vocab: &Vocab, piece: &[u8], long: bool) -> Vec<u32> {
     let mut out = Vec::new();
-    vocab.encode_piece_by(piece, heap, &mut out);
+    vocab.encode_piece_by(piece, long, &mut out);
     out
 }
 
@@ -89,7 +90,7 @@ fn oracle() -> Vec<(Vec<u8>, Vec<u32>, Vec<u32>)> {
             vec![187, 186, 222, 222, 3574, 1717, 7, 254, 94, 9468, 99],
         ),
         (a95, [&[261][..], &[117525; 11], &[45037, 64]].concat(), [&[264][..], &[70540; 11], &[29558, 64]].concat()),
-        // Longer than the vector scan takes: these go through the heap.
+        // Longer than the vector scan takes: these go through the segment tree.
         (
             word.into_bytes(),
             [3086, 46003, 152168, 19947, 79879, 786, 2339, 4161, 1071, 3859, 479].repeat(9),
@@ -109,7 +110,7 @@ fn pieces_get_gpt_tokenizers_ids() {
             // Both merge paths, whatever the length.
             if ids.len() > 1 {
                 assert_eq!(encode_by(vocab, &piece, false), ids, "scan: {text:?}");
-                assert_eq!(encode_by(vocab, &piece, true), ids, "heap: {text:?}");
+                assert_eq!(encode_by(vocab, &piece, true), ids, "tree: {text:?}");
             }
         }
     }
@@ -129,7 +130,7 @@ fn an_empty_piece_is_no_token_and_a_piece_that_is_a_token_is_one() {
 }
 
 /// Bytes of any value, and text that merges a lot: runs of a few letters and repeated words
-/// (long runs take the heap path in `count_piece`).
+/// (runs over 256 bytes take the long path in `count_piece`).
 fn bytes() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..40),
@@ -147,7 +148,7 @@ proptest! {
     #![proptest_config(proptest_config("tests/proptest-regressions/tokens_vocab.txt", 300))]
 
     #[test]
-    fn the_heap_merge_is_the_vector_merge_and_the_reference(piece in bytes(), cl in any::<bool>()) {
+    fn the_long_merge_is_the_vector_merge_and_the_reference(piece in bytes(), cl in any::<bool>()) {
         let vocab = if cl { cl100k() } else { o200k() };
         let scan = encode_by(vocab, &piece, false);
         prop_assert_eq!(&encode_by(vocab, &piece, true), &scan);
@@ -161,6 +162,46 @@ proptest! {
         prop_assert_eq!(vocab.count_piece(&piece), public.len());
         if vocab.rank(&piece).is_none() {
             prop_assert_eq!(public, scan);
+        }
+    }
+}
+
+/// A small vocabulary over "ab": the 256 single bytes, then distinct strings of 2 to 6 of
+/// those letters in any order, so a long token can rank below the pairs it is made of,
+/// which the real vocabularies also do and tiktoken's merge must handle.
+fn small_vocab() -> impl Strategy<Value = Vocab> {
+    prop::collection::vec(prop::collection::vec(prop::sample::select(b"ab".to_vec()), 2..7), 0..40).prop_map(|extra| {
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for token in extra {
+            if !tokens.contains(&token) {
+                tokens.push(token);
+            }
+        }
+        let tokens: Vec<Option<&[u8]>> = tokens.iter().map(|t| Some(&t[..])).collect();
+        Vocab::from_bytes(&raw(&tokens)).expect("a valid vocabulary")
+    })
+}
+
+proptest! {
+    #![proptest_config(proptest_config("tests/proptest-regressions/tokens_vocab.txt", 300))]
+
+    #[test]
+    fn under_any_small_vocabulary_both_merges_are_the_reference(
+        vocab in small_vocab(),
+        piece in prop::collection::vec(prop::sample::select(b"ab".to_vec()), 0..200),
+    ) {
+        let expected = reference(&vocab, &piece);
+        prop_assert_eq!(&encode_by(&vocab, &piece, false), &expected);
+        prop_assert_eq!(&encode_by(&vocab, &piece, true), &expected);
+    }
+
+    #[test]
+    fn any_bytes_load_or_are_refused_without_a_panic(tail in prop::collection::vec(any::<u8>(), 0..300)) {
+        let mut table = raw(&all_bytes().iter().map(|b| Some(&b[..])).collect::<Vec<_>>());
+        table.extend(tail);
+        if let Ok(vocab) = Vocab::from_bytes(&table) {
+            let piece: Vec<u8> = (0..200u8).map(|i| i.wrapping_mul(37) % 7).collect();
+            prop_assert_eq!(encode_by(&vocab, &piece, true), encode_by(&vocab, &piece, false));
         }
     }
 }
@@ -198,6 +239,7 @@ fn a_table_with_holes_loads_and_skips_them() {
     assert_eq!((vocab.len(), vocab.max_token_len()), (260, 2));
     assert_eq!((vocab.token(0), vocab.token(257), vocab.token(259)), (None, None, None));
     assert_eq!((vocab.rank(b"a"), vocab.rank(b"ab"), vocab.token(258)), (Some(98), Some(258), Some(&b"ab"[..])));
+    assert_eq!((vocab.rank(b"ba"), vocab.rank(b"abc")), (None, None));
     assert_eq!(vocab.count_piece(b"abab"), 2);
     assert_eq!(vocab.count_piece(b"ba"), 2);
 }

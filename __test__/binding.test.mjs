@@ -2,10 +2,16 @@
 // driven: every export with wrong, missing and extra arguments. It fails closed: a wrong
 // call throws a TypeError or RangeError that names the parameter, and a call that returns
 // has written a verdict and an answer that holds (a cut fits its limits; "fits" is true).
+// Tokens: encodingOf, loadTokenizer (once per process) and countTokens, and plans within
+// maxTokens, counted by an encoding as gpt-tokenizer counts or by the caller's function.
 // FC_RUNS sets the runs per property (default 10,000).
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { brotliDecompressSync } from 'node:zlib'
 import fc from 'fast-check'
 
 import { measure, fits } from './reference.mjs'
@@ -48,8 +54,28 @@ const planRequest = (fields = {}) => ({
   exact: false,
   snap: false,
   restack: false,
+  maxTokens: Infinity,
+  tokenizer: 0,
   ...fields,
 })
+
+// ---- Tokens: the encodings, and gpt-tokenizer's counts to check them against
+
+const REFERENCE = {
+  o200k_base: require('gpt-tokenizer/encoding/o200k_base'),
+  cl100k_base: require('gpt-tokenizer/encoding/cl100k_base'),
+}
+const ENCODINGS = Object.keys(REFERENCE)
+/** A tokenizer's code in the request block and countTokens (`LAYOUT.tokenizers`). */
+const codeOf = (name) => LAYOUT.tokenizers.indexOf(name)
+const FUNCTION = codeOf('function')
+/** The tokens of `text` by gpt-tokenizer, special tokens read as text (as the binding does). */
+const referenceCount = (name, text) => REFERENCE[name].countTokens(text, { disallowedSpecial: new Set() })
+/** An encoding's raw vocabulary, read as lib/tokens/tokenizers.js reads it. */
+const vocabOf = (name) => brotliDecompressSync(readFileSync(new URL(`../vocab/${name}.bin.br`, import.meta.url)))
+// Both encodings serve the whole file: a process loads an encoding once, and what happens
+// before that is tested in a process of its own.
+for (const name of ENCODINGS) binding.loadTokenizer(newOut(), name, vocabOf(name))
 
 describe('LAYOUT', () => {
   test('is frozen and names every slot once', () => {
@@ -73,6 +99,11 @@ describe('LAYOUT', () => {
     assert.equal(LAYOUT.bytesPerToken, 3)
     assert.equal(LAYOUT.mediaTokens, 1600)
     assert.deepEqual(LAYOUT.normalizeFlags, ['ansi', 'carriageReturns', 'backspaces', 'controls'])
+    // Tokenizer codes: 0 is none (no limit in exact tokens), the last a caller's function.
+    assert.ok(Object.isFrozen(LAYOUT.tokenizers))
+    assert.deepEqual(LAYOUT.tokenizers, ['none', 'o200k_base', 'cl100k_base', 'function'])
+    assert.ok('maxTokens' in LAYOUT.request && 'tokenizer' in LAYOUT.request)
+    for (const slot of ['outputTokens', 'totalTokens', 'totalTokensExact', 'tokensBound']) assert.ok(slot in S, slot)
     assert.equal(LAYOUT.maxStringLength, require('node:buffer').constants.MAX_STRING_LENGTH)
   })
 
@@ -116,7 +147,12 @@ const PARAM_CHECKS = {
   ...Object.fromEntries(
     ['wide', 'echo', 'final', 'raw', 'normalize', 'byteColumns', 'inlineMarkers'].map((n) => [n, (v) => typeof v === 'boolean']),
   ),
-  ...Object.fromEntries(['text', 'message', 'code', 'gap', 'template', 'paths'].map((n) => [n, (v) => typeof v === 'string'])),
+  ...Object.fromEntries(['text', 'message', 'code', 'gap', 'template', 'paths', 'name'].map((n) => [n, (v) => typeof v === 'string'])),
+  vocab: (v) => v === undefined || v instanceof Uint8Array,
+  tokenCounter: (v) => v === undefined || typeof v === 'function',
+  // countTokens counts with an encoding, never none or a function.
+  tokenizer: (v) => ENCODINGS.includes(LAYOUT.tokenizers[v]),
+  limit: (v) => v === Infinity || (Number.isSafeInteger(v) && v >= 0),
 }
 
 /**
@@ -139,6 +175,10 @@ function spiedNative() {
       const block = new Float64Array(args[0])
       const unwritten = request.filter((field) => Number.isNaN(block[LAYOUT.request[field]]))
       assert.deepEqual(unwritten, [], `${name} called without ${unwritten.join(', ')}`)
+      // A plan that counts with a function is handed it.
+      if (request.includes('tokenizer') && block[LAYOUT.request.tokenizer] === FUNCTION) {
+        assert.equal(typeof args.at(-1), 'function', `${name} called without its tokenCounter`)
+      }
       calls.set(name, (calls.get(name) ?? 0) + 1)
       try {
         return binding[name](...args)
@@ -177,6 +217,34 @@ describe('lib/native.js', () => {
     native.planBytes(Buffer.from('y'.repeat(50)), 'auto', limits(Infinity, 10), 0.5, undefined, true)
     native.planToolOutput('a\n'.repeat(100), 50, 5, 0.5, undefined)
     native.planBudget([{ textTokens: 900, textChars: 2700, fixedTokens: 0, markerTokens: 40 }], 100, 100, 0, 0)
+    // Tokens: the encoding of a model's name, loaded (the file loaded it: the bytes are not
+    // read again), counted, and plans within a number of tokens.
+    assert.equal(native.encodingOf('gpt-4o'), 'o200k_base')
+    assert.equal(native.loadTokenizer('o200k_base', undefined), true)
+    assert.equal(native.loadTokenizer('o200k_base', vocabOf('o200k_base')), true)
+    assert.equal(native.countTokens('hello world', 'o200k_base'), 2)
+    assert.equal(native.countTokens('hello world', 'o200k_base', 1), undefined)
+    const o200k = { name: 'o200k_base', code: native.TOKENIZER_CODES.get('o200k_base'), count: undefined }
+    const words = 'word '.repeat(100)
+    const byTokens = native.planText(words, 'head', { ...limits(Infinity), tokens: { max: 5, tokenizer: o200k } }, 0.5, undefined, false)
+    const kept = words.slice(0, byTokens.headEnd) + byTokens.glue + words.slice(byTokens.tailStart)
+    assert.ok(byTokens.cut && byTokens.tokensBound)
+    assert.equal(byTokens.tokens.output, referenceCount('o200k_base', kept))
+    assert.ok(byTokens.tokens.output <= 5)
+    const byLength = { name: 'function', code: native.TOKENIZER_CODES.get('function'), count: (t) => t.length }
+    const texts = ['ab'.repeat(20), 'cd'.repeat(20)]
+    const listed = native.planTexts(
+      texts,
+      80,
+      'tail',
+      { ...limits(Infinity, 30), tokens: { max: 25, tokenizer: byLength } },
+      0.5,
+      undefined,
+      false,
+    )
+    assert.ok(listed.cut && listed.tokens.output <= 25)
+    // The function only counted cuts (bytes bind first), never the whole text: no total.
+    assert.deepEqual([listed.tokens.total, listed.tokens.totalExact], [undefined, false])
     native.elisionMarker(10, 2, 3, null)
     native.normalizeTerminal('a\x1b[1mb', 15)
     native.normalizeTerminal(Buffer.from('abc'), 15)
@@ -253,9 +321,15 @@ describe('argument checks', () => {
     const plan =
       (...args) =>
       () =>
-        invoke('plan', planRequest({ maxChars: 1 }), ...args)
+        invoke('plan', planRequest({ maxChars: 1 }), ...args, undefined)
     const buffer = (bytes) => () => invoke('planBuffer', planRequest({ maxChars: 1 }), out, bytes, undefined)
-    const list = (texts, total) => () => invoke('planList', planRequest({ maxChars: 1 }), out, texts, false, total, undefined)
+    const list = (texts, total) => () => invoke('planList', planRequest({ maxChars: 1 }), out, texts, false, total, undefined, undefined)
+    // A plan that counts tokens with a function, `counter`.
+    const counted = (counter) => () =>
+      invoke('plan', planRequest({ maxTokens: 2, tokenizer: FUNCTION }), out, 'abcdef', false, undefined, counter)
+    const countedList = (counter) => () =>
+      invoke('planList', planRequest({ maxTokens: 2, tokenizer: FUNCTION }), out, ['ab', 'cdef'], false, 6, undefined, counter)
+    const vocabMessage = 'loadTokenizer: vocab must be a Uint8Array or Buffer'
     const outMessage = `plan: out must be an attached ArrayBuffer of ${LAYOUT.bufferLength * 8} bytes`
     const cases = [
       [plan(out, 42, false, undefined), 'plan: text must be a string'],
@@ -271,6 +345,23 @@ describe('argument checks', () => {
       [buffer(new Uint16Array(4)), 'planBuffer: bytes must be a Uint8Array or Buffer'],
       [list('abc', 3), 'planList: texts must be an array of strings'],
       [list(['a', 1], 2), 'planList: texts must be an array of strings'],
+      [counted(undefined), 'plan: tokenCounter must be a function'],
+      [counted('abc'), 'plan: tokenCounter must be a function'],
+      [countedList(5), 'planList: tokenCounter must be a function'],
+      // What the function answers must be a count, as a notice function's must be a string.
+      [counted(() => '2'), 'plan: tokenCounter must return a non-negative integer, got a string'],
+      [counted(() => undefined), 'plan: tokenCounter must return a non-negative integer, got undefined'],
+      [counted(() => 1.5), 'plan: tokenCounter must return a non-negative integer, got 1.5'],
+      [countedList(() => -1), 'planList: tokenCounter must return a non-negative integer, got -1'],
+      [() => binding.encodingOf(42), 'encodingOf: name must be a string'],
+      [() => binding.loadTokenizer(out, null, undefined), 'loadTokenizer: name must be a string'],
+      // Checked even for an encoding this process has loaded, whose bytes are not read.
+      [() => binding.loadTokenizer(out, 'o200k_base', 'bytes'), vocabMessage],
+      [() => binding.loadTokenizer(out, 'cl100k_base', new Uint16Array(4)), vocabMessage],
+      [() => binding.loadTokenizer(out, 'cl100k_base', null), vocabMessage],
+      [() => binding.countTokens(out, 42, false, 1, Infinity), 'countTokens: text must be a string'],
+      [() => binding.countTokens(out, 'abc', 'no', 1, Infinity), 'countTokens: wide must be a boolean'],
+      [() => binding.countTokens(out, 'abc', false, '1', Infinity), 'countTokens: tokenizer must be a number'],
     ]
     for (const [fn, message] of cases) {
       assert.throws(fn, (e) => e instanceof TypeError && e.message === `toolclamp binding: ${message}`, message)
@@ -279,7 +370,9 @@ describe('argument checks', () => {
 
   test('values out of range are RangeErrors, never a default', () => {
     const out = newOut()
-    const call = (fields) => () => invoke('plan', planRequest(fields), out, 'abcdef', false, undefined)
+    const call = (fields) => () => invoke('plan', planRequest(fields), out, 'abcdef', false, undefined, undefined)
+    const count = (tokenizer, limit) => () => binding.countTokens(out, 'abc', false, tokenizer, limit)
+    const encodingCode = (got) => `tokenizer must be the code of an encoding, got ${got}`
     const cases = [
       [call({ strategy: 4 }), 'strategy must be a strategy code from 0 to 3, got 4'],
       [call({ strategy: 0.5 }), 'strategy must be a strategy code from 0 to 3, got 0.5'],
@@ -298,8 +391,32 @@ describe('argument checks', () => {
       [call({ strategy: 2, headRatio: NaN }), 'headRatio must be a number from 0 to 1, got NaN'],
       [call({ exact: 2 }), 'exact must be 1 or 0 (a boolean), got 2'],
       [call({ restack: undefined }), 'restack must be 1 or 0 (a boolean), got NaN'],
+      [call({ tokenizer: 7 }), 'tokenizer must be a tokenizer code from 0 to 3, got 7'],
+      [call({ tokenizer: 0.5 }), 'tokenizer must be a tokenizer code from 0 to 3, got 0.5'],
+      [call({ tokenizer: 1, maxTokens: -1 }), 'maxTokens must be a non-negative integer or Infinity, got -1'],
+      [call({ tokenizer: 2, maxTokens: 2.5 }), 'maxTokens must be a non-negative integer or Infinity, got 2.5'],
+      // Read with no tokenizer too: never ignored.
+      [call({ maxTokens: -1 }), 'maxTokens must be a non-negative integer or Infinity, got -1'],
       [
-        () => invoke('planList', planRequest({ maxChars: 1 }), out, ['ab', 'c'], false, 4, undefined),
+        // No result fits: the function counts tokens even for an empty text.
+        () => invoke('plan', planRequest({ maxTokens: 1, tokenizer: FUNCTION }), out, 'abcdef', false, undefined, (t) => t.length + 2),
+        'maxTokens must be at least 2, what tokenCounter counts for an empty text, got 1',
+      ],
+      [
+        () => invoke('planList', planRequest({ maxTokens: 0, tokenizer: FUNCTION }), out, [], false, 0, undefined, () => 1),
+        'maxTokens must be at least 1, what tokenCounter counts for an empty text, got 0',
+      ],
+      [() => binding.loadTokenizer(out, 'p50k', undefined), 'loadTokenizer: name must be an encoding\'s name, got "p50k"'],
+      // A model's name is encodingOf's to read; loadTokenizer takes the encoding's.
+      [() => binding.loadTokenizer(out, 'gpt-4o', undefined), 'loadTokenizer: name must be an encoding\'s name, got "gpt-4o"'],
+      [count(0, Infinity), encodingCode(0)],
+      [count(FUNCTION, Infinity), encodingCode(FUNCTION)],
+      [count(7, Infinity), encodingCode(7)],
+      [count(1.5, Infinity), 'countTokens: tokenizer must be a non-negative integer, got 1.5'],
+      [count(1, NaN), 'countTokens: limit must be a non-negative integer or Infinity, got NaN'],
+      [count(1, -1), 'countTokens: limit must be a non-negative integer or Infinity, got -1'],
+      [
+        () => invoke('planList', planRequest({ maxChars: 1 }), out, ['ab', 'c'], false, 4, undefined, undefined),
         "totalLength must be the sum of the strings' lengths, got 4",
       ],
       [
@@ -314,12 +431,31 @@ describe('argument checks', () => {
 
   test('the request block is read once per call: a field left unwritten is refused, never read stale', () => {
     const out = newOut()
-    assert.equal(typeof invoke('plan', planRequest({ maxChars: 2 }), out, 'abcdef', false, undefined), 'string')
+    assert.equal(typeof invoke('plan', planRequest({ maxChars: 2 }), out, 'abcdef', false, undefined, undefined), 'string')
     for (const index of Object.values(LAYOUT.request)) assert.ok(Number.isNaN(new Float64Array(out)[index]))
     assert.throws(
-      () => binding.plan(out, 'abcdef', false, undefined),
+      () => binding.plan(out, 'abcdef', false, undefined, undefined),
       (e) => e instanceof RangeError && e.message.startsWith('toolclamp binding: plan: ') && e.message.endsWith('got NaN'),
     )
+    // Each field on its own, even one the others make moot (maxTokens with no tokenizer).
+    const calls = {
+      plan: () => binding.plan(out, 'abcdef', false, undefined, undefined),
+      planList: () => binding.planList(out, ['abc', 'def'], false, 6, undefined, undefined),
+    }
+    for (const [name, call] of Object.entries(calls)) {
+      for (const field of EXPORTS[name].request) {
+        const { [field]: _, ...others } = planRequest({ maxChars: 2 })
+        writeRequest(out, others)
+        assert.throws(
+          call,
+          (e) =>
+            e instanceof RangeError &&
+            e.message.startsWith(`toolclamp binding: ${name}: ${field} must be `) &&
+            e.message.endsWith('got NaN'),
+          `${name} without ${field}`,
+        )
+      }
+    }
   })
 
   test('a notice function reads the facts of its cut from the result array; a call it makes does not change the plan', () => {
@@ -329,10 +465,10 @@ describe('argument checks', () => {
       const values = new Float64Array(out)
       seen.push(Object.fromEntries(Object.entries(LAYOUT.facts).map(([name, index]) => [name, values[index]])))
       // A call into the binding from the notice reuses the array and its request block.
-      invoke('plan', planRequest({ strategy: 1, maxChars: 1, restack: true }), out, 'zzzz', false, undefined)
+      invoke('plan', planRequest({ strategy: 1, maxChars: 1, restack: true }), out, 'zzzz', false, undefined, undefined)
       return '[cut]'
     }
-    const glue = invoke('plan', planRequest({ maxChars: 12 }), out, 'x'.repeat(100), false, notice)
+    const glue = invoke('plan', planRequest({ maxChars: 12 }), out, 'x'.repeat(100), false, notice, undefined)
     const values = new Float64Array(out)
     assert.equal(values[S.verdict], LAYOUT.verdicts.cut)
     assert.equal('x'.repeat(values[S.headEnd]).length + glue.length, 12)
@@ -349,7 +485,7 @@ describe('argument checks', () => {
     const out = newOut()
     structuredClone(out, { transfer: [out] })
     assert.throws(
-      () => invoke('plan', planRequest({ maxChars: 1 }), out, 'abcdef', false, undefined),
+      () => invoke('plan', planRequest({ maxChars: 1 }), out, 'abcdef', false, undefined, undefined),
       (e) => e instanceof TypeError && /out must be an attached ArrayBuffer/.test(e.message),
     )
   })
@@ -360,9 +496,229 @@ describe('argument checks', () => {
       throw boom
     }
     assert.throws(
-      () => invoke('plan', planRequest(), newOut(), 'x'.repeat(100), false, notice),
+      () => invoke('plan', planRequest(), newOut(), 'x'.repeat(100), false, notice, undefined),
       (e) => e === boom,
     )
+  })
+
+  test('a thrown token counter propagates as it was thrown, and nothing more is counted', () => {
+    const boom = new SyntaxError('boom')
+    for (const failAt of [1, 2, 5]) {
+      let calls = 0
+      const counter = (text) => {
+        if (++calls === failAt) throw boom
+        return text.length
+      }
+      const request = planRequest({ maxChars: Infinity, maxTokens: 10, tokenizer: FUNCTION })
+      assert.throws(
+        () => invoke('plan', request, newOut(), 'x'.repeat(100), false, undefined, counter),
+        (e) => e === boom,
+      )
+      assert.equal(calls, failAt)
+      calls = 0
+      assert.throws(
+        () => invoke('planList', request, newOut(), ['x'.repeat(50), 'y'.repeat(50)], false, 100, undefined, counter),
+        (e) => e === boom,
+      )
+      assert.equal(calls, failAt)
+    }
+  })
+})
+
+// ---- Tokens
+
+/**
+ * Runs `source` (CommonJS, with `binding` and a result array `out` in scope) in a Node
+ * process of its own, where no encoding is loaded yet: what it prints, parsed as JSON, and
+ * what it wrote to stderr.
+ */
+function inFreshProcess(source) {
+  const script = [
+    `const binding = require(${JSON.stringify(require.resolve('../binding.js'))})`,
+    'const out = new ArrayBuffer(binding.LAYOUT.bufferLength * 8)',
+    'const attempt = (f) => { try { return f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }',
+    source,
+  ].join('\n')
+  const { stdout, stderr, status } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.equal(status, 0, stderr)
+  return { answer: JSON.parse(stdout), stderr }
+}
+
+describe('tokens', () => {
+  test("encodingOf: the encoding of an encoding's name or an OpenAI model's, else null", () => {
+    const cases = {
+      o200k_base: 'o200k_base',
+      cl100k_base: 'cl100k_base',
+      'gpt-4o': 'o200k_base',
+      'gpt-4o-mini': 'o200k_base',
+      'gpt-4': 'cl100k_base',
+      'gpt-3.5-turbo': 'cl100k_base',
+      p50k_base: null,
+      p50k: null,
+      'claude-sonnet-4': null,
+      '': null,
+      ' o200k_base': null,
+    }
+    for (const [name, encoding] of Object.entries(cases)) assert.equal(binding.encodingOf(name), encoding, name)
+  })
+
+  test('a process loads an encoding once: before, nothing counts with it; damaged bytes load nothing; after, bytes are not read', () => {
+    const vocab = fileURLToPath(new URL('../vocab/cl100k_base.bin.br', import.meta.url))
+    const { answer, stderr } = inFreshProcess(`
+      const { readFileSync } = require('node:fs')
+      const { brotliDecompressSync } = require('node:zlib')
+      const { request, slots } = binding.LAYOUT
+      const plan = () => {
+        const block = new Float64Array(out)
+        const fields = { strategy: 0, maxChars: Infinity, maxBytes: Infinity, maxLines: Infinity, headRatio: 0.5,
+          exact: 0, snap: 0, restack: 0, maxTokens: 5, tokenizer: 2 }
+        for (const [field, value] of Object.entries(fields)) block[request[field]] = value
+        return binding.plan(out, 'hello world', false, undefined, undefined)
+      }
+      const count = () => (binding.countTokens(out, 'hello world', false, 2, Infinity), new Float64Array(out)[slots.totalTokens])
+      console.log(JSON.stringify([
+        attempt(() => binding.loadTokenizer(out, 'cl100k_base', undefined)),
+        attempt(count),
+        attempt(plan),
+        attempt(() => binding.loadTokenizer(out, 'cl100k_base', new Uint8Array(3))),
+        attempt(() => binding.loadTokenizer(out, 'cl100k_base', Buffer.from('abc'))),
+        attempt(() => binding.loadTokenizer(out, 'cl100k_base', undefined)),
+        attempt(() => binding.loadTokenizer(out, 'cl100k_base', brotliDecompressSync(readFileSync(${JSON.stringify(vocab)})))),
+        attempt(() => binding.loadTokenizer(out, 'cl100k_base', new Uint8Array(3))),
+        attempt(count),
+        attempt(plan),
+        attempt(() => binding.loadTokenizer(out, 'o200k_base', undefined)),
+      ]))
+    `)
+    const damaged = 'Error: toolclamp: the cl100k_base vocabulary is damaged: the vocabulary'
+    assert.deepEqual(answer, [
+      false,
+      'Error: toolclamp internal error: the cl100k_base vocabulary is not loaded',
+      'Error: toolclamp internal error: the cl100k_base vocabulary is not loaded',
+      `${damaged} has no token for the single byte 0x00`,
+      `${damaged} ends inside rank 0: its token has 97 bytes, 2 are left`,
+      false,
+      true,
+      // Loaded: the damaged bytes are not read.
+      true,
+      2,
+      null,
+      // One encoding loaded is not the other.
+      false,
+    ])
+    assert.equal(stderr, '')
+  })
+
+  test('a loaded encoding keeps its vocabulary: bytes given again are not read', () => {
+    const out = newOut()
+    for (const name of ENCODINGS) {
+      assert.equal(binding.loadTokenizer(out, name, undefined), true)
+      assert.equal(binding.loadTokenizer(out, name, new Uint8Array(3)), true)
+      assert.equal(binding.loadTokenizer(out, name, vocabOf(ENCODINGS.find((other) => other !== name))), true)
+      binding.countTokens(out, 'hello world', false, codeOf(name), Infinity)
+      assert.equal(new Float64Array(out)[S.totalTokens], 2)
+    }
+  })
+
+  test('countTokens counts as gpt-tokenizer does, and stops over its limit', () => {
+    const arb = fc.tuple(fc.constantFrom(...ENCODINGS), tokenTextArb, fc.option(fc.integer({ min: 0, max: 40 }), { nil: Infinity }))
+    fc.assert(
+      fc.property(arb, ([name, text, limit]) => {
+        const out = newOut()
+        assert.equal(binding.countTokens(out, text, isWide(text), codeOf(name), limit), undefined)
+        const values = new Float64Array(out)
+        const expected = referenceCount(name, text)
+        assert.equal(values[S.verdict], LAYOUT.verdicts.fits)
+        const answer = [values[S.fits], values[S.totalTokens]]
+        assert.deepEqual(answer, expected <= limit ? [1, expected] : [0, -1], `${name} of ${JSON.stringify(text)}`)
+      }),
+      { numRuns: Math.ceil(RUNS / 5) },
+    )
+  })
+
+  test('a cut within maxTokens of an encoding keeps at most that many tokens, and says how many', () => {
+    const text = Array.from({ length: 400 }, (_, k) => TOKEN_PIECES[(k * 7) % TOKEN_PIECES.length]).join('')
+    const out = newOut()
+    const values = new Float64Array(out)
+    for (const name of ENCODINGS) {
+      const total = referenceCount(name, text)
+      for (const strategy of [0, 1, 2]) {
+        for (const maxTokens of [0, 1, 7, 50, total - 1]) {
+          const request = planRequest({ strategy, maxChars: Infinity, maxTokens, tokenizer: codeOf(name) })
+          const glue = invoke('plan', request, out, text, true, undefined, undefined)
+          const result = text.slice(0, values[S.headEnd]) + glue + text.slice(values[S.tailStart])
+          const tokens = referenceCount(name, result)
+          const at = `${name}, strategy ${strategy}, ${maxTokens} tokens`
+          assert.equal(values[S.verdict], LAYOUT.verdicts.cut, at)
+          assert.ok(tokens <= maxTokens, `${at}: ${tokens}`)
+          assert.deepEqual([values[S.outputTokens], values[S.tokensBound]], [tokens, 1], at)
+          // Only tokens bound it: no dimension of the caller's did.
+          assert.equal(values[S.truncatedBy], 0, at)
+          if (maxTokens === 0) assert.equal(result, '', at)
+          // The count of the text is exact or a lower bound, as it says.
+          assert.ok(values[S.totalTokensExact] === 1 ? values[S.totalTokens] === total : values[S.totalTokens] <= total, at)
+        }
+        // Within its tokens, the text fits: its count is exact.
+        const request = planRequest({ strategy, maxChars: Infinity, maxTokens: total, tokenizer: codeOf(name) })
+        assert.equal(invoke('plan', request, out, text, true, undefined, undefined), null)
+        assert.deepEqual(
+          [values[S.verdict], values[S.outputTokens], values[S.totalTokens], values[S.totalTokensExact]],
+          [LAYOUT.verdicts.fits, total, total, 1],
+        )
+      }
+    }
+  })
+
+  test("a plan that counts with the caller's function calls it with each candidate result, and keeps one it counted", () => {
+    const text = 'hello world, and more words after it\n'.repeat(20)
+    for (const strategy of [0, 1, 2]) {
+      const counted = new Map()
+      const counter = (t) => {
+        assert.equal(typeof t, 'string')
+        counted.set(t, referenceCount('o200k_base', t))
+        return counted.get(t)
+      }
+      const out = newOut()
+      const values = new Float64Array(out)
+      const request = planRequest({ strategy, maxChars: Infinity, maxTokens: 12, tokenizer: FUNCTION })
+      const glue = invoke('plan', request, out, text, false, undefined, counter)
+      const result = text.slice(0, values[S.headEnd]) + glue + text.slice(values[S.tailStart])
+      assert.ok(counted.has(result), 'the result was counted')
+      assert.ok(counted.get(result) <= 12)
+      assert.deepEqual([values[S.outputTokens], values[S.tokensBound]], [counted.get(result), 1])
+      // The whole text was the first candidate: its count is the function's, exact.
+      assert.deepEqual([values[S.totalTokens], values[S.totalTokensExact]], [counted.get(text), 1])
+      // The encoding agrees where the function counts as it does.
+      invoke('plan', { ...request, tokenizer: codeOf('o200k_base') }, out, text, false, undefined, undefined)
+      assert.equal(values[S.outputTokens], counted.get(result))
+    }
+  })
+
+  test('a counter that throws, answers no count, or counts tokens for an empty text is refused as it should be, with no panic', () => {
+    const { answer, stderr } = inFreshProcess(`
+      const { request } = binding.LAYOUT
+      const plan = (maxTokens, counter) => {
+        const block = new Float64Array(out)
+        const fields = { strategy: 0, maxChars: Infinity, maxBytes: Infinity, maxLines: Infinity, headRatio: 0.5,
+          exact: 0, snap: 0, restack: 0, maxTokens, tokenizer: 3 }
+        for (const [field, value] of Object.entries(fields)) block[request[field]] = value
+        return binding.plan(out, 'hello world '.repeat(10), false, undefined, counter)
+      }
+      console.log(JSON.stringify([
+        attempt(() => plan(5, () => { throw new SyntaxError('boom') })),
+        attempt(() => plan(5, () => NaN)),
+        attempt(() => plan(0, (t) => t.length + 1)),
+        attempt(() => plan(5, (t) => t.length)),
+      ]))
+    `)
+    assert.deepEqual(answer, [
+      'SyntaxError: boom',
+      'TypeError: toolclamp binding: plan: tokenCounter must return a non-negative integer, got NaN',
+      'RangeError: toolclamp binding: plan: maxTokens must be at least 1, what tokenCounter counts for an empty text, got 0',
+      // A counter that counts answers as ever: the notice alone is 5 chars.
+      '[...]',
+    ])
+    assert.equal(stderr, '')
   })
 })
 
@@ -396,20 +752,42 @@ const keepArb = (maxStrategy) =>
     maxLines: budgetArb,
     headRatio: headRatioArb,
   })
+// Texts for tokenizers: words, numbers, contractions, spaces, specials, long runs, any script.
+const TOKEN_PIECES = [
+  ...['hello', ' world', 'Hello', "'s", "'LL", "don't", '123', '4567', '_x', '...', '!?'],
+  ...[' ', '  ', '\t', '\n', '\n\n', '\r\n'],
+  ...['é', 'ñandú', 'Ω', '日本語', '😀', '👍🏽', '\uD800', '\uDC00'],
+  // Special tokens are text like any other; a long piece is merged with a heap.
+  ...['<|endoftext|>', '<|fim_prefix|>', 'x'.repeat(80), ' '.repeat(40), '9'.repeat(20)],
+]
+const tokenTextArb = fc.array(fc.constantFrom(...TOKEN_PIECES), { maxLength: 40 }).map((p) => p.join(''))
+// Counters a caller may hand a plan: each counts an empty text as no tokens.
+const COUNTERS = [(t) => t.length, (t) => Buffer.byteLength(t) >> 1, (t) => referenceCount('cl100k_base', t)]
+// No limit in tokens (maxTokens is read all the same), an encoding's, or a function's.
+const tokensArb = fc.oneof(
+  fc.record({ maxTokens: budgetArb, tokenizer: fc.constant(0), counter: fc.constant(undefined) }),
+  fc.record({
+    maxTokens: fc.oneof(fc.integer({ min: 0, max: 30 }), budgetArb),
+    tokenizer: fc.constantFrom(1, 2),
+    counter: fc.constant(undefined),
+  }),
+  fc.record({ maxTokens: fc.integer({ min: 0, max: 30 }), tokenizer: fc.constant(FUNCTION), counter: fc.constantFrom(...COUNTERS) }),
+)
 const textPlanArb = fc
-  .tuple(keepArb(3), fc.boolean(), fc.boolean(), fc.boolean())
-  .map(([keep, exact, snap, restack]) => ({ ...keep, exact, snap, restack }))
+  .tuple(keepArb(3), fc.boolean(), fc.boolean(), fc.boolean(), tokensArb)
+  .map(([keep, exact, snap, restack, { counter, ...tokens }]) => ({ request: { ...keep, exact, snap, restack, ...tokens }, counter }))
+const planTextArb = fc.oneof(textArb, tokenTextArb)
 
 /** A valid call of `name`: `{ args, request }`, the arguments after `out` included. */
 function validCall(name) {
   switch (name) {
     case 'plan':
       return fc
-        .tuple(textArb, noticeArb, textPlanArb)
-        .map(([text, notice, request]) => ({ args: [newOut(), text, isWide(text), notice], request }))
+        .tuple(planTextArb, noticeArb, textPlanArb)
+        .map(([text, notice, { request, counter }]) => ({ args: [newOut(), text, isWide(text), notice, counter], request }))
     case 'planList':
-      return fc.tuple(fc.array(textArb, { maxLength: 4 }), noticeArb, textPlanArb).map(([texts, notice, request]) => ({
-        args: [newOut(), texts, texts.some(isWide), texts.join('').length, notice],
+      return fc.tuple(fc.array(planTextArb, { maxLength: 4 }), noticeArb, textPlanArb).map(([texts, notice, { request, counter }]) => ({
+        args: [newOut(), texts, texts.some(isWide), texts.join('').length, notice, counter],
         request,
       }))
     case 'planBuffer':
@@ -480,6 +858,7 @@ function answerOf(name, { args, request }, returned, buffer) {
     if (verdict === LAYOUT.verdicts.fits) {
       assert.ok(fits(text, limits), 'answered "fits" for a text that does not')
       if (name !== 'planBuffer') assert.equal(returned, null)
+      if (name !== 'planBuffer') tokensHold({ args, request }, text, text, out)
       return
     }
     assert.equal(verdict, LAYOUT.verdicts.cut, `verdict ${verdict}`)
@@ -498,6 +877,7 @@ function answerOf(name, { args, request }, returned, buffer) {
       const limit = limits[`max${dim[0].toUpperCase()}${dim.slice(1)}`]
       if (exact || limit !== Infinity) assert.equal(reported[dim], m[dim], `output ${dim}`)
     }
+    if (name !== 'planBuffer') tokensHold({ args, request }, text, result, out)
     return
   }
   if (name === 'measure') {
@@ -545,6 +925,29 @@ function answerOf(name, { args, request }, returned, buffer) {
     assert.equal(new Float64Array(buffer)[S.outputBytes], Buffer.byteLength(out))
     assert.equal(new Float64Array(buffer)[S.totalBytes], Buffer.byteLength(args[1]))
   }
+}
+
+/**
+ * Checks the tokens of a plan's answer (`result`, of `text`) when its request limits them:
+ * the result is within maxTokens as its tokenizer counts, the one whose count outputTokens
+ * holds, and the text's count is exact when it says so (else a lower bound, or -1 when a
+ * function never counted it whole).
+ */
+function tokensHold({ args, request }, text, result, out) {
+  const tokenizer = LAYOUT.tokenizers[request.tokenizer]
+  if (tokenizer === 'none') return
+  const count = tokenizer === 'function' ? args.at(-1) : (t) => referenceCount(tokenizer, t)
+  const tokens = count(result)
+  assert.ok(tokens <= request.maxTokens, `${JSON.stringify(result)} has ${tokens} ${tokenizer} tokens, over ${request.maxTokens}`)
+  assert.equal(out[S.outputTokens], tokens, 'outputTokens')
+  const exact = out[S.totalTokensExact]
+  assert.ok(exact === 0 || exact === 1)
+  if (exact === 1) assert.equal(out[S.totalTokens], count(text), 'totalTokens')
+  else if (tokenizer === 'function') assert.equal(out[S.totalTokens], -1)
+  else assert.ok(out[S.totalTokens] >= 0 && out[S.totalTokens] <= count(text), `totalTokens ${out[S.totalTokens]}`)
+  // Tokens bind only a cut, and only one whose result is not the whole text.
+  if (out[S.tokensBound] === 1) assert.equal(out[S.verdict], LAYOUT.verdicts.cut)
+  else assert.equal(out[S.tokensBound], 0)
 }
 
 /** The request as the binding reads it: each field as the double the array holds. */

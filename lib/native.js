@@ -236,7 +236,8 @@ function withTokens(plan, tokens) {
     total: out[SLOTS.totalTokens],
     totalExact: out[SLOTS.totalTokensExact] === 1,
   }
-  if (Number.isNaN(plan.tokens.total)) plan.tokens.total = undefined
+  // -1: the text was never counted whole (a caller's function counts only candidates).
+  if (plan.tokens.total < 0) plan.tokens.total = undefined
   plan.tokensBound = out[SLOTS.tokensBound] === 1
   return plan
 }

@@ -169,7 +169,7 @@ impl Call {
         self.export.params[i]
     }
 
-    fn name(&self) -> std::borrow::Cow<'static, str> {
+    pub fn name(&self) -> std::borrow::Cow<'static, str> {
         self.export.name.to_string_lossy()
     }
 
@@ -332,10 +332,19 @@ impl Call {
         self.budget_of(self.field(field), Self::field_name(field))
     }
 
-    /// A code field: a whole number that indexes a list of names.
-    pub fn code_field(&self, field: Field) -> Result<usize, Thrown> {
+    /// A code field: a whole number that indexes `names`.
+    pub fn code_field(&self, field: Field, names: &[&str]) -> Result<usize, Thrown> {
         let x = self.field(field);
-        whole(x).map(|n| n as usize).ok_or_else(|| self.range_error_of(Self::field_name(field), "a code", x))
+        let name = Self::field_name(field);
+        match whole(x) {
+            Some(n) if n < names.len() as u64 => Ok(n as usize),
+            _ => Err(self.range_error_of(name, &format!("a {name} code from 0 to {}", names.len() - 1), x)),
+        }
+    }
+
+    /// A `RangeError` for the request field `field`.
+    pub fn field_range_error(&self, field: Field, expected: &str, got: impl std::fmt::Display) -> Thrown {
+        self.range_error_of(Self::field_name(field), expected, got)
     }
 
     /// A yes/no field: 1 or 0 (JS writes a boolean into the array).

@@ -4,8 +4,8 @@
 use napi::sys;
 use toolclamp_core::{
     chars_windows, cut_to_tokens, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked,
-    plan_tool_output, plan_with_snap, CountCandidate, Dims, Limits, Measure, Notice, Plan, Snap, Source, Strategy, Tally,
-    TokenIndex, Units, Utf8, Windows,
+    plan_tool_output, plan_with_snap, CountCandidate, Dims, Limits, Measure, Notice, Plan, Snap, Source, Strategy,
+    Tally, TokenIndex, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};

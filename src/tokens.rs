@@ -35,9 +35,14 @@ pub(crate) fn load_tokenizer(call: &Call) -> Answer {
     let Some(encoding) = Encoding::from_name(&name) else {
         return Err(call.range_error(1, "an encoding's name", format!("{name:?}")));
     };
+    // The bytes are checked even when the encoding is loaded: whether a call is right does
+    // not depend on what this process loaded before.
+    let bytes = match call.type_of(call.arg(2))? {
+        sys::ValueType::napi_undefined => None,
+        _ => Some(call.bytes(2)?.0),
+    };
     let slot = slot_of(encoding);
-    if slot.get().is_none() && call.type_of(call.arg(2))? != sys::ValueType::napi_undefined {
-        let (bytes, _) = call.bytes(2)?;
+    if let (None, Some(bytes)) = (slot.get(), bytes) {
         let vocab = Vocab::from_bytes(bytes)
             .map_err(|e| Thrown::Error(format!("toolclamp: the {name} vocabulary is damaged: {e}")))?;
         // Another thread may have loaded it meanwhile: either copy is the same.
@@ -63,11 +68,21 @@ pub(crate) fn count_tokens(call: &Call) -> Answer {
     let wide = call.boolean(2)?;
     let code = call.index(3)?;
     let limit = call.budget(4)?;
-    let tokenizer = loaded(call, code, 3)?;
+    let Some(encoding) = encoding_of_code(code) else {
+        return Err(call.range_error(3, "the code of an encoding", code));
+    };
+    // The text is read before the encoding is looked up: a wrong argument is refused
+    // whatever this process loaded.
     let counted = if wide {
-        with_scratch(&UTF16, |buf| Ok(tokenizer.count_within(&Units::new(call.string_arg(1, buf)?), limit)))?
+        with_scratch(&UTF16, |buf| {
+            let text = Units::new(call.string_arg(1, buf)?);
+            Ok(loaded(encoding)?.count_within(&text, limit))
+        })?
     } else {
-        with_scratch(&LATIN1, |buf| Ok(tokenizer.count_within(&Units::new(call.string_arg(1, buf)?), limit)))?
+        with_scratch(&LATIN1, |buf| {
+            let text = Units::new(call.string_arg(1, buf)?);
+            Ok(loaded(encoding)?.count_within(&text, limit))
+        })?
     };
     let mut r = Results::new(Verdict::Fits);
     r.set(Slot::Fits, counted.is_some() as u64).set_optional(Slot::TotalTokens, counted);
@@ -75,11 +90,8 @@ pub(crate) fn count_tokens(call: &Call) -> Answer {
     call.undefined()
 }
 
-/// The loaded encoding of `code` (argument or field `at`), or the error that says to load it.
-fn loaded(call: &Call, code: usize, at: usize) -> Result<&'static Tokenizer, Thrown> {
-    let Some(encoding) = encoding_of_code(code) else {
-        return Err(call.range_error(at, "the code of an encoding", code));
-    };
+/// The loaded `encoding`, or the error that says to load it.
+fn loaded(encoding: Encoding) -> Result<&'static Tokenizer, Thrown> {
     slot_of(encoding).get().ok_or_else(|| {
         Thrown::Error(format!("toolclamp internal error: the {} vocabulary is not loaded", encoding.name()))
     })
@@ -103,11 +115,12 @@ impl TokenLimit {
     /// The token limit of the request block, if any: `tokenizer` 0 is none; the function of
     /// code [`FUNCTION`] is argument `function_at`.
     pub(crate) fn read(call: &Call, function_at: usize) -> Result<Option<TokenLimit>, Thrown> {
-        let code = call.code_field(Field::Tokenizer)?;
+        let code = call.code_field(Field::Tokenizer, TOKENIZERS)?;
+        // Read with no tokenizer too: a field JS left unwritten is refused, never ignored.
+        let max = call.budget_field(Field::MaxTokens)?;
         if code == 0 {
             return Ok(None);
         }
-        let max = call.budget_field(Field::MaxTokens)?;
         let counter = if code == FUNCTION {
             let f = call.arg(function_at);
             if call.type_of(f)? != sys::ValueType::napi_function {
@@ -115,7 +128,8 @@ impl TokenLimit {
             }
             Counter::Function(f)
         } else {
-            Counter::Encoding(loaded(call, code, function_at)?)
+            let encoding = encoding_of_code(code).expect("every code but none and function is an encoding's");
+            Counter::Encoding(loaded(encoding)?)
         };
         Ok(Some(TokenLimit { max, counter }))
     }
@@ -151,12 +165,23 @@ impl<'c, U: Unit> JsCounter<'c, U> {
         let mut result = std::ptr::null_mut();
         // SAFETY: `func` is a function argument of this call; one argument is passed.
         call.check(unsafe { sys::napi_call_function(call.env(), recv, self.func, 1, &arg, &mut result) })?;
+        // lib/native.js hands over a function that returns a count or throws; anything else
+        // is a wrong call, refused as a notice function's wrong answer is.
+        let wrong = |got: &dyn std::fmt::Display| {
+            Thrown::Type(format!(
+                "toolclamp binding: {}: tokenCounter must return a non-negative integer, got {got}",
+                call.name()
+            ))
+        };
+        let kind = call.type_of(result)?;
+        if kind != sys::ValueType::napi_number {
+            return Err(wrong(&type_name(kind)));
+        }
         let mut n = f64::NAN;
-        // SAFETY: `env` and `result` are valid while the call runs.
+        // SAFETY: `env` and `result` are valid while the call runs; `result` is a number.
         call.check(unsafe { sys::napi_get_value_double(call.env(), result, &mut n) })?;
-        // lib/native.js hands over a function that returns a count or throws.
         if !(n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
-            return Err(Thrown::Error(format!("toolclamp internal error: a token count of {n}")));
+            return Err(wrong(&n));
         }
         Ok(n as u64)
     }
@@ -164,10 +189,21 @@ impl<'c, U: Unit> JsCounter<'c, U> {
 
 impl<U: Unit> CountCandidate for JsCounter<'_, U> {
     fn count(&mut self, c: &Candidate<'_>, limit: u64) -> Option<u64> {
+        // After a failure nothing more is called, and every candidate counts as within: the
+        // search then ends on the plan it has, which the caller discards to throw the
+        // failure. ("Over" would send it down to the plan of 0 bytes, which keeps nothing
+        // and which the search takes to be within.)
         if self.failed.is_some() {
-            return None;
+            return Some(0);
         }
+        let empty = c.head_end == 0 && c.glue.is_empty() && c.tail_start == self.units.len();
         match self.call_js(c) {
+            Ok(n) if n > limit && empty => {
+                // No result is within: the function counts tokens even for none.
+                let expected = format!("at least {n}, what tokenCounter counts for an empty text");
+                self.failed = Some(self.call.field_range_error(Field::MaxTokens, &expected, limit));
+                Some(0)
+            }
             Ok(n) => {
                 if c.head_end == self.units.len() && c.glue.is_empty() {
                     self.whole = Some(n);
@@ -176,12 +212,26 @@ impl<U: Unit> CountCandidate for JsCounter<'_, U> {
             }
             Err(thrown) => {
                 self.failed = Some(thrown);
-                None
+                Some(0)
             }
         }
     }
 
     fn max_token_bytes(&self) -> Option<u64> {
         None
+    }
+}
+
+/// How a value of type `kind` is named in an error.
+fn type_name(kind: sys::napi_valuetype) -> &'static str {
+    match kind {
+        sys::ValueType::napi_undefined => "undefined",
+        sys::ValueType::napi_null => "null",
+        sys::ValueType::napi_boolean => "a boolean",
+        sys::ValueType::napi_string => "a string",
+        sys::ValueType::napi_symbol => "a symbol",
+        sys::ValueType::napi_bigint => "a bigint",
+        sys::ValueType::napi_function => "a function",
+        _ => "an object",
     }
 }

@@ -42,9 +42,10 @@ impl<'a> Candidate<'a> {
 
 /// What counts the tokens of candidates: a [`TokenIndex`], or a caller's own counter.
 pub trait CountCandidate {
-    /// The tokens of `candidate`, or `None` when they are more than `limit`. (A counter that
-    /// can fail answers `None` and keeps the failure for its caller: the search then ends
-    /// on a plan of fewer bytes, which the caller discards.)
+    /// The tokens of `candidate`, or `None` when they are more than `limit`. The result of
+    /// the plan of 0 bytes keeps nothing and must be within. (A counter that can fail keeps
+    /// the failure for its caller and answers `Some` from then on: the search then ends
+    /// without counting more, on a plan the caller discards.)
     fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Option<u64>;
 
     /// The most UTF-8 bytes one token can stand for, when known: a result of `n` bytes then

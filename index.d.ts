@@ -57,16 +57,64 @@ export interface Limits {
    * Maximum estimated tokens (see `estimateTokens` in `toolclamp/conversation`): one token per 3
    * UTF-8 bytes, rounded up, so this is `maxBytes: 3 * maxTokens`, and `truncatedBy` names
    * `'bytes'` when it binds. It never raises a byte budget: beside `maxBytes` (given or a
-   * default) the smaller applies.
+   * default) the smaller applies. (The string functions, `truncateText` and `formatExecOutput`
+   * also count exact tokens: see {@link ExactLimits}.)
    * @default Infinity
    */
   maxTokens?: number
-  /** How tokens are counted. Only `'estimate'` for now. @default 'estimate' */
+  /**
+   * How tokens are counted. Only `'estimate'` here; an exact tokenizer throws a `TypeError`
+   * rather than be ignored. @default 'estimate'
+   */
   tokenizer?: 'estimate'
 }
 
 /** A number is `maxChars`; an object sets any of the budgets. */
 export type Limit = number | Limits
+
+/**
+ * How `maxTokens` counts tokens (docs/tokens.md):
+ * - `'estimate'`: one token per 3 UTF-8 bytes, rounded up; no tokenizer is loaded;
+ * - `'o200k_base'` or `'cl100k_base'`: OpenAI's encodings, counted exactly (special-token
+ *   spellings such as `<|endoftext|>` count as the plain text they are). The vocabulary is
+ *   loaded from the package on first use, once per process;
+ * - an OpenAI model's name, for its encoding: `gpt-4o`, `gpt-4.1`, `gpt-4.5`, `gpt-5…`, `o1`,
+ *   `o3`, `o4-mini`, `gpt-oss…` count with `o200k_base`; `gpt-4`, `gpt-4-turbo`, `gpt-3.5-turbo`
+ *   with `cl100k_base` (a provider prefix such as `openai/` is dropped); any other name throws a
+ *   `RangeError`;
+ * - a function `(text) => number`: your own counter, synchronous, returning a non-negative
+ *   integer. A cut calls it with whole candidate results, about log2(bytes) times.
+ */
+export type Tokenizer = 'estimate' | 'o200k_base' | 'cl100k_base' | (string & {}) | ((text: string) => number)
+
+/**
+ * {@link Limits} whose `maxTokens` may be counted exactly: with a `tokenizer` other than the
+ * estimate, the result keeps the longest part whose tokens, notice included, are at most
+ * `maxTokens` as that tokenizer counts the text the model receives (where one more char would
+ * go over), together with the other limits. A cut reads only about the text it keeps: a head
+ * cut of 100 MB under 10,000 tokens tokenizes about 10,000 tokens of it.
+ */
+export interface ExactLimits extends Omit<Limits, 'tokenizer'> {
+  /** How `maxTokens` is counted (see {@link Tokenizer}). @default 'estimate' */
+  tokenizer?: Tokenizer
+}
+
+/** A number is `maxChars`; an object sets any of the budgets, tokens counted exactly if asked. */
+export type ExactLimit = number | ExactLimits
+
+/** A result's counts in exact tokens: given when `maxTokens` was counted by a tokenizer. */
+export interface TokenCounts {
+  /** `'o200k_base'`, `'cl100k_base'`, or `'function'` for your own counter. */
+  tokenizer: string
+  /** Tokens of the result, notice included: exact. */
+  output: number
+  /**
+   * Tokens of the input: exact when `totalExact`; otherwise a lower bound (the cut read only the
+   * input's start), or `undefined` when your counter was never called with the whole input.
+   */
+  total?: number
+  totalExact: boolean
+}
 
 /**
  * What a notice may say; counts are of the input, in its units. When the input carries a
@@ -305,7 +353,7 @@ export declare function createOutputCapture(options?: OutputCaptureOptions & { r
 export declare function createOutputCapture(options: OutputCaptureOptions): OutputCapture<string | Uint8Array>
 
 /** Options of `truncateText`: at least one budget (the others are unlimited), and how to cut. */
-export interface TruncateTextOptions extends Limits {
+export interface TruncateTextOptions extends ExactLimits {
   /**
    * Normalise terminal output first (see {@link Normalize}); budgets then count what
    * the model reads, and a spill file holds that text. Text whose normalised form might not
@@ -366,8 +414,11 @@ export interface TruncateTextResult {
   /** The result: the input itself when nothing was cut. */
   text: string
   truncated: boolean
-  /** The limits the input exceeds (empty when not truncated), in the order chars, bytes, lines. */
-  truncatedBy: LimitName[]
+  /**
+   * The limits the input exceeds (empty when not truncated), in the order chars, bytes, lines,
+   * then `'tokens'` when exact tokens bound the cut.
+   */
+  truncatedBy: (LimitName | 'tokens')[]
   /** The strategy used: `'auto'` resolved to `'head'` or `'headTail'`. */
   strategy: Strategy
   totalChars: number
@@ -386,6 +437,8 @@ export interface TruncateTextResult {
   headEnd: number
   /** UTF-16 offset into the input where the kept tail starts. */
   tailStart: number
+  /** Counts in exact tokens, when `maxTokens` was counted by a tokenizer (see {@link ExactLimits}). */
+  tokens?: TokenCounts
   /**
    * With `spill`, when the input was cut: the file holding the full input, or the error that
    * prevented it (the notice then names no file).
@@ -407,7 +460,7 @@ export interface TextMeasure {
  * stringTruncateHead(fileContents, { maxBytes: 50 * 1024, maxLines: 2000 })
  * // '...first 2000 lines...\n[... 3,123 lines, 250,880 bytes truncated at the end ...]'
  */
-export declare function stringTruncateHead(text: string, limit: Limit, options?: NoticeOptions): string
+export declare function stringTruncateHead(text: string, limit: ExactLimit, options?: NoticeOptions): string
 
 /**
  * Keeps the end of `text`, where errors and summaries live; the notice goes at the start.
@@ -416,7 +469,7 @@ export declare function stringTruncateHead(text: string, limit: Limit, options?:
  * stringTruncateTail(testLog, 8000)
  * // '[... 42,381 chars truncated at the start ...]\n...last 7,950 chars...'
  */
-export declare function stringTruncateTail(text: string, limit: Limit, options?: NoticeOptions): string
+export declare function stringTruncateTail(text: string, limit: ExactLimit, options?: NoticeOptions): string
 
 /**
  * Keeps both ends of `text`; the notice goes between them.
@@ -425,7 +478,7 @@ export declare function stringTruncateTail(text: string, limit: Limit, options?:
  * stringTruncateHeadTail(output, 16000, { headRatio: 0.3 })
  * // '...first ~4,800 chars...\n[... 12,345 chars truncated in the middle ...]\n...last ~11,150 chars...'
  */
-export declare function stringTruncateHeadTail(text: string, limit: Limit, options?: HeadTailOptions): string
+export declare function stringTruncateHeadTail(text: string, limit: ExactLimit, options?: HeadTailOptions): string
 
 /**
  * Clamps `text` and reports what happened, with the offsets needed to fetch what was dropped.
@@ -445,6 +498,23 @@ export declare function truncateText(text: string, options: TruncateTextOptions)
  * measureText('héllo\n😀') // { chars: 8, bytes: 11, lines: 2 }
  */
 export declare function measureText(text: string): TextMeasure
+
+/** Options of `countTokens`. */
+export interface CountTokensOptions {
+  /** How tokens are counted (see {@link Tokenizer}). @default 'estimate' */
+  tokenizer?: Tokenizer
+}
+
+/**
+ * Counts the tokens of `text`: estimated (one per 3 UTF-8 bytes, rounded up), or exactly with
+ * an OpenAI encoding, a model's name, or your own counter.
+ *
+ * @example
+ * countTokens('Hello, world!', { tokenizer: 'o200k_base' }) // 4
+ * countTokens('Hello, world!', { tokenizer: 'gpt-4' }) // 4
+ * countTokens('Hello, world!') // 5 (the estimate)
+ */
+export declare function countTokens(text: string, options?: CountTokensOptions): number
 
 // ---------------------------------------------------------------------------------------
 // JSON values
@@ -902,12 +972,14 @@ export interface ExecNoticeFacts extends NoticeFacts {
 export interface FormatExecOutputOptions {
   /**
    * Budget for stdout: a number (= maxChars) or `{ maxChars?, maxBytes?, maxLines?, maxTokens? }`
-   * (at least one; an object replaces the default, and the budgets it leaves out are unlimited).
+   * (at least one; an object replaces the default, and the budgets it leaves out are unlimited),
+   * tokens counted exactly with a `tokenizer` (see {@link ExactLimits}; a Buffer is then decoded,
+   * and its offsets are the decoded string's).
    * @default 8000
    */
-  stdout?: Limit
+  stdout?: ExactLimit
   /** Budget for stderr, as for stdout. @default 8000 */
-  stderr?: Limit
+  stderr?: ExactLimit
   /** Where each stream is kept: its end, where errors and summaries are. @default 'tail' */
   strategy?: Strategy
   /** With `'headTail'`: share of each budget given to the start, from 0 to 1. @default 0.5 */
@@ -984,7 +1056,14 @@ export declare function formatExecOutput(result: ExecResult, options?: FormatExe
  * Options of {@link runCommand}: where and how the command runs, when it is stopped, and the
  * options of `formatExecOutput` for its text (each stream clamped on its own, its end kept).
  */
-export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strategy'> {
+export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strategy' | 'stdout' | 'stderr'> {
+  /**
+   * Budget for stdout, as `formatExecOutput` takes it but with estimated tokens only: a stream is
+   * captured as it arrives, before its tokens can be counted. @default 8000
+   */
+  stdout?: Limit
+  /** Budget for stderr, as for stdout. @default 8000 */
+  stderr?: Limit
   /** The working directory. A missing one is an `error: working directory not found (…)` line. @default process.cwd() */
   cwd?: string | URL
   /** The command's whole environment, as `spawn` takes it (not merged with `process.env`). @default process.env */

@@ -7,6 +7,7 @@ export const {
   stringTruncateHeadTail,
   truncateText,
   measureText,
+  countTokens,
   clampJson,
   clampJsonText,
   hardTruncateToolPayload,

@@ -3,7 +3,7 @@
 // call throws a TypeError or RangeError that names the parameter, and a call that returns
 // has written a verdict and an answer that holds (a cut fits its limits; "fits" is true).
 // Tokens: encodingOf, loadTokenizer (once per process) and countTokens, and plans within
-// maxTokens, counted by an encoding as gpt-tokenizer counts or by the caller's function.
+// maxTokens, counted by an encoding as the oracle (js-tiktoken) counts or by the caller's function.
 // FC_RUNS sets the runs per property (default 10,000).
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
@@ -15,6 +15,7 @@ import { brotliDecompressSync } from 'node:zlib'
 import fc from 'fast-check'
 
 import { measure, fits } from './reference.mjs'
+import { ENCODINGS, oracle } from './token-oracle.mjs'
 
 const require = createRequire(import.meta.url)
 const binding = require('../binding.js')
@@ -59,18 +60,13 @@ const planRequest = (fields = {}) => ({
   ...fields,
 })
 
-// ---- Tokens: the encodings, and gpt-tokenizer's counts to check them against
+// ---- Tokens: the encodings, and the oracle's counts to check them against
 
-const REFERENCE = {
-  o200k_base: require('gpt-tokenizer/encoding/o200k_base'),
-  cl100k_base: require('gpt-tokenizer/encoding/cl100k_base'),
-}
-const ENCODINGS = Object.keys(REFERENCE)
 /** A tokenizer's code in the request block and countTokens (`LAYOUT.tokenizers`). */
 const codeOf = (name) => LAYOUT.tokenizers.indexOf(name)
 const FUNCTION = codeOf('function')
-/** The tokens of `text` by gpt-tokenizer, special tokens read as text (as the binding does). */
-const referenceCount = (name, text) => REFERENCE[name].countTokens(text, { disallowedSpecial: new Set() })
+/** The tokens of `text` by the oracle, special tokens read as text (as the binding does). */
+const referenceCount = oracle
 /** An encoding's raw vocabulary, read as lib/tokens/tokenizers.js reads it. */
 const vocabOf = (name) => brotliDecompressSync(readFileSync(new URL(`../vocab/${name}.bin.br`, import.meta.url)))
 // Both encodings serve the whole file: a process loads an encoding once, and what happens
@@ -620,7 +616,7 @@ describe('tokens', () => {
     }
   })
 
-  test('countTokens counts as gpt-tokenizer does, and stops over its limit', () => {
+  test('countTokens counts as the oracle does, and stops over its limit', () => {
     const arb = fc.tuple(fc.constantFrom(...ENCODINGS), tokenTextArb, fc.option(fc.integer({ min: 0, max: 40 }), { nil: Infinity }))
     fc.assert(
       fc.property(arb, ([name, text, limit]) => {

@@ -20,6 +20,7 @@ const SURFACE = {
     'stringTruncateHeadTail',
     'truncateText',
     'measureText',
+    'countTokens',
     'clampJson',
     'clampJsonText',
     'hardTruncateToolPayload',

@@ -1,7 +1,7 @@
 // The token estimate against real tokenizers: docs/tokens.md states, for each kind of
 // content, how many real tokens OpenAI's o200k_base and cl100k_base count per estimated
 // token. Here that table is measured again on the same texts (__test__/token-corpus.mjs,
-// made from fixed seeds) with the oracle (js-tiktoken), and must be what the page says; and no page
+// made from fixed seeds) with gpt-tokenizer (token-oracle.mjs), and must be what the page says; and no page
 // may call the estimate safe.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 
 import { estimateTokens } from '../conversation.mjs'
 import { CORPUS } from './token-corpus.mjs'
-import { ENCODINGS, oracle } from './token-oracle.mjs'
+import { ENCODINGS, fastOracle } from './token-oracle.mjs'
 
 const read = (file) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
 
@@ -28,13 +28,13 @@ test('docs/tokens.md gives, for every kind of content, the ratio the tokenizers 
   const measured = {}
   for (const [kind, text] of Object.entries(CORPUS)) {
     const estimate = estimateTokens(text)
-    measured[kind] = Object.fromEntries(ENCODINGS.map((name) => [name, (oracle(name, text) / estimate).toFixed(2)]))
+    measured[kind] = Object.fromEntries(ENCODINGS.map((name) => [name, (fastOracle(name, text) / estimate).toFixed(2)]))
   }
   assert.deepEqual(pageTable(), measured)
 })
 
 test('the ratios the page reads from are real: prose under the estimate, base64 about twice it', () => {
-  const ratio = (kind) => oracle('o200k_base', CORPUS[kind]) / estimateTokens(CORPUS[kind])
+  const ratio = (kind) => fastOracle('o200k_base', CORPUS[kind]) / estimateTokens(CORPUS[kind])
   assert.ok(ratio('English prose') < 1)
   assert.ok(ratio('base64') > 1.8)
 })

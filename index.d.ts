@@ -1231,7 +1231,10 @@ export interface ReadPartialOptions {
    * @default Infinity
    */
   maxTokens?: number
-  /** How tokens are counted. Only `'estimate'` for now. @default 'estimate' */
+  /**
+   * How tokens are counted. Only `'estimate'` here (a page is cut by bytes); an exact tokenizer
+   * throws a `TypeError` rather than be ignored. @default 'estimate'
+   */
   tokenizer?: 'estimate'
   /** First line of the page, 1-based. @default 1 */
   offset?: number

@@ -584,6 +584,9 @@ describe('tokens', () => {
         attempt(count),
         attempt(plan),
         attempt(() => binding.loadTokenizer(out, 'o200k_base', undefined)),
+        // Well-formed bytes of the other encoding are refused too: they would count wrong for good.
+        attempt(() => binding.loadTokenizer(out, 'o200k_base', brotliDecompressSync(readFileSync(${JSON.stringify(vocab)})))),
+        attempt(() => binding.loadTokenizer(out, 'o200k_base', undefined)),
       ]))
     `)
     const damaged = 'Error: toolclamp: the cl100k_base vocabulary is damaged: the vocabulary'
@@ -600,6 +603,8 @@ describe('tokens', () => {
       2,
       null,
       // One encoding loaded is not the other.
+      false,
+      'Error: toolclamp: the o200k_base vocabulary is damaged: it has 100256 ranks where o200k_base has 199998',
       false,
     ])
     assert.equal(stderr, '')

@@ -39,12 +39,22 @@ pub(crate) fn load_tokenizer(call: &Call) -> Answer {
     // not depend on what this process loaded before.
     let bytes = match call.type_of(call.arg(2))? {
         sys::ValueType::napi_undefined => None,
-        _ => Some(call.bytes(2)?.0),
+        // Memory another thread can write is copied before it is read.
+        _ => Some(match call.bytes(2)? {
+            (bytes, false) => std::borrow::Cow::Borrowed(bytes),
+            (bytes, true) => std::borrow::Cow::Owned(bytes.to_vec()),
+        }),
     };
     let slot = slot_of(encoding);
     if let (None, Some(bytes)) = (slot.get(), bytes) {
-        let vocab = Vocab::from_bytes(bytes)
-            .map_err(|e| Thrown::Error(format!("toolclamp: the {name} vocabulary is damaged: {e}")))?;
+        let damaged =
+            |e: &dyn std::fmt::Display| Thrown::Error(format!("toolclamp: the {name} vocabulary is damaged: {e}"));
+        let vocab = Vocab::from_bytes(&bytes).map_err(|e| damaged(&e))?;
+        // Another encoding's vocabulary is well formed too, but counts wrong for ever after.
+        if vocab.len() != encoding.ranks() {
+            let what = format!("it has {} ranks where {name} has {}", vocab.len(), encoding.ranks());
+            return Err(damaged(&what));
+        }
         // Another thread may have loaded it meanwhile: either copy is the same.
         let _ = slot.set(Tokenizer::new(encoding, vocab));
     }

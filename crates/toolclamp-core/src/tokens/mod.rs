@@ -64,6 +64,14 @@ impl Encoding {
         None
     }
 
+    /// The ranks of its vocabulary (OpenAI's rank files: no holes in either).
+    pub fn ranks(self) -> usize {
+        match self {
+            Encoding::O200kBase => 199_998,
+            Encoding::Cl100kBase => 100_256,
+        }
+    }
+
     pub fn pattern(self) -> Pattern {
         match self {
             Encoding::O200kBase => Pattern::O200k,

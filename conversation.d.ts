@@ -1,12 +1,12 @@
 /**
  * toolclamp/conversation: the tool results of a whole conversation kept within shares of the
- * model's context window, in estimated tokens, and what a provider's error says (is the prompt
- * too long?). The framework middleware built on these is in `toolclamp/ai-sdk` and `toolclamp/pi`.
+ * model's context window, in estimated tokens; tokens estimated or counted exactly
+ * (`countTokens`); and what a provider's error says (is the prompt too long?). The framework middleware built on these is in `toolclamp/ai-sdk` and `toolclamp/pi`.
  *
  * The units and rules in the header of index.d.ts (the root entry) hold here too.
  */
 
-import type { hardTruncateToolPayload, Snap, SpillOptions, Strategy } from './index.js'
+import type { hardTruncateToolPayload, Snap, SpillOptions, Strategy, Tokenizer } from './index.js'
 
 // ---------------------------------------------------------------------------------------
 // Provider errors
@@ -73,6 +73,23 @@ export declare function isContextOverflowError(error: unknown): boolean
  * estimateTokens([{ type: 'text', text: 'abc' }, { type: 'image', data, mimeType: 'image/png' }]) // 1601
  */
 export declare function estimateTokens(value: unknown): number
+
+/** Options of `countTokens`. */
+export interface CountTokensOptions {
+  /** How tokens are counted (see {@link Tokenizer} (from `toolclamp`)). @default 'estimate' */
+  tokenizer?: Tokenizer
+}
+
+/**
+ * Counts the tokens of `text`: estimated (one per 3 UTF-8 bytes, rounded up), or exactly with
+ * an OpenAI encoding, a model's name, or your own counter.
+ *
+ * @example
+ * countTokens('Hello, world!', { tokenizer: 'o200k_base' }) // 4
+ * countTokens('Hello, world!', { tokenizer: 'gpt-4' }) // 4
+ * countTokens('Hello, world!') // 5 (the estimate)
+ */
+export declare function countTokens(text: string, options?: CountTokensOptions): number
 
 /** How the tool results of a conversation share its model's context window. */
 export interface ClampMessagesOptions {

@@ -110,7 +110,8 @@ export interface TokenCounts {
   output: number
   /**
    * Tokens of the input: exact when `totalExact`; otherwise a lower bound (the cut read only the
-   * input's start), or `undefined` when your counter was never called with the whole input.
+   * input's start), or `undefined` when your counter was never called with the whole input (no
+   * default: it is a count, not an option).
    */
   total?: number
   totalExact: boolean
@@ -498,23 +499,6 @@ export declare function truncateText(text: string, options: TruncateTextOptions)
  * measureText('héllo\n😀') // { chars: 8, bytes: 11, lines: 2 }
  */
 export declare function measureText(text: string): TextMeasure
-
-/** Options of `countTokens`. */
-export interface CountTokensOptions {
-  /** How tokens are counted (see {@link Tokenizer}). @default 'estimate' */
-  tokenizer?: Tokenizer
-}
-
-/**
- * Counts the tokens of `text`: estimated (one per 3 UTF-8 bytes, rounded up), or exactly with
- * an OpenAI encoding, a model's name, or your own counter.
- *
- * @example
- * countTokens('Hello, world!', { tokenizer: 'o200k_base' }) // 4
- * countTokens('Hello, world!', { tokenizer: 'gpt-4' }) // 4
- * countTokens('Hello, world!') // 5 (the estimate)
- */
-export declare function countTokens(text: string, options?: CountTokensOptions): number
 
 // ---------------------------------------------------------------------------------------
 // JSON values

@@ -12,7 +12,6 @@ const spill = require('./lib/files/spill.js')
 const json = require('./lib/json/json.js')
 const capture = require('./lib/commands/capture.js')
 const run = require('./lib/commands/run.js')
-const tokens = require('./lib/tokens/count.js')
 
 module.exports = {
   // Strings (lib/text/clamp.js)
@@ -21,8 +20,6 @@ module.exports = {
   stringTruncateHeadTail: clamp.stringTruncateHeadTail,
   truncateText: clamp.truncateText,
   measureText: clamp.measureText,
-  // Tokens, estimated or counted by an OpenAI tokenizer (lib/tokens/count.js)
-  countTokens: tokens.countTokens,
   // JSON values (lib/json/json.js)
   clampJson: json.clampJson,
   clampJsonText: json.clampJsonText,

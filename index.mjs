@@ -7,7 +7,6 @@ export const {
   stringTruncateHeadTail,
   truncateText,
   measureText,
-  countTokens,
   clampJson,
   clampJsonText,
   hardTruncateToolPayload,

@@ -20,7 +20,6 @@ const SURFACE = {
     'stringTruncateHeadTail',
     'truncateText',
     'measureText',
-    'countTokens',
     'clampJson',
     'clampJsonText',
     'hardTruncateToolPayload',
@@ -35,6 +34,7 @@ const SURFACE = {
   ],
   'toolclamp/conversation': [
     'estimateTokens',
+    'countTokens',
     'clampToolResultsInMessages',
     'withContextOverflowRecovery',
     'classifyProviderError',

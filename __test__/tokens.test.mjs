@@ -10,7 +10,6 @@ import fc from 'fast-check'
 
 import {
   clampJson,
-  countTokens,
   createOutputCapture,
   formatExecOutput,
   hardTruncateToolPayload,
@@ -20,6 +19,7 @@ import {
   stringTruncateTail,
   truncateText,
 } from '../index.mjs'
+import { countTokens } from '../conversation.mjs'
 import { CORPUS } from './token-corpus.mjs'
 import { ENCODINGS, fastOracle, oracle } from './token-oracle.mjs'
 
@@ -142,7 +142,7 @@ describe('counts equal the reference tokenizer', () => {
 
   test('a worker thread counts with the vocabulary the process loaded', async () => {
     const text = CORPUS['emoji and ZWJ sequences'].slice(0, 4000)
-    const url = new URL('../index.js', import.meta.url)
+    const url = new URL('../conversation.js', import.meta.url)
     const worker = new Worker(
       `const { parentPort, workerData } = require('node:worker_threads')
        const { countTokens } = require(workerData.url)

@@ -110,8 +110,7 @@ export interface TokenCounts {
   output: number
   /**
    * Tokens of the input: exact when `totalExact`; otherwise a lower bound (the cut read only the
-   * input's start), or `undefined` when your counter was never called with the whole input (no
-   * default: it is a count, not an option).
+   * input's start), or `undefined` when your counter was never called with the whole input.
    */
   total?: number
   totalExact: boolean

@@ -36,6 +36,7 @@ const NOT_OPTIONS = new Set([
   'NoticeFacts',
   'SpillReport',
   'TruncateTextResult',
+  'TokenCounts',
   'TextMeasure',
   'JsonElision',
   'ClampJsonResult',

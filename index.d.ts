@@ -37,7 +37,8 @@
  */
 
 /** A budget dimension. */
-export type LimitName = 'chars' | 'bytes' | 'lines'
+/** A limit a text can exceed. `'tokens'` only where exact tokens bound a cut (see {@link ExactLimits}). */
+export type LimitName = 'chars' | 'bytes' | 'lines' | 'tokens'
 
 /**
  * Budgets. Each is a non-negative integer, or `Infinity` for none; `undefined` counts as not
@@ -418,7 +419,7 @@ export interface TruncateTextResult {
    * The limits the input exceeds (empty when not truncated), in the order chars, bytes, lines,
    * then `'tokens'` when exact tokens bound the cut.
    */
-  truncatedBy: (LimitName | 'tokens')[]
+  truncatedBy: LimitName[]
   /** The strategy used: `'auto'` resolved to `'head'` or `'headTail'`. */
   strategy: Strategy
   totalChars: number

@@ -55,6 +55,9 @@ const result: TruncateTextResult = truncateText(text, options)
 const resultText: string = result.text
 const truncated: boolean = result.truncated
 const by: LimitName[] = result.truncatedBy
+const exact = truncateText(text, { maxTokens: 100, tokenizer: 'o200k_base' })
+const exactTokens: number | undefined = exact.tokens?.output
+const counted: number = stringTruncateTail(text, { maxTokens: 10, tokenizer: (t: string) => t.length }).length + (exactTokens ?? 0)
 const used: Strategy = result.strategy
 const offsets: [number, number] = [result.headEnd, result.tailStart]
 const counts: number[] = [

@@ -67,6 +67,20 @@ fn a_lone_surrogate_is_a_char_of_no_class() {
 }
 
 #[test]
+fn a_lone_high_surrogate_read_what_follows_it() {
+    // Lone only because of the end (or the unit after it): a text that goes on with a low
+    // surrogate pairs it, so its piece depends on that unit too.
+    for pattern in [Pattern::O200k, Pattern::Cl100k] {
+        let units = [0xD55C, 0xD852];
+        let last = Split::new(&units[..], pattern, 0).last().unwrap();
+        assert_eq!(last.seen, units.len() + 1, "{pattern:?}");
+        let units = [0xD852, b'a' as u16, b'b' as u16];
+        let first = Split::new(&units[..], pattern, 0).next().unwrap();
+        assert!(first.seen >= 2, "{pattern:?}: {first:?}");
+    }
+}
+
+#[test]
 fn one_byte_strings_and_utf8_split_alike() {
     let text = "Ünïcödé façade: 12½ µs — naïve";
     let latin1: Vec<u8> = "Üñï façade: 12½ µs naïve ÿ".chars().map(|c| c as u32 as u8).collect();

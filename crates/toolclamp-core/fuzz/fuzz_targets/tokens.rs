@@ -17,7 +17,7 @@ fn tokenizer(encoding: Encoding) -> &'static Tokenizer {
     static LOADED: [OnceLock<Tokenizer>; 2] = [OnceLock::new(), OnceLock::new()];
     let slot = &LOADED[Encoding::ALL.iter().position(|&e| e == encoding).unwrap()];
     slot.get_or_init(|| {
-        let path = format!("{}/../../vocab/{}.bin.br", env!("CARGO_MANIFEST_DIR"), encoding.name());
+        let path = format!("{}/../../../vocab/{}.bin.br", env!("CARGO_MANIFEST_DIR"), encoding.name());
         let mut raw = Vec::new();
         brotli_decompressor::Decompressor::new(std::fs::File::open(path).unwrap(), 1 << 16)
             .read_to_end(&mut raw)

@@ -165,7 +165,10 @@ impl<T: CodeUnits + ?Sized> Scan<'_, T> {
             return None;
         }
         let (cp, width) = self.text.char_at(i);
-        self.seen = self.seen.max(i + width);
+        // A lone high surrogate is lone because of the unit after it (or the end), which
+        // was read to tell: another text could pair it there.
+        let read = if (0xD800..0xDC00).contains(&cp) { i + 2 } else { i + width };
+        self.seen = self.seen.max(read.min(self.len + 1));
         Some(Char { class: class_of(cp), cp, width })
     }
 

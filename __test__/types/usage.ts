@@ -109,6 +109,7 @@ export {
   resultText,
   truncated,
   by,
+  counted,
   used,
   offsets,
   counts,

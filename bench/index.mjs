@@ -30,6 +30,7 @@ import { loadPeers } from './peers.mjs'
 import { docsSection, formatRatio, formatTime, machineHeader, resultsPage, spliceSection, textTable } from './report.mjs'
 import { runCaptureCases, runCliCases, runCommandCases, runNormalizeCases } from './streams.mjs'
 import { targetsTable } from './targets.mjs'
+import { runFirstUseCases, runTokenCountCases, runTokenHeadCases } from './tokens.mjs'
 
 const { values: flags, positionals } = parseArgs({
   options: {
@@ -731,6 +732,19 @@ const SECTIONS = [
     run: () => runConversationCases({ timeCase, benchOptions, quick }),
   },
   { id: 'fits', group: 'fits', title: 'Inputs that fit: every export', run: () => runFitsCases({ timeCase, benchOptions, quick }) },
+  {
+    id: 'tokens-count',
+    group: 'tokens',
+    title: 'Counting exact tokens',
+    run: (failures) => runTokenCountCases({ quick, failures }),
+  },
+  {
+    id: 'tokens-head',
+    group: 'tokens',
+    title: 'A head cut within exact tokens',
+    run: (failures) => runTokenHeadCases({ timeCase, failures }),
+  },
+  { id: 'tokens-load', group: 'tokens', title: 'The first use of a vocabulary', run: () => runFirstUseCases({ quick }) },
   { id: 'provider-errors', group: 'conversation', title: 'Telling a provider error apart', run: () => runErrorCases({ timeCase }) },
   { id: 'capture', group: 'streams', title: 'Capturing streamed output', run: () => runCaptureCases({ quick }) },
   { id: 'run-command', group: 'streams', title: 'Running a command', run: () => runCommandCases({ quick }) },

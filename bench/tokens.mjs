@@ -9,6 +9,7 @@ import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import toolclamp from '../index.js'
+import { countTokens } from '../conversation.mjs'
 import { mixedText } from './inputs.mjs'
 import { formatRatio, formatTime } from './report.mjs'
 
@@ -99,7 +100,7 @@ const TIKTOKEN_UP_TO = MIB
 
 function countImpls(encoding, peer, bytes) {
   const impls = {
-    toolclamp: (t) => toolclamp.countTokens(t, { tokenizer: encoding }),
+    toolclamp: (t) => countTokens(t, { tokenizer: encoding }),
     'gpt-tokenizer': (t) => peer.gpt.countTokens(t, NO_SPECIAL),
     'gpt-tokenizer, no merge cache': (t) => peer.uncached.countTokens(t, NO_SPECIAL),
   }
@@ -249,11 +250,11 @@ const peakMiB = () => {
   } catch {}
   return process.resourceUsage().maxRSS / 1024;
 };
-const toolclamp = require(path.join(root, 'index.js'));
+const { countTokens } = require(path.join(root, 'conversation.js'));
 const gpt = how.startsWith('gpt-tokenizer/') ? require.resolve(how, { paths: [root] }) : undefined;
 const t0 = performance.now();
 if (gpt) require(gpt).countTokens('x');
-else toolclamp.countTokens('x', { tokenizer: how });
+else countTokens('x', { tokenizer: how });
 const ms = performance.now() - t0;
 process.stdout.write(JSON.stringify({ ms, peakMiB: peakMiB() }));
 `

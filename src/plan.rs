@@ -4,8 +4,8 @@
 use napi::sys;
 use toolclamp_core::{
     chars_windows, cut_to_tokens, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked,
-    plan_tool_output, plan_with_snap, CountCandidate, Dims, Limits, Measure, Notice, Plan, Snap, Source, Strategy,
-    Tally, TokenIndex, Units, Utf8, Windows,
+    plan_tool_output, plan_with_snap, CountCandidate, Dims, Limits, Measure, Measured, Notice, Plan, Snap, Source,
+    Strategy, Tally, TokenIndex, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
@@ -161,7 +161,9 @@ fn answer_tokens<U: toolclamp_core::Unit>(
 ) -> Answer {
     let TextPlan { limits, strategy, exact, snap, restack, .. } = *how;
     let src = Units::new(units);
-    let totals = src.totals();
+    // Counted once for the search's plans.
+    let measured = Measured::new(&src);
+    let totals = measured.totals();
     let strategy = strategy.resolve(&src);
     let prior = if restack { find_prior(units) } else { None };
     let plan_at = |n: &mut Notice<'_>, bytes: u64| {
@@ -169,7 +171,7 @@ fn answer_tokens<U: toolclamp_core::Unit>(
         match &prior {
             _ if fits_limits(&totals, &limits) => Ok(None),
             Some(prior) => plan_restacked(units, prior, &limits, strategy, n, snap).map(Some),
-            None => plan_with_snap(&src, &limits, strategy, n, exact, snap),
+            None => plan_with_snap(&measured, &limits, strategy, n, exact, snap),
         }
     };
     let search = |n: &mut Notice<'_>, counter: &mut dyn CountCandidate| {

@@ -69,7 +69,7 @@ pub use plan::{
     SNAP_MIN_SHARE, UNLIMITED,
 };
 pub use restack::{find_prior, plan_restacked, Prior};
-pub use source::{ends_reach, Source, Tally, Units, Windows};
+pub use source::{ends_reach, Measured, Source, Tally, Units, Windows};
 pub use terminal::{
     max_normalized_utf16, normalize_terminal_output, normalized_utf16_len, Normalize, TerminalNormalizer,
     BLANKS_PER_READ, MAX_GROWTH, WIDTH,

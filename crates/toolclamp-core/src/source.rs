@@ -218,6 +218,72 @@ impl<U: Unit> Source for Units<'_, U> {
     }
 }
 
+/// A source whose totals are counted once: planning one text under many budgets (the search
+/// for a cut within exact tokens) then costs what each cut reads, not a count of the whole
+/// text per plan.
+pub struct Measured<'a, S: ?Sized> {
+    src: &'a S,
+    totals: Measure,
+}
+
+impl<'a, S: Source + ?Sized> Measured<'a, S> {
+    pub fn new(src: &'a S) -> Self {
+        Measured { src, totals: src.totals() }
+    }
+}
+
+impl<S: Source + ?Sized> Source for Measured<'_, S> {
+    fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    #[inline]
+    fn code(&self, i: usize) -> u16 {
+        self.src.code(i)
+    }
+
+    fn totals(&self) -> Measure {
+        self.totals
+    }
+
+    fn span(&self, from: usize, to: usize) -> Span {
+        self.src.span(from, to)
+    }
+
+    #[inline]
+    fn unit_span(&self, i: usize) -> Span {
+        self.src.unit_span(i)
+    }
+
+    fn fit_forward(&self, from: usize, limit: usize, budget: Span) -> (usize, Span) {
+        self.src.fit_forward(from, limit, budget)
+    }
+
+    fn fit_backward(&self, to: usize, floor: usize, budget: Span) -> (usize, Span) {
+        self.src.fit_backward(to, floor, budget)
+    }
+
+    fn last_newline(&self, from: usize, to: usize) -> Option<usize> {
+        self.src.last_newline(from, to)
+    }
+
+    fn first_newline(&self, from: usize, to: usize) -> Option<usize> {
+        self.src.first_newline(from, to)
+    }
+
+    fn is_safe_cut(&self, i: usize) -> bool {
+        self.src.is_safe_cut(i)
+    }
+
+    fn is_newline(&self, i: usize) -> bool {
+        self.src.is_newline(i)
+    }
+
+    fn notice_offsets_in_chars(&self) -> bool {
+        self.src.notice_offsets_in_chars()
+    }
+}
+
 /// A text known only through a few windows of its units, for plans bounded by `maxChars`
 /// alone. Such a plan cuts at positions that follow from arithmetic (see
 /// [`crate::plan::chars_windows`]) and reads only the units next to its cuts and the last unit, so a

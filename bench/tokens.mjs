@@ -147,7 +147,7 @@ export async function runTokenCountCases({ quick, failures }) {
   return {
     title: 'Counting exact tokens of a mixed text',
     code: "`countTokens(text, { tokenizer: 'o200k_base' })`",
-    about: `the text is blocks of prose, source code, JSON, coloured logs, CJK, emoji and base64 in a seeded order, fresh ids, numbers and base64 in every block; every count is checked equal to toolclamp’s before timing; ${rounds === 1 ? 'each time is one call' : 'each time is the better of two rounds’ medians (3 calls a round at 1 MiB, 1 at 16 MiB)'}`,
+    about: `the text is blocks of prose, source code, JSON, coloured logs, CJK, emoji and base64 in a fixed pseudo-random order, fresh ids, numbers and base64 in every block; every count is checked equal to toolclamp’s before timing; ${rounds === 1 ? 'each time is one call' : 'each time is the better of two rounds’ medians (3 calls a round at 1 MiB, 1 at 16 MiB)'}`,
     columns: ['input', 'toolclamp', ...COUNT_PEERS, ...COUNT_PEERS.map((name) => `ratio vs ${name}`)],
     rows,
     headline: true,

@@ -291,18 +291,23 @@ function more() { while (left > 0) { left--; if (!process.stdout.write(chunk)) r
 more();
 `
 
-// One run in a child process: prints { ms, maxRssMiB, text }. The peak is the process's own
-// (VmHWM): Linux's maxRSS of a child also counts the memory of the process it was forked
-// from, which here is the benchmark with its large inputs.
-const RUNNER = `
-const path = require('node:path');
+// A child process's own peak memory in MiB (VmHWM), for the scripts the benchmarks spawn:
+// Linux's maxRSS of a child also counts the memory of the process it was forked from.
+export const PEAK_MIB_SOURCE = `
 const peakMiB = () => {
   try {
     const kib = /VmHWM:\\s+(\\d+) kB/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'));
     if (kib) return Number(kib[1]) / 1024;
   } catch {}
   return process.resourceUsage().maxRSS / 1024;
-};
+};`
+
+// One run in a child process: prints { ms, maxRssMiB, text }. The peak is the process's own
+// (VmHWM): Linux's maxRSS of a child also counts the memory of the process it was forked
+// from, which here is the benchmark with its large inputs.
+const RUNNER = `
+const path = require('node:path');
+${PEAK_MIB_SOURCE}
 const { spawn } = require('node:child_process');
 const toolclamp = require(path.resolve(process.argv[1], 'index.js'));
 const { runCommand } = require(path.resolve(process.argv[1], 'lib/commands/run.js'));

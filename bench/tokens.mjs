@@ -12,6 +12,7 @@ import toolclamp from '../index.js'
 import { countTokens } from '../conversation.mjs'
 import { mixedText } from './inputs.mjs'
 import { formatRatio, formatTime } from './report.mjs'
+import { PEAK_MIB_SOURCE } from './streams.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MIB = 1024 * 1024
@@ -243,13 +244,7 @@ const FIRST_USE_BUDGET_MIB = 64
 const FIRST_USE = `
 const path = require('node:path');
 const [root, how] = process.argv.slice(1);
-const peakMiB = () => {
-  try {
-    const kib = /VmHWM:\\s+(\\d+) kB/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'));
-    if (kib) return Number(kib[1]) / 1024;
-  } catch {}
-  return process.resourceUsage().maxRSS / 1024;
-};
+${PEAK_MIB_SOURCE}
 const { countTokens } = require(path.join(root, 'conversation.js'));
 const gpt = how.startsWith('gpt-tokenizer/') ? require.resolve(how, { paths: [root] }) : undefined;
 const t0 = performance.now();

@@ -149,6 +149,10 @@ const PARAM_CHECKS = {
   // countTokens counts with an encoding, never none or a function.
   tokenizer: (v) => ENCODINGS.includes(LAYOUT.tokenizers[v]),
   limit: (v) => v === Infinity || (Number.isSafeInteger(v) && v >= 0),
+  low: (v) => Number.isSafeInteger(v) && v >= 0,
+  high: (v) => Number.isSafeInteger(v) && v >= 0,
+  first: (v) => Number.isSafeInteger(v) && v >= -1,
+  within: (v) => typeof v === 'function',
 }
 
 /**
@@ -220,6 +224,16 @@ describe('lib/native.js', () => {
     assert.equal(native.loadTokenizer('o200k_base', vocabOf('o200k_base')), true)
     assert.equal(native.countTokens('hello world', 'o200k_base'), 2)
     assert.equal(native.countTokens('hello world', 'o200k_base', 1), undefined)
+    // The longest token bounds every search in tokens; the search asks only inside its range.
+    assert.ok(native.longestToken('o200k_base') >= 64)
+    const asked = []
+    const found = native.searchBudget(3, 1000, 50, (budget) => {
+      asked.push(budget)
+      return budget <= 77
+    })
+    assert.equal(found, 77)
+    assert.equal(asked[0], 50)
+    assert.ok(asked.every((b) => b > 3 && b < 1000))
     const o200k = { name: 'o200k_base', code: native.TOKENIZER_CODES.get('o200k_base'), count: undefined }
     const words = 'word '.repeat(100)
     const byTokens = native.planText(words, 'head', { ...limits(Infinity), tokens: { max: 5, tokenizer: o200k } }, 0.5, undefined, false)
@@ -358,6 +372,10 @@ describe('argument checks', () => {
       [() => binding.countTokens(out, 42, false, 1, Infinity), 'countTokens: text must be a string'],
       [() => binding.countTokens(out, 'abc', 'no', 1, Infinity), 'countTokens: wide must be a boolean'],
       [() => binding.countTokens(out, 'abc', false, '1', Infinity), 'countTokens: tokenizer must be a number'],
+      [() => binding.longestToken(7), 'longestToken: name must be a string'],
+      [() => binding.searchBudget('0', 10, -1, () => true), 'searchBudget: low must be a number'],
+      [() => binding.searchBudget(0, 10, -1, 'within'), 'searchBudget: within must be a function'],
+      [() => binding.searchBudget(0, 10, -1, () => 1), 'searchBudget: within must return a boolean, got a number'],
     ]
     for (const [fn, message] of cases) {
       assert.throws(fn, (e) => e instanceof TypeError && e.message === `toolclamp binding: ${message}`, message)
@@ -403,6 +421,9 @@ describe('argument checks', () => {
         'maxTokens must be at least 1, what tokenCounter counts for an empty text, got 0',
       ],
       [() => binding.loadTokenizer(out, 'p50k', undefined), 'loadTokenizer: name must be an encoding\'s name, got "p50k"'],
+      [() => binding.longestToken('gpt-4o'), 'longestToken: name must be an encoding\'s name, got "gpt-4o"'],
+      [() => binding.searchBudget(0, 1.5, -1, () => true), 'searchBudget: high must be a non-negative integer, got 1.5'],
+      [() => binding.searchBudget(0, 10, -2, () => true), 'searchBudget: first must be a non-negative integer, got -2'],
       // A model's name is encodingOf's to read; loadTokenizer takes the encoding's.
       [() => binding.loadTokenizer(out, 'gpt-4o', undefined), 'loadTokenizer: name must be an encoding\'s name, got "gpt-4o"'],
       [count(0, Infinity), encodingCode(0)],

@@ -521,6 +521,20 @@ function countTokens(text, encoding, limit = Infinity) {
   return out[SLOTS.fits] === 1 ? out[SLOTS.totalTokens] : undefined
 }
 
+/** The most UTF-8 bytes one token of the loaded encoding `name` stands for. */
+function longestToken(name) {
+  return binding.longestToken(name)
+}
+
+/**
+ * The largest byte budget from `low` up to `high` that `within(budget)` accepts, by the
+ * core's search: `low` is taken to be within, `high` over; `first` (-1: none) is a bound
+ * tried first. For a limit in exact tokens on a clamp that runs in JS (lib/tokens/fit.js).
+ */
+function searchBudget(low, high, first, within) {
+  return binding.searchBudget(low, high, first, within)
+}
+
 /** Chars, bytes and lines of `text`. */
 function measureText(text) {
   out[VERDICT] = 0
@@ -846,6 +860,8 @@ module.exports = {
   loadTokenizer,
   encodingOf,
   countTokens,
+  longestToken,
+  searchBudget,
   BYTES_PER_TOKEN,
   MEDIA_TOKENS,
   tokensOfBytes,

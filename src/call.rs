@@ -432,6 +432,13 @@ impl Call {
         Ok(v)
     }
 
+    pub fn number_value(&self, x: f64) -> Answer {
+        let mut v = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs.
+        self.check(unsafe { sys::napi_create_double(self.env, x, &mut v) })?;
+        Ok(v)
+    }
+
     pub fn undefined(&self) -> Answer {
         let mut v = ptr::null_mut();
         // SAFETY: `env` is valid while the call runs.

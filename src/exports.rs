@@ -23,7 +23,7 @@ use crate::plan::{
     measure_string, plan_buffer, plan_list, plan_string, plan_tool_output_string, plan_windows, windows_of,
 };
 use crate::terminal::{normalize_terminal_buffer, normalize_terminal_string, normalized_bound};
-use crate::tokens::{count_tokens, encoding_of, load_tokenizer};
+use crate::tokens::{count_tokens, encoding_of, load_tokenizer, longest_token, search_budget};
 
 /// The request of a plan of a text: every field.
 const TEXT_PLAN: &[crate::layout::Field] =
@@ -66,6 +66,13 @@ const TABLE: &[Export] = &[
         params: &["out", "text", "wide", "tokenizer", "limit"],
         request: &[],
         body: count_tokens,
+    },
+    Export { name: c"longestToken", params: &["name"], request: &[], body: longest_token },
+    Export {
+        name: c"searchBudget",
+        params: &["low", "high", "first", "within"],
+        request: &[],
+        body: search_budget,
     },
     Export { name: c"measure", params: &["out", "text", "wide"], request: &[], body: measure_string },
     Export {

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use napi::sys;
-use toolclamp_core::{Candidate, CountCandidate, Encoding, Tokenizer, Unit, Units, Vocab};
+use toolclamp_core::{largest_within, Candidate, CountCandidate, Encoding, Tokenizer, Unit, Units, Vocab};
 
 use crate::call::{Answer, Call, Thrown};
 use crate::layout::{Field, Results, Slot, Verdict, TOKENIZERS};
@@ -98,6 +98,54 @@ pub(crate) fn count_tokens(call: &Call) -> Answer {
     r.set(Slot::Fits, counted.is_some() as u64).set_optional(Slot::TotalTokens, counted);
     call.answer(&r)?;
     call.undefined()
+}
+
+/// `longestToken(name)`: the most UTF-8 bytes one token of the loaded encoding `name`
+/// stands for. A result of more than `(max + 1) × longest` bytes is surely over `max`
+/// tokens, which bounds every search in them.
+pub(crate) fn longest_token(call: &Call) -> Answer {
+    let name = call.notice_text(call.arg(0)).map_err(|e| call.naming(e, 0, "a string"))?.text;
+    let Some(encoding) = Encoding::from_name(&name) else {
+        return Err(call.range_error(0, "an encoding's name", format!("{name:?}")));
+    };
+    call.number_value(loaded(encoding)?.vocab().max_token_len() as f64)
+}
+
+/// `searchBudget(low, high, first, within)`: the largest byte budget from `low` up to
+/// `high` that the JS function `within(budget)` accepts, by the core's search
+/// ([`largest_within`]): `low` is taken to be within, `high` over, and `first` (-1 for
+/// none) is a bound tried first. For the clamps whose cut runs in JS (tool results, JSON,
+/// pages): each answer is that clamp at one budget, counted.
+pub(crate) fn search_budget(call: &Call) -> Answer {
+    let lo = call.index(0)? as u64;
+    let hi = call.index(1)? as u64;
+    let first = match call.number(2)? {
+        -1.0 => None,
+        _ => Some(call.index(2)? as u64),
+    };
+    let within = call.arg(3);
+    if call.type_of(within)? != sys::ValueType::napi_function {
+        return Err(call.type_error(3, "a function"));
+    }
+    let found = largest_within(lo, hi, first, |budget| {
+        let arg = call.number_value(budget as f64)?;
+        let recv = call.undefined()?;
+        let mut result = std::ptr::null_mut();
+        // SAFETY: `within` is a function argument of this call; one argument is passed.
+        call.check(unsafe { sys::napi_call_function(call.env(), recv, within, 1, &arg, &mut result) })?;
+        if call.type_of(result)? != sys::ValueType::napi_boolean {
+            let kind = type_name(call.type_of(result)?);
+            return Err(Thrown::Type(format!(
+                "toolclamp binding: {}: within must return a boolean, got {kind}",
+                call.name()
+            )));
+        }
+        let mut ok = false;
+        // SAFETY: `env` and `result` are valid while the call runs; `result` is a boolean.
+        call.check(unsafe { sys::napi_get_value_bool(call.env(), result, &mut ok) })?;
+        Ok(ok)
+    })?;
+    call.number_value(found as f64)
 }
 
 /// The loaded `encoding`, or the error that says to load it.
@@ -238,6 +286,7 @@ fn type_name(kind: sys::napi_valuetype) -> &'static str {
         sys::ValueType::napi_undefined => "undefined",
         sys::ValueType::napi_null => "null",
         sys::ValueType::napi_boolean => "a boolean",
+        sys::ValueType::napi_number => "a number",
         sys::ValueType::napi_string => "a string",
         sys::ValueType::napi_symbol => "a symbol",
         sys::ValueType::napi_bigint => "a bigint",

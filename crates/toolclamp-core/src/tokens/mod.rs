@@ -9,16 +9,19 @@
 //!
 //! [`cut`] finds, for a plan of the char, byte and line planner, the largest byte budget
 //! whose plan is within a number of tokens, counting each candidate exactly but reading
-//! only the ends of the text it keeps.
+//! only the ends of the text it keeps. [`largest_within`] is the same search for a clamp
+//! that the caller runs at each budget (a tool result, JSON, a page).
 
 mod classes;
 mod cut;
+mod search;
 mod split;
 mod text;
 mod vocab;
 
 pub use classes::UNICODE_VERSION;
 pub use cut::{cut_to_tokens, Candidate, CountCandidate, TokenCut, TokenIndex};
+pub use search::largest_within;
 pub use split::{Pattern, Piece, Split};
 pub use text::CodeUnits;
 pub use vocab::{Vocab, VocabError};

@@ -67,12 +67,15 @@ export declare function isContextOverflowError(error: unknown): boolean
  * media part (image, audio, file) as 1,600 tokens. A message (an object with a `role`, or an
  * OpenAI Responses item) or a conversation (an array of them): the content as above, media
  * 1,600 wherever it sits, and the rest of each message (role, ids, tool-call arguments) as JSON.
+ * With `options.tokenizer`, every text above is counted by that tokenizer instead (media still
+ * 1,600 each).
  *
  * @example
  * estimateTokens('上下左右') // 4
+ * estimateTokens('上下左右', { tokenizer: 'o200k_base' }) // 2
  * estimateTokens([{ type: 'text', text: 'abc' }, { type: 'image', data, mimeType: 'image/png' }]) // 1601
  */
-export declare function estimateTokens(value: unknown): number
+export declare function estimateTokens(value: unknown, options?: CountTokensOptions): number
 
 /** Options of `countTokens`. */
 export interface CountTokensOptions {
@@ -118,6 +121,13 @@ export interface ClampMessagesOptions {
   strategy?: Strategy
   /** Where a cut result's kept text may end: on whole lines, as for tool payloads. @default 'line' */
   snap?: Snap
+  /**
+   * How every token above is counted: the window's shares, each result's tokens, the reports and
+   * recovery's budgets (see {@link Tokenizer} (from `toolclamp`)). With an exact tokenizer, a cut
+   * result is cut within its tokens as a model reads it, each text on its own and data as compact
+   * JSON. @default 'estimate'
+   */
+  tokenizer?: Tokenizer
 }
 
 /** What became of one tool result. */

@@ -58,8 +58,8 @@ export interface Limits {
    * Maximum estimated tokens (see `estimateTokens` in `toolclamp/conversation`): one token per 3
    * UTF-8 bytes, rounded up, so this is `maxBytes: 3 * maxTokens`, and `truncatedBy` names
    * `'bytes'` when it binds. It never raises a byte budget: beside `maxBytes` (given or a
-   * default) the smaller applies. (The string functions, `truncateText` and `formatExecOutput`
-   * also count exact tokens: see {@link ExactLimits}.)
+   * default) the smaller applies. (Every clamp but a capture and `runCommand` also counts exact
+   * tokens: see {@link ExactLimits}.)
    * @default Infinity
    */
   maxTokens?: number
@@ -103,12 +103,16 @@ export interface ExactLimits extends Omit<Limits, 'tokenizer'> {
 /** A number is `maxChars`; an object sets any of the budgets, tokens counted exactly if asked. */
 export type ExactLimit = number | ExactLimits
 
-/** A result's counts in exact tokens: given when `maxTokens` was counted by a tokenizer. */
-export interface TokenCounts {
+/** The tokens of a result, when `maxTokens` was counted by a tokenizer. */
+export interface OutputTokens {
   /** `'o200k_base'`, `'cl100k_base'`, or `'function'` for your own counter. */
   tokenizer: string
   /** Tokens of the result, notice included: exact. */
   output: number
+}
+
+/** A result's counts in exact tokens: given when `maxTokens` was counted by a tokenizer. */
+export interface TokenCounts extends OutputTokens {
   /**
    * Tokens of the input: exact when `totalExact`; otherwise a lower bound (the cut read only the
    * input's start), or `undefined` when your counter was never called with the whole input.
@@ -509,7 +513,7 @@ export declare function measureText(text: string): TextMeasure
  * defaults `{ maxBytes: 51200, maxLines: 2000 }` (chars unlimited), as for tool payloads. Each
  * budget not given keeps its default; `Infinity` lifts one.
  */
-export interface ClampJsonOptions extends Limits {
+export interface ClampJsonOptions extends ExactLimits {
   /** Maximum UTF-8 bytes of the rendering. @default 51200 */
   maxBytes?: number
   /** Maximum lines of the rendering (more than one only with `space`). @default 2000 */
@@ -575,6 +579,11 @@ export interface ClampJsonResult<T = unknown> {
    * `"[Too deep]"` (`kept: 0` or `keptKeys: 0`), and is `truncated`.
    */
   elided: JsonElision[]
+  /**
+   * With an exact `tokenizer`: the tokens of the result as rendered (with `space`), which the
+   * clamp kept within `maxTokens` by cutting at the largest byte budget whose rendering is.
+   */
+  tokens?: OutputTokens
 }
 
 /**
@@ -641,7 +650,7 @@ export declare function clampJsonText(text: string, options?: ClampJsonOptions):
  * not given keeps its default, so `{ maxLines: 10 }` still caps bytes; `Infinity` lifts a budget.
  * A preset of `TOOL_OUTPUT_PRESETS` (`toolclamp/presets`) is such limits, taken as it is.
  */
-export interface PayloadLimits extends Limits {
+export interface PayloadLimits extends ExactLimits {
   /** Maximum UTF-8 bytes of the text a model reads (50 KiB). @default 51200 */
   maxBytes?: number
   /** Maximum lines of the text a model reads. @default 2000 */
@@ -1209,17 +1218,16 @@ export interface ReadPartialOptions {
   /** Lines per read, the banner line of a partial page included; at least 1 (2 for a partial page). @default 2000 */
   maxLines?: number
   /**
-   * Estimated tokens per page, at least 2: `maxBytes: 3 * maxTokens` (see `estimateTokens` in
-   * `toolclamp/conversation`), never above `maxBytes` (51,200 unless given). Not given: no token
-   * budget.
+   * Tokens per page, at least 2, the banner line included. Estimated: `maxBytes: 3 * maxTokens`
+   * (see `estimateTokens` in `toolclamp/conversation`), never above `maxBytes` (51,200 unless
+   * given). With an exact `tokenizer`: the largest page within both, as the tokenizer counts
+   * it; a limit too small for any page at `offset` throws a `RangeError` with code
+   * `TOOLCLAMP_PAGE_TOO_SMALL`. Not given: no token budget.
    * @default Infinity
    */
   maxTokens?: number
-  /**
-   * How tokens are counted. Only `'estimate'` here (a page is cut by bytes); an exact tokenizer
-   * throws a `TypeError` rather than be ignored. @default 'estimate'
-   */
-  tokenizer?: 'estimate'
+  /** How `maxTokens` is counted (see {@link Tokenizer}). @default 'estimate' */
+  tokenizer?: Tokenizer
   /** First line of the page, 1-based. @default 1 */
   offset?: number
   /**
@@ -1267,6 +1275,8 @@ export interface PartialView {
   totalLines: number
   totalBytes: number
   totalChars: number
+  /** With an exact `tokenizer`: the tokens of `text`, banner included. */
+  tokens?: OutputTokens
 }
 
 /**

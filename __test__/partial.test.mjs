@@ -302,8 +302,8 @@ test('maxTokens bounds the estimated tokens of each page and its banner (3 bytes
     message: 'maxTokens must be an integer of at least 2 or Infinity, got 1',
   })
   assert.throws(() => readPartial(text, { maxTokens: 5, tokenizer: 'o200k' }), {
-    name: 'TypeError',
-    message: 'tokenizer must be "estimate", got "o200k"',
+    name: 'RangeError',
+    message: 'tokenizer must be "estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function, got "o200k"',
   })
 })
 

@@ -1,6 +1,6 @@
 // Type-level checks of index.d.ts, compiled with `tsc -p` in strict mode (never run).
 // The package is imported by its own name, so resolution goes through package.json "exports".
-import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText } from 'toolclamp'
+import { stringTruncateHead, stringTruncateTail, stringTruncateHeadTail, truncateText, measureText, readPartial } from 'toolclamp'
 import type {
   HeadTailOptions,
   Limit,
@@ -57,6 +57,9 @@ const truncated: boolean = result.truncated
 const by: LimitName[] = result.truncatedBy
 const exact = truncateText(text, { maxTokens: 100, tokenizer: 'o200k_base' })
 const exactTokens: number | undefined = exact.tokens?.output
+const exactPayload: unknown = hardTruncateToolPayload({ content: [] }, { maxTokens: 25_000, tokenizer: 'o200k_base' })
+const exactJson: number | undefined = clampJson({ a: 1 }, { maxTokens: 100, tokenizer: 'cl100k_base' }).tokens?.output
+const exactPage: number | undefined = readPartial(text, { maxTokens: 1000, tokenizer: 'gpt-5' }).tokens?.output
 const counted: number = stringTruncateTail(text, { maxTokens: 10, tokenizer: (t: string) => t.length }).length + (exactTokens ?? 0)
 const used: Strategy = result.strategy
 const offsets: [number, number] = [result.headEnd, result.tailStart]
@@ -214,6 +217,9 @@ const firstMessage: ChatMessage | undefined = clampedChat.messages[0]
 const frozenChat: readonly ChatMessage[] = Object.freeze([...chat])
 const frozenResult: readonly ChatMessage[] = clampToolResultsInMessages(frozenChat, { contextWindowTokens: 128_000 }).messages
 const tokens: number = estimateTokens('abc') + truncateTextByTokens('abc', { maxTokens: 10, tokenizer: 'estimate' }).outputBytes
+const exactChat: number =
+  estimateTokens(chat, { tokenizer: 'gpt-4o' }) +
+  clampToolResultsInMessages(chat, { contextWindowTokens: 128_000, tokenizer: (t: string) => t.length }).tokensAfter
 async function recovered(): Promise<string> {
   const { result, attempts }: { result: string; attempts: OverflowAttempt[] } = await withContextOverflowRecovery(
     async (messages: readonly ChatMessage[]) => `${messages.length}`,

@@ -74,14 +74,12 @@ function withEstimate(maxBytes, maxTokens, prefix) {
 
 /**
  * Throws unless `tokenizer` is the estimate: for the functions that do not cut by exact
- * tokens (streams, JSON, pages); an exact tokenizer there is refused, never ignored.
+ * tokens (streams); an exact tokenizer there is refused, never ignored.
  */
 function estimateOnly(tokenizer, prefix = '') {
   if (tokenizer === undefined || tokenizer === 'estimate') return ESTIMATE
   const exact = typeof tokenizer === 'function' || (typeof tokenizer === 'string' && native.encodingOf(tokenizer) !== null)
-  const hint = exact
-    ? ' (here only the estimate counts; exact tokenizers serve the string functions, truncateText and formatExecOutput)'
-    : ''
+  const hint = exact ? ' (here only the estimate counts; exact tokenizers serve every clamp but captures and runCommand)' : ''
   throw mustBe(TypeError, `${prefix}tokenizer`, `"estimate"`, tokenizer, hint)
 }
 

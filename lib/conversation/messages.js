@@ -19,7 +19,8 @@ const payloads = require('../results/payload.js')
 const { stringifyAny, clampJsonText } = require('../json/json.js')
 const { classifyProviderError } = require('./provider-errors.js')
 const { isArray, read, textOf } = require('../common/format.js')
-const { checkKeys, isPlainObject, readBudget, readSnap, readStrategy } = require('../common/options.js')
+const { checkKeys, isPlainObject, readBudget, readOptionsObject, readSnap, readStrategy } = require('../common/options.js')
+const { ESTIMATE, countWith, readTokenizer } = require('../tokens/tokenizers.js')
 
 const { CONVERSATION_DEFAULTS, DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 
@@ -38,7 +39,17 @@ const {
   withProperty,
 } = require('../results/shapes.js')
 
-const CLAMP_OPTIONS = ['contextWindowTokens', 'resultShare', 'aggregateShare', 'minKeepChars', 'protectRecent', 'spill', 'strategy', 'snap']
+const CLAMP_OPTIONS = [
+  'contextWindowTokens',
+  'resultShare',
+  'aggregateShare',
+  'minKeepChars',
+  'protectRecent',
+  'spill',
+  'strategy',
+  'snap',
+  'tokenizer',
+]
 const RECOVERY_OPTIONS = ['messages', 'maxAttempts', ...CLAMP_OPTIONS]
 
 const DEFAULTS = CONVERSATION_DEFAULTS
@@ -75,7 +86,7 @@ function readMaxAttempts(value) {
 function readClampOptions(options) {
   if (!isPlainObject(options)) throw mustBe(TypeError, `options`, `an object with contextWindowTokens`, options)
   checkKeys(options, CLAMP_OPTIONS)
-  const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap } = options
+  const { contextWindowTokens, resultShare, aggregateShare, minKeepChars, protectRecent, spill, strategy, snap, tokenizer } = options
   if (contextWindowTokens === undefined) throw invalid(TypeError, 'contextWindowTokens is required')
   const window = contextWindowTokens
   if (typeof window !== 'number') throw mustBe(TypeError, `contextWindowTokens`, `a positive integer`, window)
@@ -96,6 +107,8 @@ function readClampOptions(options) {
     // How a failed result is cut: as the tool layer cuts one, unless a strategy is given.
     failure: strategy === undefined ? payloads.FAILURE_DEFAULTS : undefined,
     snap: readSnap(snap, 'line'),
+    // What counts every token above: the estimate, or an exact tokenizer.
+    tokenizer: readTokenizer(tokenizer),
   }
 }
 
@@ -198,11 +211,11 @@ function nameFromCalls(messages, found) {
   }
 }
 
-/** `{ textTokens, textChars, textLines, fixedTokens }` of a payload. */
-function sizeOf(payload) {
+/** `{ textTokens, textChars, textLines, fixedTokens }` of a payload, tokens by `tokenizer`. */
+function sizeOf(payload, tokenizer = ESTIMATE) {
   const { text, media } = payloads.payloadSize(payload)
   return {
-    textTokens: native.tokensOfBytes(text.bytes),
+    textTokens: tokenizer === ESTIMATE ? native.tokensOfBytes(text.bytes) : payloads.tokensOfPayload(payload, tokenizer, Infinity),
     textChars: text.chars,
     textLines: text.lines,
     fixedTokens: media * native.MEDIA_TOKENS,
@@ -211,9 +224,17 @@ function sizeOf(payload) {
 
 /**
  * An upper bound of a payload's tokens read from lengths alone (a UTF-16 unit is at most 3
- * UTF-8 bytes, one token; a media part MEDIA_TOKENS), or undefined when only measuring
- * tells (a part read as JSON).
+ * UTF-8 bytes, one estimated token; a media part MEDIA_TOKENS), or undefined when only
+ * measuring tells (a part read as JSON). For an encoding, whose token is at least a byte,
+ * a unit is at most 3 tokens (boundFor); a caller's counter has no bound.
  */
+function boundFor(payload, tokenizer) {
+  if (tokenizer === ESTIMATE) return boundOf(payload)
+  if (tokenizer.count !== undefined) return undefined
+  const bound = boundOf(payload)
+  return bound === undefined ? undefined : bound * 3
+}
+
 function boundOf(payload) {
   if (typeof payload === 'string') return payload.length
   if (isArray(payload)) {
@@ -297,9 +318,14 @@ function elide(payload, marker) {
 function clampJsonString(payload, options, tokens) {
   if (typeof payload !== 'string' || !/^\s*[[{]/.test(payload.slice(0, 64))) return undefined
   const strategy = options.strategy === 'auto' ? 'head' : options.strategy
+  const { tokenizer } = options
+  const budget =
+    tokenizer === ESTIMATE
+      ? { maxBytes: tokens * native.BYTES_PER_TOKEN }
+      : { maxBytes: Infinity, maxTokens: tokens, tokenizer: tokenizer.count ?? tokenizer.name }
   let clamped
   try {
-    clamped = clampJsonText(payload, { maxBytes: tokens * native.BYTES_PER_TOKEN, maxLines: Infinity, strategy })
+    clamped = clampJsonText(payload, { ...budget, maxLines: Infinity, strategy })
   } catch {
     return undefined // No JSON form fits a budget this small: cut as text.
   }
@@ -307,21 +333,24 @@ function clampJsonString(payload, options, tokens) {
 }
 
 /**
- * Payload limits that cut a result's text to `tokens` estimated tokens. A failed result,
- * unless a strategy was given, is cut as the tool layer cuts failures: both ends kept.
+ * Payload limits that cut a result's text to `tokens` tokens of the options' tokenizer. A
+ * failed result, unless a strategy was given, is cut as the tool layer cuts failures: both
+ * ends kept.
  */
 function cutLimits(options, tokens, notice, failed) {
+  const exact = options.tokenizer !== ESTIMATE
   const limits = Object.freeze({
     responseFormat: 'content',
     snap: options.snap,
     maxChars: Infinity,
-    maxBytes: tokens * native.BYTES_PER_TOKEN,
+    maxBytes: exact ? Infinity : tokens * native.BYTES_PER_TOKEN,
     maxLines: Infinity,
     strategy: options.strategy,
     headRatio: DEFAULT_HEAD_RATIO,
     notice,
     spill: undefined,
     failure: options.failure,
+    tokens: exact ? { max: tokens, tokenizer: options.tokenizer } : undefined,
   })
   return failed ? payloads.forFailure(limits) : limits
 }
@@ -377,7 +406,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   // Most conversations fit: proven from lengths alone, without measuring.
   let bound = 0
   for (const result of found) {
-    const b = (result.bound = boundOf(result.payload))
+    const b = (result.bound = boundFor(result.payload, options.tokenizer))
     if (b === undefined || b > perResult || (bound += b) > aggregate) {
       bound = undefined
       break
@@ -385,12 +414,13 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   }
   if (bound !== undefined && !exact) return unchanged(messages, found)
   nameFromCalls(messages, found)
-  const sizes = found.map(({ payload }) => sizeOf(payload))
+  const { tokenizer } = options
+  const sizes = found.map(({ payload }) => sizeOf(payload, tokenizer))
   // Markers sized with a spill path of the length the real one will have (it is named by
   // the content, hashed only for the results that are cut).
   const markerTokens = sizes.map((size, k) => {
     const path = options.spill === undefined ? null : spills.contentSpillPath(nameFor(options.spill, found[k].toolName))
-    return native.elisionMarker(size.textChars, size.textLines, size.textTokens, path).tokens
+    return markerTokensOf(native.elisionMarker(size.textChars, size.textLines, size.textTokens, path), tokenizer)
   })
   const plan = native.planBudget(
     sizes.map((size, k) => ({ ...size, markerTokens: markerTokens[k] })),
@@ -430,7 +460,7 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
       return report
     }
     changes[k] = next
-    const after = sizeOf(next)
+    const after = sizeOf(next, tokenizer)
     report.tokensAfter = after.textTokens + after.fixedTokens
     return report
   })
@@ -449,7 +479,12 @@ function clampMessages(messages, options, perResult = options.perResult, aggrega
   }
 }
 
-/** The report of a result left as it is, of `tokens` estimated tokens. */
+/** The tokens of an elision marker (`{ text, tokens }` of native.elisionMarker, `tokens` estimated). */
+function markerTokensOf(marker, tokenizer) {
+  return tokenizer === ESTIMATE ? marker.tokens : countWith(tokenizer, marker.text)
+}
+
+/** The report of a result left as it is, of `tokens` tokens. */
 function keptReport(result, tokens) {
   return {
     messageIndex: result.index,
@@ -482,22 +517,38 @@ function unchanged(messages, found) {
 }
 
 /**
- * The estimated tokens of a text or a value (see budget.rs for the estimate): a string or
- * bytes by their UTF-8 length; any other value as clampPayload reads it, text by its UTF-8
- * length, data as its compact JSON, each media part (an image, audio, a file) as
- * `MEDIA_TOKENS`.
+ * The tokens of a text or a value, by the estimate (see budget.rs) or the tokenizer the
+ * options name: a string or bytes as their text; any other value as clampPayload reads it,
+ * text as it is, data as its compact JSON, each media part (an image, audio, a file) as
+ * `MEDIA_TOKENS`; a message or a conversation as what each message says, and the rest of
+ * it (role, ids, tool-call arguments) as JSON.
  */
-function estimateTokens(value) {
-  if (typeof value === 'string') return value.length === 0 ? 0 : native.measureTokens(value).tokens
-  if (types.isUint8Array(value)) return native.tokensOfBytes(native.byteLengthOf.call(value))
+function estimateTokens(value, options) {
+  const given = readOptionsObject(options, ESTIMATE_OPTIONS, true)
+  return tokensOf(value, readTokenizer(given.tokenizer))
+}
+
+const ESTIMATE_OPTIONS = ['tokenizer']
+
+function tokensOf(value, tokenizer) {
+  if (typeof value === 'string') return textTokens(value, tokenizer)
+  if (types.isUint8Array(value)) {
+    if (tokenizer === ESTIMATE) return native.tokensOfBytes(native.byteLengthOf.call(value))
+    return countWith(tokenizer, native.bufferView(value).toString('utf8'))
+  }
   if (isArray(value) && isConversation(value)) {
     let tokens = 0
-    for (let i = 0, n = lengthOf(value); i < n; i++) tokens += messageTokens(read(value, i))
+    for (let i = 0, n = lengthOf(value); i < n; i++) tokens += messageTokens(read(value, i), tokenizer)
     return tokens
   }
-  if (isMessage(value)) return messageTokens(value)
-  const size = sizeOf(value)
+  if (isMessage(value)) return messageTokens(value, tokenizer)
+  const size = sizeOf(value, tokenizer)
   return size.textTokens + size.fixedTokens
+}
+
+function textTokens(text, tokenizer) {
+  if (text.length === 0) return 0
+  return tokenizer === ESTIMATE ? native.measureTokens(text).tokens : countWith(tokenizer, text)
 }
 
 // The keys where a message of the formats above holds what it says.
@@ -521,18 +572,18 @@ function isConversation(list) {
  * A message's tokens: what it says (`content` or `output`) as clampPayload reads it, media
  * as MEDIA_TOKENS wherever it sits, and the rest (role, ids, tool-call arguments) as JSON.
  */
-function messageTokens(message) {
-  if (!isMessage(message)) return typeof message === 'string' ? estimateTokens(message) : sizeOf(message).textTokens
+function messageTokens(message, tokenizer) {
+  if (!isMessage(message)) return typeof message === 'string' ? textTokens(message, tokenizer) : sizeOf(message, tokenizer).textTokens
   let tokens = 0
   let rest = message
   for (const key of MESSAGE_BODIES) {
     const body = read(message, key)
     if (body === undefined || body === null) continue
-    const size = sizeOf(body)
+    const size = sizeOf(body, tokenizer)
     tokens += size.textTokens + size.fixedTokens
     rest = withProperty(rest, key, null)
   }
-  return tokens + estimateTokens(stringifyAny(rest).text ?? '')
+  return tokens + textTokens(stringifyAny(rest).text ?? '', tokenizer)
 }
 
 /**

@@ -181,15 +181,36 @@ function writeSpill(file, data, beforeWrite) {
  * the result is complete.
  */
 function clampAndSpill(spill, nameSuffix, notice, namedDefault, unnamedDefault, data, plan) {
-  const file = spillPath(spill, nameSuffix)
+  const file = spill.pathFor === undefined ? spillPath(spill, nameSuffix) : spill.pathFor(nameSuffix)
   const named = notices.spillNotices(notice, file, namedDefault, unnamedDefault)
   let info = plan(named.named)
-  if (!info.truncated) return info
+  if (!info.truncated || spill.dry) return info
   const report = writeSpill(file, data, spill.beforeWrite)
   if (report.path === null) info = plan(named.unnamed)
   info.spill = report
   reportSpill(spill.onSpill, report)
   return info
+}
+
+/**
+ * A spill whose files are named once, for a clamp run many times by a search (a limit in
+ * exact tokens: a notice naming another file would count other tokens). `run(dry)` gives
+ * the spill for one run, which names the same files in the same order as every other run;
+ * a dry run writes and reports nothing.
+ */
+function repeatableSpill(spill) {
+  const paths = []
+  let used = 0
+  const pathFor = (suffix) => {
+    if (used === paths.length) paths.push(spillPath(spill, suffix))
+    return paths[used++]
+  }
+  return {
+    run(dry) {
+      used = 0
+      return { ...spill, dry, pathFor }
+    },
+  }
 }
 
 /** Reports a spill to the caller's `onSpill`, which must not break the clamp. */
@@ -284,6 +305,7 @@ function pruneSpillDir(dir, options) {
 }
 
 module.exports = {
+  repeatableSpill,
   BEFORE_WRITE,
   SPILL_KEYS_WITH_CALLBACK,
   SUFFIX,

@@ -11,6 +11,8 @@ const { internal, invalid, mustBe } = require('../common/errors.js')
 const { DEFAULT_HEAD_RATIO } = require('../common/defaults.js')
 const native = require('../native.js')
 const { truncateWith } = require('../text/clamp.js')
+const { fitTokens } = require('../tokens/fit.js')
+const { countWithin } = require('../tokens/tokenizers.js')
 const { messageOf } = require('../common/format.js')
 const {
   checkKeys,
@@ -61,7 +63,7 @@ function readJsonOptions(options) {
   checkKeys(options, JSON_OPTIONS)
   const { strategy, headRatio, markers, space } = options
   return {
-    ...readBudgets(options, DEFAULT_JSON_OPTIONS),
+    ...readBudgets(options, DEFAULT_JSON_OPTIONS, '', true),
     strategy: readChoice('strategy', strategy, JSON_STRATEGIES, 'head'),
     headRatio: readHeadRatio(headRatio),
     markers: readChoice('markers', markers, MARKERS, 'inline'),
@@ -261,7 +263,22 @@ function clampJsonWith(value, limits, markers, gap = '') {
 
 function clampJson(value, options) {
   const o = readJsonOptions(options)
-  return clampJsonWith(value, o, o.markers, o.gap)
+  if (o.tokens === undefined) return clampJsonWith(value, o, o.markers, o.gap)
+  // What a model reads: the value rendered as the consumer renders it.
+  const count = (r, limit) => countWithin(o.tokens.tokenizer, renderedText(r.value, o.gap), limit)
+  const at = (bytes) => clampJsonWith(value, { ...o, maxBytes: bytes, tokens: undefined }, o.markers, o.gap)
+  return withTokenCount(fitTokens(o.tokens, { cap: o.maxBytes, total: (r) => r.totalBytes }, at, count), o.tokens)
+}
+
+/** The text of a clamped value as rendered with `gap` ('' for none). */
+function renderedText(value, gap) {
+  return value === undefined ? '' : (JSON.stringify(value, null, gap) ?? '')
+}
+
+/** A result cut within a limit in exact tokens (lib/tokens/fit.js), with its count: `tokens: { tokenizer, output }`. */
+function withTokenCount(fitted, tokens) {
+  const { result } = fitted
+  return { ...result, tokens: { tokenizer: tokens.tokenizer.name, output: fitted.tokens } }
 }
 
 /** The error the core throws for a text that is not JSON. */
@@ -279,6 +296,17 @@ function isNotJson(error) {
 function clampJsonText(text, options) {
   if (typeof text !== 'string') throw mustBe(TypeError, `text`, `a string`, text)
   const o = readJsonOptions(options)
+  if (o.tokens === undefined) return clampJsonTextWith(text, o)
+  const at = (bytes) => clampJsonTextWith(text, { ...o, maxBytes: bytes, tokens: undefined })
+  const first = at(o.maxBytes)
+  // Not JSON: cut as text, where the core counts the tokens itself.
+  if (!first.json) return clampJsonTextWith(text, o)
+  const count = (r, limit) => countWithin(o.tokens.tokenizer, r.text, limit)
+  return withTokenCount(fitTokens(o.tokens, { cap: o.maxBytes, total: first.totalBytes }, at, count), o.tokens)
+}
+
+/** clampJsonText with options already read. */
+function clampJsonTextWith(text, o) {
   let plan
   try {
     plan = native.planJsonText(text, o.strategy, o, o.headRatio, o.markers === 'inline', o.gap)
@@ -292,6 +320,7 @@ function clampJsonText(text, options) {
       totalBytes: cut.totalBytes,
       outputBytes: cut.outputBytes,
       elided: [],
+      ...(cut.tokens === undefined ? undefined : { tokens: cut.tokens }),
     }
   }
   const totalBytes = plan.total.bytes

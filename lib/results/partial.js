@@ -9,6 +9,8 @@ const { types } = require('node:util')
 const native = require('../native.js')
 const { formatCount, unshared } = require('../common/format.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, withTokenBudget } = require('../common/options.js')
+const { fitTokens } = require('../tokens/fit.js')
+const { ESTIMATE, countWithin, readTokenizer } = require('../tokens/tokenizers.js')
 
 const OPTIONS = ['maxBytes', 'maxLines', 'maxTokens', 'tokenizer', 'offset', 'column', 'onOverflow']
 
@@ -63,7 +65,10 @@ function readPartial(text, options) {
   // A page must hold any one character (4 bytes) and a line, or paging could stall.
   // maxTokens is 3 bytes a token: at least 2 tokens, for the same reason.
   const maxTokens = given.maxTokens === undefined ? undefined : readCount('maxTokens', given.maxTokens, undefined, 2)
-  const maxBytes = withTokenBudget(readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4), maxTokens, given.tokenizer)
+  const tokenizer = readTokenizer(given.tokenizer)
+  const exact = tokenizer !== ESTIMATE && maxTokens !== undefined && maxTokens !== Infinity
+  const byteLimit = readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4)
+  const maxBytes = exact ? byteLimit : withTokenBudget(byteLimit, maxTokens, undefined)
   const maxLines = readCount('maxLines', given.maxLines, DEFAULT_MAX_LINES, 1)
   const offset = readPosition('offset', given.offset, 1, 1)
   const column = readPosition('column', given.column, 0, 0)
@@ -72,7 +77,9 @@ function readPartial(text, options) {
   if (onOverflow !== 'partial' && onOverflow !== 'error') {
     throw mustBe(TypeError, `onOverflow`, `"partial" or "error"`, onOverflow)
   }
-  const p = pageOf(text, offset, column, maxBytes, maxLines)
+  const tokens = exact ? { max: maxTokens, tokenizer } : undefined
+  const p =
+    tokens === undefined ? pageOf(text, offset, column, maxBytes, maxLines) : pageByTokens(text, offset, column, maxBytes, maxLines, tokens)
   const start = p.pageStart
   const end = p.pageEnd
   // The length the binding read: a Uint8Array subclass's own `length` is not asked.
@@ -106,7 +113,46 @@ function readPartial(text, options) {
     totalLines: p.total.lines,
     totalBytes: p.total.bytes,
     totalChars: p.total.chars,
+    ...(p.tokens === undefined ? undefined : { tokens: p.tokens }),
   }
+}
+
+/**
+ * The largest page within `tokens` (`{ max, tokenizer }`, an exact tokenizer), banner
+ * included, and within `maxBytes` and `maxLines`: the page of the largest byte budget
+ * whose page is within (lib/tokens/fit.js). `tokens` is added to the page's answer.
+ */
+function pageByTokens(text, offset, column, maxBytes, maxLines, tokens) {
+  const bytes = typeof text === 'string' ? Buffer.byteLength(text) : native.byteLengthOf.call(text)
+  // Below `maxBytes`, a budget too small for a partial page has no page: over, as it were.
+  const at = (budget) => {
+    if (budget === maxBytes) return pageOf(text, offset, column, budget, maxLines)
+    try {
+      return pageOf(text, offset, column, budget, maxLines)
+    } catch (error) {
+      if (error.code === 'TOOLCLAMP_PAGE_TOO_SMALL') return undefined
+      throw error
+    }
+  }
+  const count = (p, limit) => (p === undefined ? undefined : countWithin(tokens.tokenizer, shownText(text, p), limit))
+  const tooSmall = () => {
+    const error = mustBe(RangeError, 'maxTokens', `enough tokens for a partial page (its banner line and one character)`, tokens.max)
+    error.code = 'TOOLCLAMP_PAGE_TOO_SMALL'
+    return error
+  }
+  // A page shows at most the text and its banner line (under BANNER_MAX bytes).
+  const total = bytes + BANNER_MAX
+  // Budgets too small for a banner have no page; the least that has one is searched first.
+  const low = native.searchBudget(0, Math.min(maxBytes, total), -1, (budget) => at(budget) === undefined) + 1
+  const fitted = fitTokens(tokens, { cap: maxBytes, total, low }, at, count, tooSmall)
+  fitted.result.tokens = { tokenizer: tokens.tokenizer.name, output: fitted.tokens }
+  return fitted.result
+}
+
+/** What a page shows: its banner line, when it has one, and the page. */
+function shownText(text, p) {
+  const page = typeof text === 'string' ? text.slice(p.pageStart, p.pageEnd) : pageText(text, p.pageStart, p.pageEnd)
+  return p.banner === null ? page : `${p.banner}\n${page}`
 }
 
 /**
@@ -128,6 +174,8 @@ function pageOf(text, offset, column, maxBytes, maxLines) {
 // ---------------------------------------------------------------------------------------
 
 const BANNER_START = '[PARTIAL view: '
+// More bytes than any banner line takes (its words, and ten numbers of up to 16 digits).
+const BANNER_MAX = 512
 // The banners of the latest pages of Buffers, whose columns count bytes, not UTF-16 units: a
 // wrapper cutting such a page inside a line names its column in bytes. A page of a string,
 // or one this library did not make (or made more than this many pages ago), counts units.
@@ -148,8 +196,13 @@ function rememberBufferBanner(banner) {
  * fits. `{ page }` when the limits cannot hold a banner line and one character: the page
  * without its banner, to be cut as plain text. Undefined when `text` is no such page.
  */
+/** Whether `text` may be a page as readPartial shows one (it starts with a banner). */
+function isPage(text) {
+  return text.startsWith(BANNER_START)
+}
+
 function fitPage(text, limits) {
-  if (!text.startsWith(BANNER_START)) return undefined
+  if (!isPage(text)) return undefined
   const newline = text.indexOf('\n')
   const byteColumns = newline !== -1 && BUFFER_BANNERS.has(text.slice(0, newline))
   const cut = native.repage(text, limits, byteColumns)
@@ -164,4 +217,4 @@ function pageText(bytes, start, end) {
   return native.bufferView(bytes).toString('utf8', start, end)
 }
 
-module.exports = { readPartial, ToolOutputTooLargeError, fitPage }
+module.exports = { readPartial, ToolOutputTooLargeError, fitPage, isPage }

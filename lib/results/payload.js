@@ -13,6 +13,8 @@ const spills = require('../files/spill.js')
 const notices = require('../common/notices.js')
 const json = require('../json/json.js')
 const partial = require('./partial.js')
+const { fitTokens } = require('../tokens/fit.js')
+const { countWithin } = require('../tokens/tokenizers.js')
 const { clampString, truncateSpilling } = require('../text/clamp.js')
 const { DEFAULT_TOOL_STRATEGY, DEFAULT_HEAD_RATIO, DETAILS_MAX_BYTES, TOOL_OUTPUT_PRESETS } = require('../common/defaults.js')
 const { formatCount, textOf, isArray, isError, readSafely, messageOf, unshared, read } = require('../common/format.js')
@@ -67,8 +69,8 @@ const RESPONSE_FORMATS = ['content', 'content_and_artifact']
  * more than a small call's whole clamp, and no record leaves this library (none is ever
  * written to).
  */
-function record(responseFormat, snap, maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, failure) {
-  return { responseFormat, snap, maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, failure }
+function record(responseFormat, snap, maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, failure, tokens) {
+  return { responseFormat, snap, maxChars, maxBytes, maxLines, strategy, headRatio, notice, spill, failure, tokens }
 }
 
 /**
@@ -77,8 +79,8 @@ function record(responseFormat, snap, maxChars, maxBytes, maxLines, strategy, he
  * Text going to a model through a tool is cut on whole lines.
  */
 function limitsRecord(defaults, failure) {
-  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice } = defaults
-  return record('content', true, maxChars, maxBytes, maxLines, strategy, headRatio, notice, undefined, failure)
+  const { maxChars, maxBytes, maxLines, strategy, headRatio, notice, tokens } = defaults
+  return record('content', true, maxChars, maxBytes, maxLines, strategy, headRatio, notice, undefined, failure, tokens)
 }
 
 /** `limits` for a result that failed (isError, a thrown error): their `failure` strategy. */
@@ -106,7 +108,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
     throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
   }
   const snapLines = readSnap(snap, 'line')
-  const { maxChars, maxBytes, maxLines } = readBudgets(limits, defaults)
+  const { maxChars, maxBytes, maxLines, tokens } = readBudgets(limits, defaults, '', true)
   return record(
     responseFormat ?? 'content',
     snapLines,
@@ -120,6 +122,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
     spillTo,
     // A strategy given is used for failures too; a head ratio given is theirs too.
     strategy === undefined ? failureWith(headRatio) : undefined,
+    tokens,
   )
 }
 
@@ -144,11 +147,13 @@ function errorLimitsWithin(payload) {
     strategy,
     headRatio,
     notice: withoutSpill(payload).notice,
+    tokens: payload.tokens,
   }
   return limitsRecord(limits, undefined)
 }
 
 function clampWith(text, limits) {
+  if (limits.tokens !== undefined && partial.isPage(text)) return clampPageByTokens(text, limits)
   const page = fitPageWith(text, limits)
   if (page !== undefined) return page
   if (limits.spill === undefined) {
@@ -171,6 +176,23 @@ function fitPageWith(text, limits) {
   if (fitted === undefined) return undefined
   if (fitted.text !== undefined) return fitted.text
   return clampString(fitted.page, limits.strategy, limits, limits.headRatio, limits.notice, limits.snap)
+}
+
+/**
+ * A readPartial page within a limit in exact tokens: fitPageWith at the largest byte budget
+ * whose result is within it (lib/tokens/fit.js).
+ */
+function clampPageByTokens(text, limits) {
+  const bytes = limits.maxBytes === Infinity ? Buffer.byteLength(text) : limits.maxBytes
+  const total = Math.min(bytes, Buffer.byteLength(text))
+  const clampAt = (maxBytes) => clampWith(text, withBytes(limits, maxBytes))
+  return fitTokens(limits.tokens, { cap: bytes, total }, clampAt, (page, limit) => countWithin(limits.tokens.tokenizer, page, limit)).result
+}
+
+/** `limits` with the byte budget `maxBytes` and no limit in tokens. */
+function withBytes(limits, maxBytes) {
+  const next = { ...limits, maxBytes, tokens: undefined }
+  return next
 }
 
 /**
@@ -777,8 +799,14 @@ function clampContentAndArtifact(result, limits) {
  * (forFailure).
  */
 function clampPayload(result, given) {
-  // A string is a string's shape, never failed: the commonest result, told without a shape record.
+  // A string is a string's shape, never failed: the commonest result, told without a shape
+  // record. The core cuts it within a limit in tokens too.
   if (typeof result === 'string') return clampWith(result, given)
+  return given.tokens === undefined ? clampShape(result, given) : clampByTokens(result, given)
+}
+
+/** clampPayload of anything but a string, with no limit in tokens. */
+function clampShape(result, given) {
   const found = shapeOf(result)
   const limits = found.failed ? forFailure(given) : given
   const { content } = found
@@ -808,6 +836,50 @@ function clampPayload(result, given) {
       // A media block (kept), numbers, booleans, null, undefined, functions, symbols: nothing to cut.
       return result
   }
+}
+
+/**
+ * A tool result within a limit in exact tokens (`limits.tokens`): its clamp at the largest
+ * byte budget whose result is within the limit as a model reads it (tokensOfPayload; the
+ * search is lib/tokens/fit.js). A spill file is named once and written once, by the clamp
+ * that is kept: the clamps the search tries name the same file and write nothing.
+ */
+function clampByTokens(result, limits) {
+  const { tokens } = limits
+  const total = payloadSize(result).text.bytes
+  const count = (value, limit) => tokensOfPayload(value, tokens.tokenizer, limit)
+  if (limits.spill === undefined) {
+    return fitTokens(tokens, { cap: limits.maxBytes, total }, (bytes) => clampShape(result, withBytes(limits, bytes)), count).result
+  }
+  const spill = spills.repeatableSpill(limits.spill)
+  const at = (bytes, dry) => clampShape(result, { ...withBytes(limits, bytes), spill: spill.run(dry) })
+  const { bytes } = fitTokens(tokens, { cap: limits.maxBytes, total }, (b) => at(b, true), count)
+  const kept = at(bytes, false)
+  if (count(kept, tokens.max) !== undefined) return kept
+  // The file could not be written: its notice names none, and counts again.
+  return clampByTokens(result, withoutSpill(limits))
+}
+
+/**
+ * The tokens a model reads of a (clamped) result, each text counted on its own and data as
+ * its compact JSON, or undefined once more than `limit`.
+ */
+function tokensOfPayload(value, tokenizer, limit) {
+  let total = 0
+  const add = (text) => {
+    // An empty text is no token of an encoding; a caller's counter is asked about it too.
+    if (total > limit || (text === '' && tokenizer.count === undefined)) return
+    const n = countWithin(tokenizer, text, limit - total)
+    total = n === undefined ? Infinity : total + n
+  }
+  if (typeof value === 'string') add(value)
+  else {
+    forEachPart(value, (kind, part) => {
+      if (kind === 'text' || kind === 'piece') add(part)
+      else if (kind === 'data') add(json.stringifyAny(part).text ?? '')
+    })
+  }
+  return total <= limit ? total : undefined
 }
 
 /** The clamp of a tool's final result, in the response format the limits name. */
@@ -1020,6 +1092,7 @@ module.exports = {
   // For the sibling modules, not the public API (index.js lists that).
   clampPayload,
   payloadSize,
+  tokensOfPayload,
   readPayloadLimits,
   PAYLOAD_DEFAULTS,
   hardTruncateToolError,

@@ -13,7 +13,7 @@ const { failure, invalid, mustBe } = require('../common/errors.js')
 const { describe } = require('../common/format.js')
 const native = require('../native.js')
 
-const ESTIMATE = Object.freeze({ name: 'estimate', code: 0, count: undefined })
+const ESTIMATE = Object.freeze({ name: 'estimate', code: 0, count: undefined, longest: undefined })
 const EXPECTED = '"estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function'
 const VOCAB_DIR = join(__dirname, '..', '..', 'vocab')
 
@@ -23,13 +23,14 @@ const BY_NAME_MAX = 256
 
 /**
  * The tokenizer an option names: ESTIMATE for undefined or 'estimate', else
- * `{ name, code, count }` (`count` only for a caller's function, checked on each call).
+ * `{ name, code, count, longest }` (`count` only for a caller's function, checked on each
+ * call; `longest`, the most UTF-8 bytes one token stands for, only for an encoding).
  * `prefix` names the option in errors (`stdout.`).
  */
 function readTokenizer(value, prefix = '') {
   if (value === undefined || value === 'estimate') return ESTIMATE
   if (typeof value === 'function') {
-    return { name: 'function', code: native.TOKENIZER_CODES.get('function'), count: checkedCounter(value) }
+    return { name: 'function', code: native.TOKENIZER_CODES.get('function'), count: checkedCounter(value), longest: undefined }
   }
   if (typeof value !== 'string') throw mustBe(TypeError, `${prefix}tokenizer`, EXPECTED, value)
   const known = byName.get(value)
@@ -37,7 +38,8 @@ function readTokenizer(value, prefix = '') {
   const encoding = native.encodingOf(value)
   if (encoding === null) throw mustBe(RangeError, `${prefix}tokenizer`, EXPECTED, value)
   load(encoding)
-  const tokenizer = Object.freeze({ name: encoding, code: native.TOKENIZER_CODES.get(encoding), count: undefined })
+  const code = native.TOKENIZER_CODES.get(encoding)
+  const tokenizer = Object.freeze({ name: encoding, code, count: undefined, longest: native.longestToken(encoding) })
   if (byName.size >= BY_NAME_MAX) byName.clear()
   byName.set(value, tokenizer)
   return tokenizer
@@ -80,4 +82,11 @@ function countWith(tokenizer, text) {
   return native.countTokens(text, tokenizer.name)
 }
 
-module.exports = { ESTIMATE, readTokenizer, countWith }
+/** The tokens of `text` by a tokenizer of readTokenizer, or undefined when more than `limit`. */
+function countWithin(tokenizer, text, limit) {
+  if (tokenizer.count === undefined && tokenizer !== ESTIMATE) return native.countTokens(text, tokenizer.name, limit)
+  const n = countWith(tokenizer, text)
+  return n <= limit ? n : undefined
+}
+
+module.exports = { ESTIMATE, readTokenizer, countWith, countWithin }

@@ -10,6 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { z } from 'zod'
 
 import { hardTruncateToolPayload } from '../../index.mjs'
+import { fastOracle } from '../token-oracle.mjs'
 
 const DEFAULT_MAX_BYTES = 51_200
 const DEFAULT_MAX_LINES = 2_000
@@ -249,6 +250,17 @@ test('server side: the clamped result passes the SDK output validation on both e
   assert.deepEqual(received.content[3], buildResult('huge').content[3], 'the resource_link arrives whole')
   assert.equal(resourceBlockOf(received).resource.uri, REPORT_URI)
   assert.equal(resourceBlockOf(received).resource.mimeType, 'text/plain')
+})
+
+test('server side within exact tokens: what the client receives counts at most maxTokens, and passes validation', async (t) => {
+  const limits = { maxTokens: 2000, tokenizer: 'o200k_base' }
+  const client = await connectClient(t, createServer((result) => hardTruncateToolPayload(result, limits)))
+  const received = await client.callTool({ name: 'run_build', arguments: { size: 'huge' } })
+  const texts = [...allTexts(received), JSON.stringify(received.structuredContent), JSON.stringify(received._meta)]
+  const tokens = texts.reduce((sum, text) => sum + fastOracle('o200k_base', text), 0)
+  assert.ok(tokens <= 2000 && tokens > 1000, `${tokens} tokens`)
+  assertHasTruncationNotice(received)
+  assert.equal(received.content[1].data, PNG_BASE64, 'the image arrives whole')
 })
 
 test('an isError result with huge text stays isError and is clamped', async (t) => {

@@ -151,8 +151,10 @@ const PARAM_CHECKS = {
   limit: (v) => v === Infinity || (Number.isSafeInteger(v) && v >= 0),
   low: (v) => Number.isSafeInteger(v) && v >= 0,
   high: (v) => Number.isSafeInteger(v) && v >= 0,
+  highCount: (v) => Number.isSafeInteger(v) && v >= -1,
+  max: (v) => Number.isSafeInteger(v) && v >= 0,
   first: (v) => Number.isSafeInteger(v) && v >= -1,
-  within: (v) => typeof v === 'function',
+  count: (v) => typeof v === 'function',
 }
 
 /**
@@ -227,9 +229,9 @@ describe('lib/native.js', () => {
     // The longest token bounds every search in tokens; the search asks only inside its range.
     assert.ok(native.longestToken('o200k_base') >= 64)
     const asked = []
-    const found = native.searchBudget(3, 1000, 50, (budget) => {
+    const found = native.searchBudget(3, 1000, -1, 77, 50, (budget) => {
       asked.push(budget)
-      return budget <= 77
+      return budget
     })
     assert.equal(found, 77)
     assert.equal(asked[0], 50)
@@ -373,9 +375,10 @@ describe('argument checks', () => {
       [() => binding.countTokens(out, 'abc', 'no', 1, Infinity), 'countTokens: wide must be a boolean'],
       [() => binding.countTokens(out, 'abc', false, '1', Infinity), 'countTokens: tokenizer must be a number'],
       [() => binding.longestToken(7), 'longestToken: name must be a string'],
-      [() => binding.searchBudget('0', 10, -1, () => true), 'searchBudget: low must be a number'],
-      [() => binding.searchBudget(0, 10, -1, 'within'), 'searchBudget: within must be a function'],
-      [() => binding.searchBudget(0, 10, -1, () => 1), 'searchBudget: within must return a boolean, got a number'],
+      [() => binding.searchBudget('0', 10, -1, 5, -1, () => 1), 'searchBudget: low must be a number'],
+      [() => binding.searchBudget(0, 10, -1, 5, -1, 'count'), 'searchBudget: count must be a function'],
+      [() => binding.searchBudget(0, 10, -1, 5, -1, () => true), 'searchBudget: count must return a non-negative integer, got a boolean'],
+      [() => binding.searchBudget(0, 10, -1, 5, -1, () => 1.5), 'searchBudget: count must return a non-negative integer, got 1.5'],
     ]
     for (const [fn, message] of cases) {
       assert.throws(fn, (e) => e instanceof TypeError && e.message === `toolclamp binding: ${message}`, message)
@@ -422,8 +425,8 @@ describe('argument checks', () => {
       ],
       [() => binding.loadTokenizer(out, 'p50k', undefined), 'loadTokenizer: name must be an encoding\'s name, got "p50k"'],
       [() => binding.longestToken('gpt-4o'), 'longestToken: name must be an encoding\'s name, got "gpt-4o"'],
-      [() => binding.searchBudget(0, 1.5, -1, () => true), 'searchBudget: high must be a non-negative integer, got 1.5'],
-      [() => binding.searchBudget(0, 10, -2, () => true), 'searchBudget: first must be a non-negative integer, got -2'],
+      [() => binding.searchBudget(0, 1.5, -1, 5, -1, () => 1), 'searchBudget: high must be a non-negative integer, got 1.5'],
+      [() => binding.searchBudget(0, 10, -1, 5, -2, () => 1), 'searchBudget: first must be a non-negative integer, got -2'],
       // A model's name is encodingOf's to read; loadTokenizer takes the encoding's.
       [() => binding.loadTokenizer(out, 'gpt-4o', undefined), 'loadTokenizer: name must be an encoding\'s name, got "gpt-4o"'],
       [count(0, Infinity), encodingCode(0)],

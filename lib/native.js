@@ -527,12 +527,14 @@ function longestToken(name) {
 }
 
 /**
- * The largest byte budget from `low` up to `high` that `within(budget)` accepts, by the
- * core's search: `low` is taken to be within, `high` over; `first` (-1: none) is a bound
- * tried first. For a limit in exact tokens on a clamp that runs in JS (lib/tokens/fit.js).
+ * The largest byte budget from `low` up to `high` whose result `count(budget)` finds within
+ * `max` tokens, by the core's search: `low` is taken to be within, `high` over (`highCount`
+ * its tokens, a lower bound, or -1 when not counted); `first` (-1: none) is a bound tried
+ * first. `count` returns the result's tokens, or any number above `max` once they are
+ * over. For a limit in exact tokens on a clamp that runs in JS (lib/tokens/fit.js).
  */
-function searchBudget(low, high, first, within) {
-  return binding.searchBudget(low, high, first, within)
+function searchBudget(low, high, highCount, max, first, count) {
+  return binding.searchBudget(low, high, highCount, max, first, count)
 }
 
 /** Chars, bytes and lines of `text`. */

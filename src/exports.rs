@@ -70,7 +70,7 @@ const TABLE: &[Export] = &[
     Export { name: c"longestToken", params: &["name"], request: &[], body: longest_token },
     Export {
         name: c"searchBudget",
-        params: &["low", "high", "first", "within"],
+        params: &["low", "high", "highCount", "max", "first", "count"],
         request: &[],
         body: search_budget,
     },

@@ -111,39 +111,49 @@ pub(crate) fn longest_token(call: &Call) -> Answer {
     call.number_value(loaded(encoding)?.vocab().max_token_len() as f64)
 }
 
-/// `searchBudget(low, high, first, within)`: the largest byte budget from `low` up to
-/// `high` that the JS function `within(budget)` accepts, by the core's search
-/// ([`largest_within`]): `low` is taken to be within, `high` over, and `first` (-1 for
-/// none) is a bound tried first. For the clamps whose cut runs in JS (tool results, JSON,
-/// pages): each answer is that clamp at one budget, counted.
+/// `searchBudget(low, high, highCount, max, first, count)`: the largest byte budget from
+/// `low` up to `high` whose result the JS function `count(budget)` finds within `max`
+/// tokens, by the core's search ([`largest_within`]): `low` is taken to be within, `high`
+/// over (`highCount` its tokens, a lower bound, or -1 when not counted), and `first` (-1
+/// for none) is a bound tried first. `count` returns the tokens of the result
+/// at that budget, or any number above `max` once they are over. For the clamps whose cut
+/// runs in JS (tool results, JSON, pages): each count is that clamp at one budget.
 pub(crate) fn search_budget(call: &Call) -> Answer {
     let lo = call.index(0)? as u64;
     let hi = call.index(1)? as u64;
-    let first = match call.number(2)? {
-        -1.0 => None,
-        _ => Some(call.index(2)? as u64),
+    let optional = |i: usize| -> Result<Option<u64>, Thrown> {
+        match call.number(i)? {
+            -1.0 => Ok(None),
+            _ => Ok(Some(call.index(i)? as u64)),
+        }
     };
-    let within = call.arg(3);
-    if call.type_of(within)? != sys::ValueType::napi_function {
-        return Err(call.type_error(3, "a function"));
+    let at_hi = optional(2)?;
+    let max = call.index(3)? as u64;
+    let first = optional(4)?;
+    let count = call.arg(5);
+    if call.type_of(count)? != sys::ValueType::napi_function {
+        return Err(call.type_error(5, "a function"));
     }
-    let found = largest_within(lo, hi, first, |budget| {
+    let found = largest_within(lo, hi, at_hi, max, first, |budget| {
         let arg = call.number_value(budget as f64)?;
         let recv = call.undefined()?;
         let mut result = std::ptr::null_mut();
-        // SAFETY: `within` is a function argument of this call; one argument is passed.
-        call.check(unsafe { sys::napi_call_function(call.env(), recv, within, 1, &arg, &mut result) })?;
-        if call.type_of(result)? != sys::ValueType::napi_boolean {
-            let kind = type_name(call.type_of(result)?);
+        // SAFETY: `count` is a function argument of this call; one argument is passed.
+        call.check(unsafe { sys::napi_call_function(call.env(), recv, count, 1, &arg, &mut result) })?;
+        let kind = call.type_of(result)?;
+        let mut n = f64::NAN;
+        if kind == sys::ValueType::napi_number {
+            // SAFETY: `env` and `result` are valid while the call runs; `result` is a number.
+            call.check(unsafe { sys::napi_get_value_double(call.env(), result, &mut n) })?;
+        }
+        if !(n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
+            let got = if kind == sys::ValueType::napi_number { n.to_string() } else { type_name(kind).to_string() };
             return Err(Thrown::Type(format!(
-                "toolclamp binding: {}: within must return a boolean, got {kind}",
+                "toolclamp binding: {}: count must return a non-negative integer, got {got}",
                 call.name()
             )));
         }
-        let mut ok = false;
-        // SAFETY: `env` and `result` are valid while the call runs; `result` is a boolean.
-        call.check(unsafe { sys::napi_get_value_bool(call.env(), result, &mut ok) })?;
-        Ok(ok)
+        Ok(n as u64)
     })?;
     call.number_value(found as f64)
 }

@@ -96,6 +96,29 @@ const NO_CUTS = Object.freeze([])
  * for what JSON.stringify gives undefined (undefined, a function, a symbol).
  */
 function stringifyAny(value) {
+  if (memo === undefined || typeof value !== 'object' || value === null) return stringifyOnce(value)
+  let found = memo.get(value)
+  if (found === undefined) memo.set(value, (found = stringifyOnce(value)))
+  return found
+}
+
+// While a limit in exact tokens clamps one value many times (one clamp per byte budget the
+// search tries: lib/tokens/fit.js), each object is stringified once, and every clamp reads
+// the same text of it. Set only inside withStringifiedOnce.
+let memo
+
+/** `fn()`, with each object stringifyAny reads meanwhile stringified once. */
+function withStringifiedOnce(fn) {
+  if (memo !== undefined) return fn()
+  memo = new Map()
+  try {
+    return fn()
+  } finally {
+    memo = undefined
+  }
+}
+
+function stringifyOnce(value) {
   try {
     return { text: JSON.stringify(value), value, cuts: NO_CUTS }
   } catch {
@@ -267,7 +290,7 @@ function clampJson(value, options) {
   // What a model reads: the value rendered as the consumer renders it.
   const count = (r, limit) => countWithin(o.tokens.tokenizer, renderedText(r.value, o.gap), limit)
   const at = (bytes) => clampJsonWith(value, { ...o, maxBytes: bytes, tokens: undefined }, o.markers, o.gap)
-  return withTokenCount(fitTokens(o.tokens, { cap: o.maxBytes, total: (r) => r.totalBytes }, at, count), o.tokens)
+  return withStringifiedOnce(() => withTokenCount(fitTokens(o.tokens, { cap: o.maxBytes, total: (r) => r.totalBytes }, at, count), o.tokens))
 }
 
 /** The text of a clamped value as rendered with `gap` ('' for none). */
@@ -402,4 +425,4 @@ function replaceJsonValue(text, path, before, after) {
   return parts.join('')
 }
 
-module.exports = { clampJson, clampJsonText, clampJsonWith, replaceJsonValue, stringifyAny }
+module.exports = { clampJson, clampJsonText, clampJsonWith, replaceJsonValue, stringifyAny, withStringifiedOnce }

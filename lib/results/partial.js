@@ -143,7 +143,7 @@ function pageByTokens(text, offset, column, maxBytes, maxLines, tokens) {
   // A page shows at most the text and its banner line (under BANNER_MAX bytes).
   const total = bytes + BANNER_MAX
   // Budgets too small for a banner have no page; the least that has one is searched first.
-  const low = native.searchBudget(0, Math.min(maxBytes, total), -1, (budget) => at(budget) === undefined) + 1
+  const low = native.searchBudget(0, Math.min(maxBytes, total), -1, 0, -1, (budget) => (at(budget) === undefined ? 0 : 1)) + 1
   const fitted = fitTokens(tokens, { cap: maxBytes, total, low }, at, count, tooSmall)
   fitted.result.tokens = { tokenizer: tokens.tokenizer.name, output: fitted.tokens }
   return fitted.result

@@ -845,6 +845,10 @@ function clampShape(result, given) {
  * that is kept: the clamps the search tries name the same file and write nothing.
  */
 function clampByTokens(result, limits) {
+  return json.withStringifiedOnce(() => searchByTokens(result, limits))
+}
+
+function searchByTokens(result, limits) {
   const { tokens } = limits
   const total = payloadSize(result).text.bytes
   const count = (value, limit) => tokensOfPayload(value, tokens.tokenizer, limit)
@@ -857,7 +861,7 @@ function clampByTokens(result, limits) {
   const kept = at(bytes, false)
   if (count(kept, tokens.max) !== undefined) return kept
   // The file could not be written: its notice names none, and counts again.
-  return clampByTokens(result, withoutSpill(limits))
+  return searchByTokens(result, withoutSpill(limits))
 }
 
 /**

@@ -23,30 +23,36 @@ const native = require('../native.js')
 function fitTokens(tokens, range, clampAt, countOf, tooSmall = overAtLowEnd) {
   const { max, tokenizer } = tokens
   const { cap, total } = range
+  // Counted up to a few times the limit: enough to tell the search where to aim.
+  const reach = max * 4 + 16
+  const countUpTo = (candidate) => countOf(candidate, reach) ?? reach + 1
   let result = clampAt(cap)
-  let counted = countOf(result, max)
-  if (counted !== undefined) return { result, tokens: counted, bytes: cap, byTokens: false }
+  let counted = countUpTo(result)
+  if (counted <= max) return { result, tokens: counted, bytes: cap, byTokens: false }
   // An encoding's token is at least one byte, so a result of `max` bytes is within; one of
   // more than (max + 1) × its longest token is over. A caller's counter promises neither.
   const exact = tokenizer.count === undefined
   const high = Math.min(cap, typeof total === 'function' ? total(result) : total)
   const low = Math.max(range.low ?? 0, exact ? Math.min(max, high) : 0)
   const first = exact ? Math.min(high, (max + 1) * tokenizer.longest) : -1
+  // The count at `cap` stands for the one at `high` when they are the same budget.
+  const highCount = high === cap ? counted : -1
   let at = -1
-  const bytes = native.searchBudget(low, high, first, (budget) => {
+  const bytes = native.searchBudget(low, high, highCount, max, first, (budget) => {
     const candidate = clampAt(budget)
-    const n = countOf(candidate, max)
-    if (n === undefined) return false
-    result = candidate
-    counted = n
-    at = budget
-    return true
+    const n = countUpTo(candidate)
+    if (n <= max) {
+      result = candidate
+      counted = n
+      at = budget
+    }
+    return n
   })
   if (at !== bytes) {
     // The low end, never asked: nothing above it was within.
     result = clampAt(bytes)
-    counted = countOf(result, max)
-    if (counted === undefined) throw tooSmall(tokens, bytes)
+    counted = countUpTo(result)
+    if (counted > max) throw tooSmall(tokens, bytes)
   }
   return { result, tokens: counted, bytes, byTokens: true }
 }

@@ -254,7 +254,10 @@ test('server side: the clamped result passes the SDK output validation on both e
 
 test('server side within exact tokens: what the client receives counts at most maxTokens, and passes validation', async (t) => {
   const limits = { maxTokens: 2000, tokenizer: 'o200k_base' }
-  const client = await connectClient(t, createServer((result) => hardTruncateToolPayload(result, limits)))
+  const client = await connectClient(
+    t,
+    createServer((result) => hardTruncateToolPayload(result, limits)),
+  )
   const received = await client.callTool({ name: 'run_build', arguments: { size: 'huge' } })
   const texts = [...allTexts(received), JSON.stringify(received.structuredContent), JSON.stringify(received._meta)]
   const tokens = texts.reduce((sum, text) => sum + fastOracle('o200k_base', text), 0)

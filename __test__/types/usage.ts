@@ -60,6 +60,7 @@ const exactTokens: number | undefined = exact.tokens?.output
 const exactPayload: unknown = hardTruncateToolPayload({ content: [] }, { maxTokens: 25_000, tokenizer: 'o200k_base' })
 const exactJson: number | undefined = clampJson({ a: 1 }, { maxTokens: 100, tokenizer: 'cl100k_base' }).tokens?.output
 const exactPage: number | undefined = readPartial(text, { maxTokens: 1000, tokenizer: 'gpt-5' }).tokens?.output
+export { exactPayload, exactJson, exactPage }
 const counted: number = stringTruncateTail(text, { maxTokens: 10, tokenizer: (t: string) => t.length }).length + (exactTokens ?? 0)
 const used: Strategy = result.strategy
 const offsets: [number, number] = [result.headEnd, result.tailStart]
@@ -237,7 +238,7 @@ const streamOptions: StreamRecoveryOptions = { resultShare: 0.2, strategy: 'head
 wrapStreamFnWithOverflowRecovery((model: string) => model, streamOptions)
 // @ts-expect-error contextWindowTokens is required
 clampToolResultsInMessages(chat, { resultShare: 0.2 })
-export { firstMessage, frozenResult, tokens, recovered, guard, streamFn, middleware }
+export { firstMessage, frozenResult, tokens, exactChat, recovered, guard, streamFn, middleware }
 
 import { guardSessionManager, repairSessionFile } from 'toolclamp/pi'
 import type { RepairReport } from 'toolclamp/pi'

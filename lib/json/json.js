@@ -290,7 +290,9 @@ function clampJson(value, options) {
   // What a model reads: the value rendered as the consumer renders it.
   const count = (r, limit) => countWithin(o.tokens.tokenizer, renderedText(r.value, o.gap), limit)
   const at = (bytes) => clampJsonWith(value, { ...o, maxBytes: bytes, tokens: undefined }, o.markers, o.gap)
-  return withStringifiedOnce(() => withTokenCount(fitTokens(o.tokens, { cap: o.maxBytes, total: (r) => r.totalBytes }, at, count), o.tokens))
+  return withStringifiedOnce(() =>
+    withTokenCount(fitTokens(o.tokens, { cap: o.maxBytes, total: (r) => r.totalBytes }, at, count), o.tokens),
+  )
 }
 
 /** The text of a clamped value as rendered with `gap` ('' for none). */

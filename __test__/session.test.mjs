@@ -17,6 +17,7 @@ import { SessionManager, parseSessionEntries } from '@mariozechner/pi-coding-age
 
 import { measure } from './reference.mjs'
 import { deepFreeze } from './helpers.mjs'
+import { fastOracle } from './token-oracle.mjs'
 
 const require = createRequire(import.meta.url)
 const SESSION_MODULE = fileURLToPath(new URL('../lib/integrations/pi-session.js', import.meta.url))
@@ -922,6 +923,25 @@ fs[process.env.CRASH_AT] = function (...args) {
 // ---- guardSessionManager
 
 describe('guardSessionManager', () => {
+  test('a real pi SessionManager persists a tool result within exact tokens, its original spilled once', (t) => {
+    const dir = tempDir(t)
+    const spillDir = path.join(dir, 'spill')
+    const manager = SessionManager.create('/srv/app', dir)
+    const limits = { maxTokens: 3000, tokenizer: 'o200k_base', spill: { dir: spillDir } }
+    const guarded = guardSessionManager(manager, limits)
+    const huge = Array.from({ length: 20_000 }, (_, i) => `${i}\t${(i * 2654435761).toString(36)} 数据\n`).join('')
+    const result = deepFreeze(toolResult('call-1', 'grep', [{ type: 'text', text: huge }, { type: 'text', text: 'exit 0' }]))
+    guarded.appendMessage(deepFreeze(structuredClone(ASSISTANT.message)))
+    guarded.appendMessage(result)
+    const entries = fs.readFileSync(guarded.getSessionFile(), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const { content } = entries.at(-1).message
+    const tokens = content.reduce((sum, block) => sum + fastOracle('o200k_base', block.text), 0)
+    assert.ok(tokens <= 3000 && tokens > 2500, `${tokens} tokens`)
+    const spilled = listing(spillDir)
+    assert.equal(spilled.length, 1)
+    assert.equal(fs.readFileSync(path.join(spillDir, spilled[0]), 'utf8'), `${huge}exit 0`)
+  })
+
   test('a real pi SessionManager persists a 5 MB tool result clamped, its original in a spill file', (t) => {
     const dir = tempDir(t)
     const spillDir = path.join(dir, 'spill')

@@ -157,7 +157,11 @@ export interface NoticeFacts {
  * - a template string with placeholders `{omitted}` (`370 lines, 48,113 bytes`), `{where}`,
  *   `{omittedChars}`, `{omittedBytes}`, `{omittedLines}`, `{totalChars}`, `{totalBytes}`,
  *   `{totalLines}` (counts with thousands separators), `{headEnd}`, `{tailStart}`,
- *   `{fromLine}`, `{toLine}` (plain offsets and line numbers); with `spill`, `{spillPath}`; `{{` and `}}` are literal braces; an unknown placeholder throws a `TypeError`;
+ *   `{fromLine}`, `{toLine}` (plain offsets and line numbers), `{totalTokens}` and `{omittedTokens}`
+ *   (the input's tokens, and those less the kept text's: exact where a string is cut within
+ *   `maxTokens` by an exact `tokenizer`, which then counts the whole input once; elsewhere
+ *   estimated, a token per 3 bytes); with `spill`, `{spillPath}`; `{{` and `}}` are literal
+ *   braces; an unknown placeholder throws a `TypeError`;
  * - a function of the facts returning the notice. It may be called several times per clamp (at
  *   most 64), with the facts of cuts other than the one returned; the notice in the result is
  *   always the one it returned for the result's own cut.

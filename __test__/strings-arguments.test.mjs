@@ -286,7 +286,8 @@ describe('notice templates', () => {
   test('an unknown placeholder', () => {
     const message =
       'notice template: unknown placeholder {nope} (known: {omitted}, {where}, {omittedChars}, {omittedBytes}, ' +
-      '{omittedLines}, {totalChars}, {totalBytes}, {totalLines}, {headEnd}, {tailStart}, {fromLine}, {toLine})'
+      '{omittedLines}, {totalChars}, {totalBytes}, {totalLines}, {headEnd}, {tailStart}, {fromLine}, {toLine}, ' +
+      '{omittedTokens}, {totalTokens})'
     for (const text of [SHORT, LONG]) {
       for (const [label, fn] of everyEntryPoint(text, 10, { notice: 'cut {nope} here' })) {
         throwsExactly(fn, 'TypeError', message, label)

@@ -341,3 +341,41 @@ describe('conversations in exact tokens', () => {
     assert.ok(calls >= 2)
   })
 })
+
+describe('notices in tokens', () => {
+  const template = '[... {omittedTokens} of {totalTokens} tokens cut ...]'
+
+  test('with an exact tokenizer, the counts are the input tokens, and those less the kept parts', () => {
+    fc.assert(
+      fc.property(text(300), encoding, fc.integer({ min: 0, max: 120 }), fc.constantFrom('head', 'tail', 'headTail'), (input, enc, max, strategy) => {
+        const r = truncateText(input, { maxTokens: max, tokenizer: enc, notice: template, strategy })
+        assert.ok(oracle(enc, r.text) <= max)
+        if (!r.truncated) return
+        const total = oracle(enc, input)
+        const kept = oracle(enc, input.slice(0, r.headEnd)) + oracle(enc, input.slice(r.tailStart))
+        const said = /\[\.\.\. ([\d,]+) of ([\d,]+) tokens cut \.\.\.\]/.exec(r.text)
+        if (said === null) return // No room for the notice.
+        assert.equal(said[2], total.toLocaleString('en-US'))
+        assert.equal(said[1], Math.max(0, total - kept).toLocaleString('en-US'))
+        assert.equal(r.tokens.total, total)
+        assert.equal(r.tokens.totalExact, true)
+      }),
+      { numRuns: CASES },
+    )
+  })
+
+  test('a counter function fills them in by its own count', () => {
+    const input = 'abc\n'.repeat(500)
+    const out = truncateText(input, { maxTokens: 100, tokenizer: (t) => t.length, notice: template, snap: 'line' })
+    const kept = out.headEnd
+    assert.match(out.text, new RegExp(`\\[\\.\\.\\. ${(2000 - kept).toLocaleString('en-US')} of 2,000 tokens cut \\.\\.\\.\\]$`))
+    assert.ok(out.text.length <= 100)
+  })
+
+  test('without a tokenizer they are estimated from the bytes', () => {
+    const input = '数据 '.repeat(1000)
+    const r = truncateText(input, { maxBytes: 100, notice: '{omittedTokens}/{totalTokens}' })
+    const omittedBytes = r.totalBytes - Buffer.byteLength(input.slice(0, r.headEnd))
+    assert.ok(r.text.endsWith(`${Math.ceil(omittedBytes / 3).toLocaleString('en-US')}/${Math.ceil(r.totalBytes / 3).toLocaleString('en-US')}`))
+  })
+})

@@ -4,14 +4,14 @@
 use napi::sys;
 use toolclamp_core::{
     chars_windows, cut_to_tokens, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked,
-    plan_tool_output, plan_with_snap, CountCandidate, Dims, Limits, Measure, Measured, Notice, Plan, Snap, Source,
-    Strategy, Tally, TokenIndex, Units, Utf8, Windows,
+    plan_tool_output, plan_with_snap, tell_omitted_tokens, with_token_totals, Candidate, CountCandidate, Dims, Limits,
+    Measure, Measured, Notice, Plan, Snap, Source, Strategy, Tally, TokenIndex, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
 use crate::layout::{strategy_code, Field, Results, Slot, Verdict};
 use crate::notice::{template_stand_ins, with_notice, NoticeArg};
-use crate::text::{with_scratch, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
+use crate::text::{with_scratch, NoticeText, StandIns, StringUnit, LATIN1, LATIN1_WINDOWS, UTF16, UTF16_WINDOWS};
 use crate::tokens::{Counter, JsCounter, TokenLimit};
 
 /// Plans `src` with the notice argument; also returns the stand-ins its notices used.
@@ -174,21 +174,44 @@ fn answer_tokens<U: toolclamp_core::Unit>(
             None => plan_with_snap(&measured, &limits, strategy, n, exact, snap),
         }
     };
-    let search = |n: &mut Notice<'_>, counter: &mut dyn CountCandidate| {
-        cut_to_tokens(tokens.max, limits.max_bytes, totals.bytes, units.len(), |b| plan_at(n, b), counter)
+    // A template naming tokens has them counted: the text's once, what each plan keeps as
+    // it is made (see with_token_totals).
+    let told = match &notice {
+        NoticeArg::Template(t) if Notice::Template(&t.text).uses_tokens() => Some(t.text.as_str()),
+        _ => None,
     };
     let (cut, total, from_function) = match tokens.counter {
         Counter::Encoding(tokenizer) => {
             // About 4 units a token: the end's one count then holds most tail cuts.
             let tail_units = usize::try_from(tokens.max.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64);
             let mut index = TokenIndex::new(tokenizer, &src, tail_units);
-            let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut index))?;
+            let told = told.map(|t| Told::new(t, index.total())).transpose()?.flatten();
+            let mut kept = |head_end: usize, tail_start: usize| {
+                tokenizer.count(&Units::new(&units[..head_end])) + tokenizer.count(&Units::new(&units[tail_start..]))
+            };
+            let arg = told.as_ref().map_or(&notice, |t| &t.arg);
+            let (cut, from_function) = with_notice(call, arg, |n| {
+                let plan_at = |b| Ok(tell_tokens(plan_at(n, b)?, told.as_ref(), &mut kept));
+                cut_to_tokens(tokens.max, limits.max_bytes, totals.bytes, units.len(), plan_at, &mut index)
+            })?;
             (cut, Some(index.counted()), from_function)
         }
         Counter::Function(func) => {
             let mut counter = JsCounter::new(call, func, units);
-            let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut counter))?;
-            if let Some(thrown) = counter.failed {
+            // The parts a template's tokens count, by a counter of their own.
+            let mut parts = JsCounter::new(call, func, units);
+            let len = units.len();
+            let mut count_part = |head_end: usize, tail_start: usize| {
+                parts.count(&Candidate { head_end, glue: "", tail_start }, u64::MAX).unwrap_or(0)
+            };
+            let told = told.map(|t| Told::new(t, count_part(len, len))).transpose()?.flatten();
+            let mut kept = |head_end: usize, tail_start: usize| count_part(head_end, len) + count_part(0, tail_start);
+            let arg = told.as_ref().map_or(&notice, |t| &t.arg);
+            let (cut, from_function) = with_notice(call, arg, |n| {
+                let plan_at = |b| Ok(tell_tokens(plan_at(n, b)?, told.as_ref(), &mut kept));
+                cut_to_tokens(tokens.max, limits.max_bytes, totals.bytes, units.len(), plan_at, &mut counter)
+            })?;
+            if let Some(thrown) = counter.failed.or(parts.failed) {
                 return Err(thrown);
             }
             (cut, counter.whole.map(|t| (t, true)), from_function)
@@ -216,6 +239,43 @@ fn answer_tokens<U: toolclamp_core::Unit>(
         Some(glue) => Ok(glue),
         None => call.null(),
     }
+}
+
+/// A template naming tokens, counted exactly (see [`with_token_totals`]): the template the
+/// planner takes, with the text's `total` tokens written out and a run of `stand_in` where
+/// the omitted tokens go once a plan is made ([`tell_tokens`]).
+struct Told {
+    arg: NoticeArg,
+    stand_in: char,
+    total: u64,
+}
+
+impl Told {
+    fn new(template: &str, total: u64) -> Result<Option<Told>, Thrown> {
+        let planned = with_token_totals(template, total).map_err(|e| Thrown::Type(format!("notice template: {e}")))?;
+        Ok(planned.map(|(text, stand_in)| Told {
+            // The caller's stand-ins for lone surrogates are in it as they were.
+            arg: NoticeArg::Template(NoticeText { text, stand_ins: StandIns::default() }),
+            stand_in,
+            total,
+        }))
+    }
+}
+
+/// `plan` with the omitted tokens written in its notice: the text's less what it keeps,
+/// `kept(head_end, tail_start)`. Each stand-in and each char of a count is one byte and one
+/// UTF-16 unit, and a count is never wider than its run: the plan only gets shorter.
+fn tell_tokens(plan: Option<Plan>, told: Option<&Told>, kept: &mut impl FnMut(usize, usize) -> u64) -> Option<Plan> {
+    let (Some(mut p), Some(t)) = (plan.clone(), told) else {
+        return plan;
+    };
+    let omitted = t.total.saturating_sub(kept(p.head_end, p.tail_start));
+    let glue = tell_omitted_tokens(&p.glue, t.stand_in, t.total, omitted);
+    let shorter = (p.glue.len() - glue.len()) as u64;
+    p.output.bytes -= shorter;
+    p.output.chars -= shorter;
+    p.glue = glue;
+    Some(p)
 }
 
 /// Runs `f` on the string argument `i` as a source: Latin-1 units unless `wide`.

@@ -57,8 +57,8 @@ pub use json::{
 };
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{
-    check_template, default_notice, prefixed, render_template, templates, Dims, Notice, NoticeFacts, Position,
-    TemplateError, CUT_NUMBERS, PLACEHOLDERS,
+    check_template, default_notice, prefixed, render_template, tell_omitted_tokens, templates, with_token_totals, Dims,
+    Notice, NoticeFacts, Position, TemplateError, CUT_NUMBERS, PLACEHOLDERS, TOKEN_PLACEHOLDERS,
 };
 pub use overflow::{classify_provider_error, ErrorClass, ErrorKind};
 pub use page::{

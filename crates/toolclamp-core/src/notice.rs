@@ -86,6 +86,12 @@ impl Notice<'_> {
         }
     }
 
+    /// Whether a template names tokens (the [`TOKEN_PLACEHOLDERS`]): a caller that counts
+    /// them writes them out ([`with_token_totals`]).
+    pub fn uses_tokens(&self) -> bool {
+        matches!(self, Notice::Template(t) if template_names_any(t, &TOKEN_PLACEHOLDERS))
+    }
+
     /// Whether the caller's notice may change length with the cut, so that the planner
     /// searches for the longest cut that fits with its own notice (see the maximality
     /// contract in `src/plan/mod.rs`): a function may, a template does when it names a count of the dropped
@@ -104,8 +110,17 @@ impl Notice<'_> {
 const LINE_PLACEHOLDERS: [&str; 2] = ["fromLine", "toLine"];
 
 /// The placeholders whose value depends on where the text is cut.
-const CUT_PLACEHOLDERS: [&str; 8] =
-    ["omitted", "omittedChars", "omittedBytes", "omittedLines", "headEnd", "tailStart", "fromLine", "toLine"];
+const CUT_PLACEHOLDERS: [&str; 9] = [
+    "omitted",
+    "omittedChars",
+    "omittedBytes",
+    "omittedLines",
+    "headEnd",
+    "tailStart",
+    "fromLine",
+    "toLine",
+    "omittedTokens",
+];
 
 fn template_uses_lines(template: &str) -> bool {
     template_names_any(template, &LINE_PLACEHOLDERS)
@@ -135,9 +150,26 @@ pub const CUT_NUMBERS: [&str; 10] = [
     "toLine",
 ];
 
-/// The placeholders a template may use: `{omitted}` (the counts in words), `{where}`, and
-/// each of [`CUT_NUMBERS`].
-pub const PLACEHOLDERS: &[&str] = &prefixed(["omitted", "where"], CUT_NUMBERS);
+/// The placeholders that name tokens: `{omittedTokens}`, the input's tokens less those of
+/// the text kept (each part counted on its own), and `{totalTokens}`, the input's. Exact
+/// where the caller counts tokens with a tokenizer ([`with_token_totals`]); elsewhere the
+/// estimate of the bytes ([`crate::estimate_tokens`]).
+pub const TOKEN_PLACEHOLDERS: [&str; 2] = ["omittedTokens", "totalTokens"];
+
+/// The placeholders a template may use: `{omitted}` (the counts in words), `{where}`, each
+/// of [`CUT_NUMBERS`], and the [`TOKEN_PLACEHOLDERS`].
+pub const PLACEHOLDERS: &[&str] = &{
+    let cut = prefixed(["omitted", "where"], CUT_NUMBERS);
+    let mut out = [""; 14];
+    let mut i = 0;
+    while i < cut.len() {
+        out[i] = cut[i];
+        i += 1;
+    }
+    out[12] = TOKEN_PLACEHOLDERS[0];
+    out[13] = TOKEN_PLACEHOLDERS[1];
+    out
+};
 
 /// `first` followed by `rest`: lists built from [`CUT_NUMBERS`] keep its one order.
 pub const fn prefixed(first: [&'static str; 2], rest: [&'static str; 10]) -> [&'static str; 12] {
@@ -331,8 +363,69 @@ fn placeholder_value(name: &str, facts: &NoticeFacts) -> String {
         "tailStart" => facts.tail_start.to_string(),
         "fromLine" => facts.from_line.to_string(),
         "toLine" => facts.to_line.to_string(),
+        // Estimated: where tokens are counted, with_token_totals has written them out.
+        "omittedTokens" => format_count(crate::estimate_tokens(facts.omitted.bytes)),
+        "totalTokens" => format_count(crate::estimate_tokens(facts.total.bytes)),
         _ => unreachable!("walk_template only yields known placeholders"),
     }
+}
+
+/// A template whose token placeholders are counted exactly, as the planner takes it:
+/// `{totalTokens}` written out as `total`, and `{omittedTokens}` as a run of the stand-in
+/// char as wide as `total` is written, which no omitted count (at most the total) is wider
+/// than. The planner sizes the notice with the run; once the cut is known,
+/// [`tell_omitted_tokens`] writes its count in place of it. `None` when the template names
+/// neither, or holds every char that could stand in (`\u{1}` to `\u{8}`).
+pub fn with_token_totals(template: &str, total: u64) -> Result<Option<(String, char)>, TemplateError> {
+    if !template_names_any(template, &TOKEN_PLACEHOLDERS) {
+        check_template(template)?;
+        return Ok(None);
+    }
+    let Some(stand_in) = ('\u{1}'..='\u{8}').find(|&c| !template.contains(c)) else {
+        return Ok(None);
+    };
+    let total = format_count(total);
+    let mut out = String::with_capacity(template.len() + 16);
+    walk_template(template, &mut |piece| match piece {
+        Piece::Literal(s) => {
+            for c in s.chars() {
+                if c == '{' || c == '}' {
+                    out.push(c);
+                }
+                out.push(c);
+            }
+        }
+        Piece::Placeholder("totalTokens") => out.push_str(&total),
+        Piece::Placeholder("omittedTokens") => out.extend(std::iter::repeat_n(stand_in, total.len())),
+        Piece::Placeholder(name) => {
+            out.push('{');
+            out.push_str(name);
+            out.push('}');
+        }
+    })?;
+    Ok(Some((out, stand_in)))
+}
+
+/// A notice planned from [`with_token_totals`] with the text's `total` tokens, with
+/// `omitted` written over each run of `stand_in` (as wide as `total` is written).
+pub fn tell_omitted_tokens(notice: &str, stand_in: char, total: u64, omitted: u64) -> String {
+    let width = format_count(total).len();
+    let count = format_count(omitted);
+    let mut out = String::with_capacity(notice.len());
+    let mut run = 0;
+    for c in notice.chars().map(Some).chain([None]) {
+        if c == Some(stand_in) {
+            run += 1;
+            continue;
+        }
+        // A run of `k` stand-ins is `k / width` counts (templates may put two side by side).
+        for _ in 0..run / width.max(1) {
+            out.push_str(&count);
+        }
+        run = 0;
+        out.extend(c);
+    }
+    out
 }
 
 enum Piece<'t> {
@@ -387,6 +480,28 @@ mod tests {
             from_line: 1_201,
             to_line: 2_370,
         }
+    }
+
+    #[test]
+    fn token_placeholders_are_estimated_unless_counted() {
+        let f = facts();
+        assert_eq!(render_template("{omittedTokens} of {totalTokens}", &f).unwrap(), "16,038 of 33,333");
+        assert_eq!(with_token_totals("[{omitted}]", 5).unwrap(), None);
+        assert!(with_token_totals("{nope}", 5).is_err());
+        let (planned, c) =
+            with_token_totals("[{{{omittedTokens}}} of {totalTokens} tokens, {omitted}]", 123_456).unwrap().unwrap();
+        assert_eq!(c, '\u{1}');
+        assert_eq!(planned, "[{{\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}}} of 123,456 tokens, {omitted}]");
+        let rendered = render_template(&planned, &f).unwrap();
+        assert_eq!(rendered, "[{\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}} of 123,456 tokens, 370 lines, 48,113 bytes]");
+        assert_eq!(
+            tell_omitted_tokens(&rendered, c, 7, 98_765),
+            "[{98,765} of 123,456 tokens, 370 lines, 48,113 bytes]"
+        );
+        // Two side by side, and a stand-in the template already holds.
+        let (planned, c) = with_token_totals("\u{1}{omittedTokens}{omittedTokens}", 99).unwrap().unwrap();
+        assert_eq!(c, '\u{2}');
+        assert_eq!(tell_omitted_tokens(&render_template(&planned, &f).unwrap(), c, 99, 7), "\u{1}77");
     }
 
     #[test]

@@ -930,10 +930,19 @@ describe('guardSessionManager', () => {
     const limits = { maxTokens: 3000, tokenizer: 'o200k_base', spill: { dir: spillDir } }
     const guarded = guardSessionManager(manager, limits)
     const huge = Array.from({ length: 20_000 }, (_, i) => `${i}\t${(i * 2654435761).toString(36)} 数据\n`).join('')
-    const result = deepFreeze(toolResult('call-1', 'grep', [{ type: 'text', text: huge }, { type: 'text', text: 'exit 0' }]))
+    const result = deepFreeze(
+      toolResult('call-1', 'grep', [
+        { type: 'text', text: huge },
+        { type: 'text', text: 'exit 0' },
+      ]),
+    )
     guarded.appendMessage(deepFreeze(structuredClone(ASSISTANT.message)))
     guarded.appendMessage(result)
-    const entries = fs.readFileSync(guarded.getSessionFile(), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const entries = fs
+      .readFileSync(guarded.getSessionFile(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     const { content } = entries.at(-1).message
     const tokens = content.reduce((sum, block) => sum + fastOracle('o200k_base', block.text), 0)
     assert.ok(tokens <= 3000 && tokens > 2500, `${tokens} tokens`)

@@ -347,19 +347,25 @@ describe('notices in tokens', () => {
 
   test('with an exact tokenizer, the counts are the input tokens, and those less the kept parts', () => {
     fc.assert(
-      fc.property(text(300), encoding, fc.integer({ min: 0, max: 120 }), fc.constantFrom('head', 'tail', 'headTail'), (input, enc, max, strategy) => {
-        const r = truncateText(input, { maxTokens: max, tokenizer: enc, notice: template, strategy })
-        assert.ok(oracle(enc, r.text) <= max)
-        if (!r.truncated) return
-        const total = oracle(enc, input)
-        const kept = oracle(enc, input.slice(0, r.headEnd)) + oracle(enc, input.slice(r.tailStart))
-        const said = /\[\.\.\. ([\d,]+) of ([\d,]+) tokens cut \.\.\.\]/.exec(r.text)
-        if (said === null) return // No room for the notice.
-        assert.equal(said[2], total.toLocaleString('en-US'))
-        assert.equal(said[1], Math.max(0, total - kept).toLocaleString('en-US'))
-        assert.equal(r.tokens.total, total)
-        assert.equal(r.tokens.totalExact, true)
-      }),
+      fc.property(
+        text(300),
+        encoding,
+        fc.integer({ min: 0, max: 120 }),
+        fc.constantFrom('head', 'tail', 'headTail'),
+        (input, enc, max, strategy) => {
+          const r = truncateText(input, { maxTokens: max, tokenizer: enc, notice: template, strategy })
+          assert.ok(oracle(enc, r.text) <= max)
+          if (!r.truncated) return
+          const total = oracle(enc, input)
+          const kept = oracle(enc, input.slice(0, r.headEnd)) + oracle(enc, input.slice(r.tailStart))
+          const said = /\[\.\.\. ([\d,]+) of ([\d,]+) tokens cut \.\.\.\]/.exec(r.text)
+          if (said === null) return // No room for the notice.
+          assert.equal(said[2], total.toLocaleString('en-US'))
+          assert.equal(said[1], Math.max(0, total - kept).toLocaleString('en-US'))
+          assert.equal(r.tokens.total, total)
+          assert.equal(r.tokens.totalExact, true)
+        },
+      ),
       { numRuns: CASES },
     )
   })
@@ -376,6 +382,8 @@ describe('notices in tokens', () => {
     const input = '数据 '.repeat(1000)
     const r = truncateText(input, { maxBytes: 100, notice: '{omittedTokens}/{totalTokens}' })
     const omittedBytes = r.totalBytes - Buffer.byteLength(input.slice(0, r.headEnd))
-    assert.ok(r.text.endsWith(`${Math.ceil(omittedBytes / 3).toLocaleString('en-US')}/${Math.ceil(r.totalBytes / 3).toLocaleString('en-US')}`))
+    assert.ok(
+      r.text.endsWith(`${Math.ceil(omittedBytes / 3).toLocaleString('en-US')}/${Math.ceil(r.totalBytes / 3).toLocaleString('en-US')}`),
+    )
   })
 })

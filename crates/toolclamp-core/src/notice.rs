@@ -495,7 +495,7 @@ mod tests {
         let rendered = render_template(&planned, &f).unwrap();
         assert_eq!(rendered, "[{\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}} of 123,456 tokens, 370 lines, 48,113 bytes]");
         assert_eq!(
-            tell_omitted_tokens(&rendered, c, 7, 98_765),
+            tell_omitted_tokens(&rendered, c, 123_456, 98_765),
             "[{98,765} of 123,456 tokens, 370 lines, 48,113 bytes]"
         );
         // Two side by side, and a stand-in the template already holds.

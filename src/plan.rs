@@ -186,7 +186,7 @@ fn answer_tokens<U: toolclamp_core::Unit>(
             (cut, Some(index.counted()), from_function)
         }
         Counter::Function(func) => {
-            let mut counter = JsCounter::new(call, func, units);
+            let mut counter = JsCounter::new(call, func, &src);
             let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut counter))?;
             if let Some(thrown) = counter.failed {
                 return Err(thrown);

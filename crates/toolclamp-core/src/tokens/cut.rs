@@ -186,6 +186,13 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
         }
     }
 
+    /// The end of the counted pieces of the start whose matches read only chars before
+    /// `at`, and their tokens: what is known of `text[..at]` without counting more.
+    pub fn counted_before(&self, at: usize) -> (usize, u64) {
+        let n = self.head.partition_point(|c| c.seen <= at && c.end <= at);
+        n.checked_sub(1).map_or((0, 0), |i| (self.head[i].end, self.head[i].tokens))
+    }
+
     /// The tokens of the whole text (counting what is left of it).
     pub fn total(&mut self) -> u64 {
         self.extend_head(self.text.len(), u64::MAX);

@@ -440,17 +440,18 @@ impl Capture {
     }
 }
 
-/// Cuts within exact tokens. The capture keeps what a plan within `token_bytes` reads, so the
-/// search plans each byte budget above it as that bound: a result of more bytes than it is
-/// over the tokens anyway (no token is longer than the encoding's longest), and a plan at
-/// the bound is one the search of the whole text tries too. Candidates are counted on the
-/// kept text ([`KeptText`]), where each one is whole.
+/// Cuts within exact tokens. A capture that kept the whole text is cut as the whole text
+/// is. One that dropped some keeps what a plan within `token_bytes` reads, so its byte
+/// limit is lowered to that bound, which costs nothing of what a result can keep: a result
+/// of more bytes is over the tokens anyway (no token is longer than the encoding's longest).
+/// Candidates are counted on the kept text ([`KeptText`]), where each one is whole.
 impl Capture {
     /// The largest byte budget whose plan (the capture's limits and strategy, `snap`) is
-    /// within `max_tokens`, as [`cut_to_tokens`] finds it for the whole text; `counter`
-    /// counts candidates of [`Capture::kept_text`] (a [`TokenIndex`] of it, or a caller's
-    /// counter). Plan it once finished, or on a [`snapshot`](Self::snapshot). Not for a raw
-    /// capture: its bytes need not be text.
+    /// within `max_tokens`, as [`cut_to_tokens`] finds it for the whole text (with the byte
+    /// limit lowered to `token_bytes` when text was dropped); `counter` counts candidates
+    /// of [`Capture::kept_text`] (a [`TokenIndex`] of it, or a caller's counter). Plan it
+    /// once finished, or on a [`snapshot`](Self::snapshot). Not for a raw capture: its
+    /// bytes need not be text.
     ///
     /// `truncated_by` names bytes only when the caller's byte limit cut, and `by_tokens` is
     /// set whenever the tokens bound the cut (a plan cut by the bound of `token_bytes` was
@@ -467,8 +468,10 @@ impl Capture {
         let kept = self.kept_text();
         let totals = src.totals();
         let CaptureOptions { limits, strategy, .. } = self.options;
+        // Any plan of a text kept whole can be made; of one with a gap, those within the bound.
+        let bound = if kept.is_whole() { UNLIMITED } else { self.token_bytes };
         let plan_at = |bytes: u64| {
-            let limits = Limits { max_bytes: limits.max_bytes.min(bytes).min(self.token_bytes), ..limits };
+            let limits = Limits { max_bytes: limits.max_bytes.min(bytes).min(bound), ..limits };
             if totals.chars <= limits.max_chars && totals.bytes <= limits.max_bytes && totals.lines <= limits.max_lines
             {
                 return Ok(None);
@@ -476,10 +479,11 @@ impl Capture {
             plan_with_snap(&src, &limits, strategy, notice, true, snap)
         };
         let mut mapped = KeptCounter { kept: &kept, inner: counter };
-        let mut cut = cut_to_tokens(max_tokens, limits.max_bytes, totals.bytes, src.len(), plan_at, &mut mapped)?;
+        let byte_cap = limits.max_bytes.min(bound);
+        let mut cut = cut_to_tokens(max_tokens, byte_cap, totals.bytes, src.len(), plan_at, &mut mapped)?;
         if let Some(plan) = &mut cut.plan {
-            // The bound of `token_bytes` is the tokens' limit, not the caller's.
-            cut.by_tokens |= self.token_bytes < limits.max_bytes && plan.truncated_by.contains(Dims::BYTES);
+            // The bound is the tokens' limit, not the caller's.
+            cut.by_tokens |= byte_cap < limits.max_bytes && plan.truncated_by.contains(Dims::BYTES);
             if cut.by_tokens && totals.bytes <= limits.max_bytes {
                 plan.truncated_by = Dims(plan.truncated_by.0 & !Dims::BYTES.0);
             }

@@ -10,7 +10,6 @@ import fc from 'fast-check'
 
 import {
   clampJson,
-  createOutputCapture,
   formatExecOutput,
   hardTruncateToolPayload,
   readPartial,
@@ -315,7 +314,6 @@ describe('errors', () => {
     const hint = ' (here only the estimate counts; exact tokenizers serve the string functions, truncateText and formatExecOutput)'
     const limits = { maxTokens: 10, tokenizer: 'o200k_base' }
     throwsExactly(() => clampJson({ a: 1 }, limits), TypeError, `tokenizer must be "estimate", got "o200k_base"${hint}`)
-    throwsExactly(() => createOutputCapture(limits), TypeError, `tokenizer must be "estimate", got "o200k_base"${hint}`)
     throwsExactly(() => readPartial('x', limits), TypeError, `tokenizer must be "estimate", got "o200k_base"${hint}`)
     throwsExactly(
       () => hardTruncateToolPayload({ content: [{ type: 'text', text: 'x' }] }, limits),

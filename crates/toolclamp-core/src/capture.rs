@@ -491,27 +491,31 @@ impl Capture {
         Ok(cut)
     }
 
-    /// The kept text, for counting candidates: the whole text when nothing was dropped,
-    /// else the head's whole chars followed by the tail's.
+    /// The kept text, for counting candidates: the whole text when the buffers hold it all,
+    /// else the head's whole chars followed by the tail's. It counts as the whole text
+    /// ([`KeptText::is_whole`]) only when no longer than a buffer's cap: the buffers may
+    /// hold more for a while (the tail is trimmed in steps), but a result must depend on
+    /// the text alone, not on how its chunks came.
     pub fn kept_text(&self) -> KeptText<'_> {
         let s = &self.store;
         let src = s.source(true);
+        let whole = s.len <= s.head_cap.max(s.tail_cap);
         if src.known() {
-            // Both buffers may hold parts of one char where they meet: the text is copied
-            // whole (no more than the two buffers hold).
-            let mut whole = Vec::with_capacity(s.len);
-            src.copy_to(0, s.len, &mut whole);
-            let text = String::from_utf8(whole).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            return KeptText { head: Cow::Owned(text), tail: "", tail_at: s.len, len: s.len };
+            // The two buffers may hold parts of one char where they meet: the text is copied
+            // whole (no more than they hold).
+            let mut all = Vec::with_capacity(s.len);
+            src.copy_to(0, s.len, &mut all);
+            let text = String::from_utf8(all).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            return KeptText { head: Cow::Owned(text), tail: "", tail_at: s.len, len: s.len, whole };
         }
         let head = valid_prefix(&s.head);
-        let mut skip = 0;
         // The tail buffer may start inside a char: its whole chars are kept.
+        let mut skip = 0;
         while skip < s.tail.len() && (s.tail[skip] as i8) < -64 {
             skip += 1;
         }
         let tail = valid_prefix(&s.tail[skip..]);
-        KeptText { head: Cow::Borrowed(head), tail, tail_at: s.len - s.tail.len() + skip, len: s.len }
+        KeptText { head: Cow::Borrowed(head), tail, tail_at: s.len - s.tail.len() + skip, len: s.len, whole }
     }
 }
 
@@ -535,11 +539,19 @@ pub struct KeptText<'a> {
     tail_at: usize,
     /// Bytes of the whole text.
     len: usize,
+    /// Whether it stands for the whole text (see [`Capture::kept_text`]).
+    whole: bool,
 }
 
 impl KeptText<'_> {
-    /// Whether this is the whole text.
+    /// Whether this stands for the whole text: a capture cuts it as the whole text is cut,
+    /// and its count of tokens is the text's.
     pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// Whether it is the text without a gap.
+    fn contiguous(&self) -> bool {
         self.head.len() == self.len
     }
 
@@ -549,7 +561,7 @@ impl KeptText<'_> {
         let Candidate { head_end, glue, tail_start } = *candidate;
         let tail_start = match tail_start {
             t if t >= self.tail_at => self.head.len() + (t - self.tail_at),
-            t if t <= self.head.len() && self.is_whole() => t,
+            t if t <= self.head.len() && self.contiguous() => t,
             _ => return None,
         };
         (head_end <= self.head.len()).then_some(Candidate { head_end, glue, tail_start })
@@ -560,7 +572,7 @@ impl KeptText<'_> {
     pub fn index<'t>(&'t self, tokenizer: &'t Tokenizer, max_tokens: u64) -> TokenIndex<'t, Self> {
         // About 4 bytes a token, as for a whole text.
         let wanted = usize::try_from(max_tokens.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64);
-        let tail_units = if self.is_whole() { wanted } else { wanted.min(self.tail.len()) };
+        let tail_units = if self.contiguous() { wanted } else { wanted.min(self.tail.len()) };
         TokenIndex::new(tokenizer, self, tail_units)
     }
 

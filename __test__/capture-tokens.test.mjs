@@ -5,7 +5,9 @@
 // limit beside them. FC_RUNS sets the runs (each run costs a few clamps and oracle counts).
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { brotliDecompressSync } from 'node:zlib'
 import fc from 'fast-check'
 
 import { createOutputCapture, runCommand, truncateText } from '../index.mjs'
@@ -59,6 +61,16 @@ function assertSafeCut(text, at) {
 }
 
 describe('captures under exact tokens', () => {
+  test('the longest token of both encodings is 128 bytes, as these tests and the CLI take it', () => {
+    for (const encoding of ENCODINGS) {
+      // The raw vocabulary: each token as one length byte, then its bytes (scripts/build-vocab.mjs).
+      const raw = brotliDecompressSync(readFileSync(new URL(`../vocab/${encoding}.bin.br`, import.meta.url)))
+      let longest = 0
+      for (let at = 0; at < raw.length; at += 1 + raw[at]) longest = Math.max(longest, raw[at])
+      assert.equal(longest, MAX_TOKEN_BYTES, encoding)
+    }
+  })
+
   test('the result is within maxTokens, counted as reported, and is the whole output cut as truncateText cuts it', () => {
     fc.assert(
       fc.property(

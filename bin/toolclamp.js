@@ -743,10 +743,19 @@ function reserveNewline(options) {
   return less
 }
 
-/** Whether counts are over a budget of `options`: truncateText then cuts. */
+// The longest token of both exact encodings, in UTF-8 bytes (__test__/capture-tokens checks it).
+const LONGEST_TOKEN_BYTES = 128
+
+/**
+ * Whether counts are surely over a budget of `options`: truncateText then cuts. Exact tokens
+ * are surely over once the bytes are more than that many of the longest token.
+ */
 function overBudget(totals, options) {
+  const tokenBytes = exactTokens(options) ? options.maxTokens * LONGEST_TOKEN_BYTES : Infinity
   return (
-    totals.chars > (options.maxChars ?? Infinity) || totals.bytes > byteBudget(options) || totals.lines > (options.maxLines ?? Infinity)
+    totals.chars > (options.maxChars ?? Infinity) ||
+    totals.bytes > Math.min(byteBudget(options), tokenBytes) ||
+    totals.lines > (options.maxLines ?? Infinity)
   )
 }
 

@@ -25,7 +25,8 @@
 //
 // One difference from formatExecOutput, for bounded memory: a stream with neither a char nor
 // a byte budget (`stdout: { maxLines: 400 }`, `stdout: Infinity`) is held to 51,200 bytes,
-// as any capture is.
+// as any capture is, unless an encoding's tokens bound it; tokens counted by a function need
+// a char or byte budget beside them.
 
 const { invalid, mustBe } = require('../common/errors.js')
 const { spawn, execFile } = require('node:child_process')

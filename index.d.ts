@@ -58,8 +58,7 @@ export interface Limits {
    * Maximum estimated tokens (see `estimateTokens` in `toolclamp/conversation`): one token per 3
    * UTF-8 bytes, rounded up, so this is `maxBytes: 3 * maxTokens`, and `truncatedBy` names
    * `'bytes'` when it binds. It never raises a byte budget: beside `maxBytes` (given or a
-   * default) the smaller applies. (Every clamp but a capture and `runCommand` also counts exact
-   * tokens: see {@link ExactLimits}.)
+   * default) the smaller applies. (Every clamp also counts exact tokens: see {@link ExactLimits}.)
    * @default Infinity
    */
   maxTokens?: number
@@ -249,9 +248,12 @@ export type Normalize =
 /**
  * Options of {@link createOutputCapture}: the options of `truncateText`, except that the
  * strategy keeps the end by default and cannot be `'auto'`. Memory is bounded by `maxBytes` and
- * `maxChars` (`maxTokens` sets `maxBytes`): with neither, `maxBytes` is 51,200.
+ * `maxChars` (estimated `maxTokens` sets `maxBytes`), or by `maxTokens` counted with an encoding
+ * (no result within N of its tokens holds more than N of its longest token, 128 bytes): with
+ * none of them, `maxBytes` is 51,200. A tokenizer function bounds nothing: `maxTokens` counted
+ * by one needs `maxBytes` or `maxChars` beside it (a `TypeError` otherwise).
  */
-export interface OutputCaptureOptions extends Limits {
+export interface OutputCaptureOptions extends ExactLimits {
   /** Maximum UTF-8 bytes kept, notice included. @default 51200 (when no limit is given, or only maxLines) */
   maxBytes?: number
   /** Maximum lines kept, notice included. @default 2000 (when no limit is given) */
@@ -285,7 +287,7 @@ export interface OutputCaptureOptions extends Limits {
    * `Buffer`. Chars and lines are still counted as `buf.toString()` reads the bytes (each maximal
    * invalid subpart one char), so `maxChars` holds for the decoded output; bytes are the raw
    * bytes. For byte-faithful output of input that may not be text; cannot be combined with
-   * `normalize`. @default false
+   * `normalize` or an exact `tokenizer` (tokens count text). @default false
    */
   raw?: boolean
 }
@@ -309,6 +311,12 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
    * written, with the same options (for bytes, their text as `buf.toString()` decodes it; lone
    * surrogates read as U+FFFD). Idempotent: later calls return the same object. Frees the
    * capture's memory (the result is kept).
+   *
+   * Under `maxTokens` counted exactly, output longer than `(maxTokens + 1) × 128` bytes plus
+   * 1,024 is not held whole: the result is then `truncateText`'s with `maxBytes` lowered to
+   * `(maxTokens + 1) × 128` (a result within the tokens holds fewer bytes anyway, but the
+   * notice may name bytes and the cut land a few chars apart), and `tokens.total` is a lower
+   * bound.
    */
   end(): OutputCaptureResult<Text>
   /**
@@ -317,7 +325,8 @@ export interface OutputCapture<Text extends string | Uint8Array = string> {
    * now, e.g. to print before the command ends; `undefined` before that, and for other strategies. After it returned a head, `end()` keeps exactly that
    * head: planned with room for a notice naming totals of up to 16 digits, so it may keep a few
    * bytes less than `truncateText`, or, where that widest notice does not fit the limits, more
-   * with a fallback notice (`[... truncated ...]`).
+   * with a fallback notice (`[... truncated ...]`). Under `maxTokens` counted exactly, always
+   * `undefined`: the head's tokens are known only with its notice, at the end.
    */
   settledHead(): Text | undefined
   /**
@@ -1055,10 +1064,11 @@ export declare function formatExecOutput(result: ExecResult, options?: FormatExe
  */
 export interface RunCommandOptions extends Omit<FormatExecOutputOptions, 'strategy' | 'stdout' | 'stderr'> {
   /**
-   * Budget for stdout, as `formatExecOutput` takes it but with estimated tokens only: a stream is
-   * captured as it arrives, before its tokens can be counted. @default 8000
+   * Budget for stdout, as `formatExecOutput` takes it, tokens counted exactly with a `tokenizer`
+   * (see {@link ExactLimits}): the stream is captured as {@link createOutputCapture} captures it,
+   * so `maxTokens` counted by a function needs `maxBytes` or `maxChars` beside it. @default 8000
    */
-  stdout?: Limit
+  stdout?: ExactLimit
   /** Budget for stderr, as for stdout. @default 8000 */
   stderr?: Limit
   /** The working directory. A missing one is an `error: working directory not found (…)` line. @default process.cwd() */

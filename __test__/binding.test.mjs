@@ -288,11 +288,11 @@ describe('lib/native.js', () => {
 })
 
 describe('capture handles', () => {
-  const keep = { strategy: 1, maxChars: Infinity, maxBytes: 100, maxLines: Infinity, headRatio: 0.5 }
+  const keep = { strategy: 1, maxChars: Infinity, maxBytes: 100, maxLines: Infinity, headRatio: 0.5, maxTokens: Infinity, tokenizer: 0 }
 
   test('only a handle captureCreate made is read as a capture', () => {
     const out = newOut()
-    const handle = invoke('captureCreate', keep, out, false, 0, false)
+    const handle = invoke('captureCreate', keep, out, false, 0, false, undefined)
     for (const fake of [{}, null, 1, 'capture', new Uint8Array(8), () => {}]) {
       assert.throws(
         () => binding.captureWrite(out, fake, 'x', false, false),
@@ -303,13 +303,32 @@ describe('capture handles', () => {
     assert.equal(new Float64Array(out)[LAYOUT.slots.totalBytes], 300)
     binding.captureFinish(out, handle, false)
     assert.throws(() => binding.captureWrite(out, handle, 'y', false, false), /write after end/)
-    const text = invoke('captureResult', { snap: false }, out, handle, true, undefined)
+    const text = invoke('captureResult', { snap: false }, out, handle, true, undefined, undefined)
     assert.equal(new Float64Array(out)[LAYOUT.slots.verdict], LAYOUT.verdicts.cut)
     assert.ok(Buffer.byteLength(text) <= 100 && text.endsWith('x'))
   })
 
   test('a capture without a byte or char limit is refused: its memory would have no bound', () => {
-    assert.throws(() => invoke('captureCreate', { ...keep, maxBytes: Infinity, maxLines: 10 }, newOut(), false, 0, false), RangeError)
+    assert.throws(
+      () => invoke('captureCreate', { ...keep, maxBytes: Infinity, maxLines: 10 }, newOut(), false, 0, false, undefined),
+      RangeError,
+    )
+    // A limit in a function's tokens bounds nothing either.
+    const byFunction = { ...keep, maxBytes: Infinity, maxTokens: 10, tokenizer: FUNCTION }
+    assert.throws(() => invoke('captureCreate', byFunction, newOut(), false, 0, false, () => 1), RangeError)
+  })
+
+  test("a limit in an encoding's tokens bounds a capture, which cuts within them", () => {
+    const out = newOut()
+    const tokens = { ...keep, maxBytes: Infinity, maxTokens: 20, tokenizer: codeOf('o200k_base') }
+    const handle = invoke('captureCreate', tokens, out, false, 0, false, undefined)
+    binding.captureWrite(out, handle, 'one two three four five six seven eight nine ten\n'.repeat(10_000), false, false)
+    const text = invoke('captureResult', { snap: false }, out, handle, true, undefined, undefined)
+    const slots = new Float64Array(out)
+    assert.equal(slots[LAYOUT.slots.outputTokens], referenceCount('o200k_base', text))
+    assert.ok(slots[LAYOUT.slots.outputTokens] <= 20 && slots[LAYOUT.slots.tokensBound] === 1)
+    // A raw capture keeps bytes, which need not be text.
+    assert.throws(() => invoke('captureCreate', tokens, newOut(), false, 0, true, undefined), TypeError)
   })
 })
 

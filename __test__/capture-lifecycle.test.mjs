@@ -211,7 +211,7 @@ describe('the binding', () => {
       for (const [name, value] of Object.entries(fields)) new Float64Array(out)[LAYOUT.request[name]] = value
     }
     request({ strategy: 1, maxChars: Infinity, maxBytes: 100, maxLines: Infinity, headRatio: 0.5 })
-    const handle = binding.captureCreate(out, false, 0, false)
+    const handle = binding.captureCreate(out, false, 0, false, undefined)
     binding.captureWrite(out, handle, 'x'.repeat(300), false, false)
     assert.equal(binding.captureDispose(out, handle), undefined)
     assert.equal(new Float64Array(out)[LAYOUT.slots.totalBytes], 300, 'answers the last totals')
@@ -223,8 +223,8 @@ describe('the binding', () => {
     for (const call of [
       () => binding.captureWrite(out, handle, 'y', false, false),
       () => binding.captureFinish(out, handle, false),
-      snapped(() => binding.captureResult(out, handle, true, undefined)),
-      snapped(() => binding.captureResult(out, handle, false, undefined)),
+      snapped(() => binding.captureResult(out, handle, true, undefined, undefined)),
+      snapped(() => binding.captureResult(out, handle, false, undefined, undefined)),
       snapped(() => binding.captureSettleHead(out, handle, undefined)),
     ]) {
       assert.throws(call, { name: 'Error', message: 'toolclamp: the capture was disposed' })

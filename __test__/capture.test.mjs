@@ -988,7 +988,11 @@ describe('errors', () => {
       [{ notice: 5 }, TypeError, 'notice must be a string or a function, got 5'],
       [{ spill: { dir: '' } }, TypeError, 'spill.dir must be a non-empty string, got ""'],
       [{ spill: { dir: 'x', onSpill: 5 } }, TypeError, 'spill.onSpill must be a function, got 5'],
-      [{ maxBytes: 5, tokenizer: 'gpt' }, TypeError, 'tokenizer must be "estimate", got "gpt"'],
+      [
+        { maxBytes: 5, tokenizer: 'gpt' },
+        RangeError,
+        'tokenizer must be "estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function, got "gpt"',
+      ],
     ]
     for (const [options, type, message] of cases) throwsExactly(() => createOutputCapture(options), type, message)
     throwsExactly(() => createOutputCapture(null), TypeError, 'options must be an object, got null')
@@ -999,9 +1003,13 @@ describe('errors', () => {
   })
 
   test('an invalid tokenizer is refused when no limit is given', () => {
-    // readCaptureLimits returns the defaults before reading `tokenizer`; truncateText and
-    // readPartial reject the same value.
-    throwsExactly(() => createOutputCapture({ tokenizer: 'gpt' }), TypeError, 'tokenizer must be "estimate", got "gpt"')
+    // readCaptureLimits returns the defaults before reading `tokenizer`; truncateText
+    // rejects the same value.
+    throwsExactly(
+      () => createOutputCapture({ tokenizer: 'gpt' }),
+      RangeError,
+      'tokenizer must be "estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function, got "gpt"',
+    )
   })
 
   test('write: only strings and bytes, never after end', () => {

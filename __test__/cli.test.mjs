@@ -498,3 +498,65 @@ test('--version prints the package version', () => {
   assertOk(result)
   assert.equal(result.stdout, `${version}\n`)
 })
+
+test('--tokenizer counts --max-tokens exactly: piped input comes out within the tokens, a newline included', async () => {
+  const { fastOracle } = await import('./token-oracle.mjs')
+  const input = `${'build step 42: compiled 中文 😀 \x1b[32mok\x1b[0m in 12 ms\r\n'.repeat(3000)}done\n`
+  for (const [tokenizer, encoding] of [
+    ['o200k_base', 'o200k_base'],
+    ['gpt-4', 'cl100k_base'],
+  ]) {
+    for (const strategy of ['head', 'tail', 'head-tail']) {
+      const result = runCli(['--tokenizer', tokenizer, '--max-tokens', '150', '--strategy', strategy], input)
+      assertOk(result)
+      const tokens = fastOracle(encoding, result.stdout)
+      assert.ok(tokens <= 150 && tokens > 130, `${tokenizer} ${strategy}: ${tokens} tokens`)
+      assert.ok(result.stdout.endsWith('\n'), strategy)
+    }
+  }
+  // Input within the tokens comes back whole; the estimate is the default.
+  assertOk(runCli(['--tokenizer=o200k_base', '--max-tokens', '50'], 'short\n'))
+  assert.equal(runCli(['--tokenizer=o200k_base', '--max-tokens', '50'], 'short\n').stdout, 'short\n')
+  assert.equal(runCli(['--tokenizer', 'estimate', '--max-tokens', '20'], input).stdout, runCli(['--max-tokens', '20'], input).stdout)
+  const json = JSON.parse(runCli(['--tokenizer', 'o200k_base', '--max-tokens', '40', '--json'], input).stdout)
+  assert.deepEqual(Object.keys(json.tokens), ['tokenizer', 'output', 'total', 'totalExact'])
+  assert.ok(json.truncatedBy.includes('tokens') && json.tokens.output <= 40)
+})
+
+test('run --tokenizer cuts each stream within the tokens', async () => {
+  const { fastOracle } = await import('./token-oracle.mjs')
+  const script = 'for (let i = 0; i < 5000; i++) { console.log("out " + i + " 中文"); console.error("err " + i) }'
+  const result = runCli(['run', '--tokenizer', 'gpt-4o', '--max-tokens', '100', '--', process.execPath, '-e', script])
+  assert.equal(result.status, 0, result.stderr)
+  const [, stdout, stderr] = /^<stdout>\n([^]*)<\/stdout>\n<stderr>\n([^]*)<\/stderr>\n/.exec(result.stdout)
+  for (const text of [stdout, stderr]) {
+    assert.ok(fastOracle('o200k_base', text) <= 101, `${fastOracle('o200k_base', text)}: ${text.slice(0, 80)}`)
+  }
+  assert.deepEqual(parseRunArgs(['--max-tokens', '9', '--tokenizer', 'cl100k_base', 'ls']).options, {
+    stdout: { maxTokens: 9, tokenizer: 'cl100k_base' },
+    stderr: { maxTokens: 9, tokenizer: 'cl100k_base' },
+  })
+})
+
+test('--tokenizer refuses what it cannot count, with exit 2', () => {
+  const refused = [
+    [
+      ['--tokenizer', 'claude-3', '--max-tokens', '10'],
+      'toolclamp: --tokenizer expects o200k_base, cl100k_base, an OpenAI model name or estimate, got "claude-3"\n',
+    ],
+    [['--tokenizer'], 'toolclamp: --tokenizer expects a value\n'],
+    [['--tokenizer', 'o200k_base'], 'toolclamp: --tokenizer only applies with --max-tokens\n'],
+    [['run', '--tokenizer', 'o200k_base', 'ls'], 'toolclamp: --tokenizer only applies with --max-tokens\n'],
+    [
+      ['--tokenizer', 'o200k_base', '--max-tokens', '9', '--offset', '3'],
+      'toolclamp: --tokenizer does not apply to paging (--offset, --column)\n',
+    ],
+    [['--tokeniser', 'x'], 'toolclamp: unknown option "--tokeniser"; did you mean --tokenizer?\n'],
+  ]
+  for (const [args, stderr] of refused) {
+    const result = runCli(args, 'text\n')
+    assert.equal(result.stderr, stderr, args.join(' '))
+    assert.equal(result.status, 2, args.join(' '))
+    assert.equal(result.stdout, '')
+  }
+})

@@ -8,14 +8,7 @@ import assert from 'node:assert/strict'
 import { Worker } from 'node:worker_threads'
 import fc from 'fast-check'
 
-import {
-  createOutputCapture,
-  formatExecOutput,
-  stringTruncateHead,
-  stringTruncateHeadTail,
-  stringTruncateTail,
-  truncateText,
-} from '../index.mjs'
+import { formatExecOutput, stringTruncateHead, stringTruncateHeadTail, stringTruncateTail, truncateText } from '../index.mjs'
 import { countTokens } from '../conversation.mjs'
 import { CORPUS } from './token-corpus.mjs'
 import { ENCODINGS, fastOracle, oracle } from './token-oracle.mjs'
@@ -306,11 +299,5 @@ describe('errors', () => {
         }),
       (e) => e === boom,
     )
-  })
-
-  test('functions that cannot count exact tokens yet refuse a tokenizer, never ignore it', () => {
-    const hint = ' (here only the estimate counts; exact tokenizers serve every clamp but captures and runCommand)'
-    const limits = { maxTokens: 10, tokenizer: 'o200k_base' }
-    throwsExactly(() => createOutputCapture(limits), TypeError, `tokenizer must be "estimate", got "o200k_base"${hint}`)
   })
 })

@@ -32,7 +32,13 @@ Budgets (any combination; at least one applies):
   --max-bytes <size>     maximum UTF-8 bytes
   --max-lines <size>     maximum lines (alone, it comes with --max-bytes 50KiB:
                          memory follows the byte and char budgets)
-  --max-tokens <size>    maximum estimated tokens (3 UTF-8 bytes a token)
+  --max-tokens <size>    maximum tokens: estimated (3 UTF-8 bytes a token), or
+                         counted exactly with --tokenizer
+  --tokenizer <name>     what counts --max-tokens: o200k_base, cl100k_base, an
+                         OpenAI model name (gpt-4o, gpt-4) or estimate (the
+                         default). An exact tokenizer reads the input as text
+                         (as --text does), and with head prints the start only
+                         at the end, once its notice is known
   -c <size>, -n <size>   --max-bytes and --max-lines, as head and tail spell them
                          (also --bytes=<size>, --lines=<size>, -c20, -n5 and -5)
   With none of these, the default is --max-bytes 50KiB --max-lines 2000.
@@ -141,6 +147,7 @@ const COMMON_FLAGS = [
   '--strategy',
   ...Object.keys(STRATEGY_FLAGS),
   '--head-ratio',
+  '--tokenizer',
   '--notice',
   '--spill-dir',
   '--normalize',
@@ -250,6 +257,24 @@ function readSize(flag, value) {
   }
 }
 
+/** A --tokenizer name: an encoding's, an OpenAI model's, or estimate. */
+function readTokenizerName(value) {
+  if (value === 'estimate' || require('../lib/native.js').encodingOf(value) !== null) return value
+  throw new CliError(`--tokenizer expects o200k_base, cl100k_base, an OpenAI model name or estimate, got ${JSON.stringify(value)}`)
+}
+
+/** Whether `options` count tokens with an encoding, not the estimate. */
+function exactTokens(options) {
+  return options.tokenizer !== undefined && options.tokenizer !== 'estimate'
+}
+
+/** --tokenizer says what counts --max-tokens: alone it would do nothing. */
+function checkTokenizer(state) {
+  if (state.tokenizer !== undefined && state.limits.maxTokens === undefined) {
+    throw new CliError('--tokenizer only applies with --max-tokens')
+  }
+}
+
 /** One strategy per call: `--head --tail` is a contradiction, not a last-one-wins. */
 function setStrategy(state, flag, value) {
   if (state.strategy !== undefined && state.strategy !== value) {
@@ -314,6 +339,8 @@ function readFlags(argv, flags, state, onPositional) {
       if (!(state.headRatio >= 0 && state.headRatio <= 1)) {
         throw new CliError(`--head-ratio expects a number from 0 to 1, got ${JSON.stringify(value)}`)
       }
+    } else if (flag === '--tokenizer') {
+      state.tokenizer = readTokenizerName(takeValue())
     } else if (flag === '--notice') {
       state.notice = takeValue()
     } else if (flag === '--spill-dir') {
@@ -363,6 +390,7 @@ function parseArgs(argv) {
   if (state.headRatio !== undefined && state.strategy !== 'head-tail') {
     throw new CliError('--head-ratio only applies to --strategy head-tail')
   }
+  checkTokenizer(state)
   const file = positionals.length === 0 || positionals[0] === '-' ? null : positionals[0]
   const page = state.offset !== undefined || state.column !== undefined
 
@@ -373,6 +401,7 @@ function parseArgs(argv) {
       ['strategy', '--strategy'],
       ['notice', '--notice'],
       ['spillDir', '--spill-dir'],
+      ['tokenizer', '--tokenizer'],
     ]
     for (const [key, flag] of clampOnly) {
       if ((key === 'maxChars' ? state.limits[key] : state[key]) !== undefined) {
@@ -390,6 +419,7 @@ function parseArgs(argv) {
   if (options.maxChars === undefined && options.maxBytes === undefined && options.maxTokens === undefined) {
     options.maxBytes = DEFAULT_MAX_BYTES
   }
+  if (state.tokenizer !== undefined) options.tokenizer = state.tokenizer
   options.strategy = STRATEGIES[state.strategy ?? 'head']
   if (state.headRatio !== undefined) options.headRatio = state.headRatio
   if (state.notice !== undefined) options.notice = state.notice
@@ -439,11 +469,13 @@ function parseRunArgs(argv) {
   if (state.headRatio !== undefined && state.strategy !== 'head-tail') {
     throw new CliError('--head-ratio only applies to --strategy head-tail')
   }
+  checkTokenizer(state)
 
   const options = {}
   if (Object.keys(state.limits).length > 0) {
-    options.stdout = { ...state.limits }
-    options.stderr = { ...state.limits }
+    const limits = state.tokenizer === undefined ? state.limits : { ...state.limits, tokenizer: state.tokenizer }
+    options.stdout = { ...limits }
+    options.stderr = { ...limits }
   }
   if (state.strategy !== undefined) options.strategy = STRATEGIES[state.strategy]
   if (state.headRatio !== undefined) options.headRatio = state.headRatio
@@ -683,31 +715,47 @@ function reportError(message, exitCode) {
 // The modes
 // ---------------------------------------------------------------------------------------
 
-/** The byte budget `options` sets, tokens included (3 bytes a token), or Infinity. */
+/**
+ * The byte budget `options` sets, estimated tokens included (3 bytes a token), or Infinity.
+ * Tokens counted exactly set none: a text's bytes do not tell its tokens.
+ */
 function byteBudget(options) {
   const { BYTES_PER_TOKEN } = require('../lib/native.js')
-  return Math.min(options.maxBytes ?? Infinity, options.maxTokens === undefined ? Infinity : options.maxTokens * BYTES_PER_TOKEN)
+  const tokens = options.maxTokens === undefined || exactTokens(options) ? Infinity : options.maxTokens * BYTES_PER_TOKEN
+  return Math.min(options.maxBytes ?? Infinity, tokens)
 }
 
 /**
- * `options` with one byte and one char of the budgets kept back for a final newline (the
- * newline adds no line), or `options` itself when no budget counts bytes or chars.
+ * `options` with one byte, one char and one exact token of the budgets kept back for a
+ * final newline (the newline adds no line, and at most one token), or `options` itself
+ * when no budget counts bytes, chars or exact tokens.
  */
 function reserveNewline(options) {
   const bytes = byteBudget(options)
   const reserveBytes = bytes > 0 && bytes !== Infinity
   const reserveChars = options.maxChars > 0 && options.maxChars !== Infinity
-  if (!reserveBytes && !reserveChars) return options
+  const reserveToken = exactTokens(options) && options.maxTokens > 0 && options.maxTokens !== Infinity
+  if (!reserveBytes && !reserveChars && !reserveToken) return options
   const { maxTokens, ...less } = options
   if (bytes !== Infinity) less.maxBytes = reserveBytes ? bytes - 1 : bytes
   if (reserveChars) less.maxChars = options.maxChars - 1
+  if (exactTokens(options)) less.maxTokens = reserveToken ? maxTokens - 1 : maxTokens
   return less
 }
 
-/** Whether counts are over a budget of `options`: truncateText then cuts. */
+// The longest token of both exact encodings, in UTF-8 bytes (__test__/capture-tokens checks it).
+const LONGEST_TOKEN_BYTES = 128
+
+/**
+ * Whether counts are surely over a budget of `options`: truncateText then cuts. Exact tokens
+ * are surely over once the bytes are more than that many of the longest token.
+ */
 function overBudget(totals, options) {
+  const tokenBytes = exactTokens(options) ? options.maxTokens * LONGEST_TOKEN_BYTES : Infinity
   return (
-    totals.chars > (options.maxChars ?? Infinity) || totals.bytes > byteBudget(options) || totals.lines > (options.maxLines ?? Infinity)
+    totals.chars > (options.maxChars ?? Infinity) ||
+    totals.bytes > Math.min(byteBudget(options), tokenBytes) ||
+    totals.lines > (options.maxLines ?? Infinity)
   )
 }
 
@@ -728,7 +776,8 @@ async function clamp(parsed) {
   const createOutputCapture = (o) => openCapture(o, SPILL_NOTICE, undefined, true)
   const { options, file, json } = parsed
   // JSON has no bytes to be faithful to, nor has normalised output: their text is decoded.
-  const raw = !parsed.text && !json && options.normalize === undefined
+  // Exact tokens count text, so their input is decoded too.
+  const raw = !parsed.text && !json && options.normalize === undefined && !exactTokens(options)
   const head = options.strategy === 'head' && !json
   const clampOptions = head ? reserveNewline(options) : options
   const capture = createOutputCapture({ ...clampOptions, raw })
@@ -808,7 +857,9 @@ async function clamp(parsed) {
     // budgets leave room for no text at all; then only if it fits.
     if (
       head ||
-      (lastByte === NEWLINE && !overBudget({ chars: result.outputChars + 1, bytes: result.outputBytes + 1, lines: 0 }, options))
+      (lastByte === NEWLINE &&
+        !overBudget({ chars: result.outputChars + 1, bytes: result.outputBytes + 1, lines: 0 }, options) &&
+        (result.tokens === undefined || result.tokens.output < options.maxTokens))
     ) {
       await writeStdout('\n')
     }

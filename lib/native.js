@@ -757,13 +757,18 @@ function repage(text, limits, byteColumns) {
 
 // Captures (lib/commands/capture.js): a handle to output kept in the core, fed chunk by chunk.
 
-/** A new capture handle. `flags` 0 is no normalisation; `raw` keeps bytes as they came. */
+/**
+ * A new capture handle. `flags` 0 is no normalisation; `raw` keeps bytes as they came.
+ * `limits.tokens` (a limit in exact tokens) is kept for every result.
+ */
 function captureCreate(strategy, limits, headRatio, flags, raw) {
-  const { maxChars, maxBytes, maxLines } = limits
+  const { maxChars, maxBytes, maxLines, tokens } = limits
   const code = codeOf(strategy)
   out[VERDICT] = 0
   request(code, maxChars, maxBytes, maxLines, headRatio)
-  const handle = binding.captureCreate(slotBuffer, flags !== 0, flags, raw)
+  out[REQUEST.maxTokens] = tokens === undefined ? Infinity : tokens.max
+  out[REQUEST.tokenizer] = tokens === undefined ? 0 : tokens.tokenizer.code
+  const handle = binding.captureCreate(slotBuffer, flags !== 0, flags, raw, tokenCounter(tokens))
   expect(VERDICTS.captured, 'captureCreate')
   return handle
 }
@@ -798,18 +803,18 @@ function captureFinish(handle, echo) {
 
 /**
  * The plan of a capture (of a snapshot unless `last`), with `text`: the clamped text, a
- * Buffer for a raw capture.
+ * Buffer for a raw capture. `tokens` is the limit in exact tokens it was made with.
  */
-function captureResult(handle, last, notice, snap) {
+function captureResult(handle, last, notice, snap, tokens) {
   const bound = bindingNotice(notice)
   out[VERDICT] = 0
   out[REQUEST.snap] = snap
-  const text = binding.captureResult(slotBuffer, handle, last, bound)
+  const text = binding.captureResult(slotBuffer, handle, last, bound, tokenCounter(tokens))
   const verdict = out[VERDICT]
   if ((verdict !== VERDICTS.cut && verdict !== VERDICTS.fits) || !(typeof text === 'string' || Buffer.isBuffer(text))) {
     throw noAnswer('captureResult')
   }
-  const plan = planFromOut(verdict === VERDICTS.cut, null)
+  const plan = withTokens(planFromOut(verdict === VERDICTS.cut, null), tokens)
   plan.text = text
   return plan
 }

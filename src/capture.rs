@@ -16,13 +16,17 @@ use std::ffi::c_void;
 use std::ptr;
 
 use napi::sys;
-use toolclamp_core::{plan_head_at, Capture, CaptureError, CaptureOptions, Gapped, Plan, Source, Span, Strategy};
+use toolclamp_core::{
+    plan_head_at, token_bytes, Capture, CaptureError, CaptureOptions, Gapped, Plan, Source, Span, Strategy, Tokenizer,
+    UNLIMITED,
+};
 
 use crate::call::{Answer, Call, Thrown};
 use crate::layout::{normalize_of, Field, Results, Slot, Verdict};
 use crate::notice::{template_stand_ins, with_notice, NoticeArg};
 use crate::plan::{plan_results, plan_with, snap_of};
 use crate::text::{with_scratch, LATIN1, UTF16};
+use crate::tokens::{Counter, JsCounter, TokenLimit};
 
 /// Marks externals made by this module (random, fixed: a handle of another build of the
 /// addon with the same tag has the same layout only if it is this very code).
@@ -40,6 +44,9 @@ struct State {
     capture: Capture,
     /// Where the head shown early ends ([`settled_head`]); the final plan keeps it.
     settled: Option<usize>,
+    /// A limit in exact tokens: its maximum, and the encoding that counts them (`None`: the
+    /// caller's function, passed to each result).
+    tokens: Option<(u64, Option<&'static Tokenizer>)>,
 }
 
 /// What is reported, in steps of this many bytes: the GC needs the order of magnitude, and a
@@ -127,9 +134,10 @@ fn answer_totals(call: &Call, capture: &Capture) -> Result<(), Thrown> {
     call.answer(&r)
 }
 
-/// `captureCreate` → a capture handle that keeps what the request block's strategy, limits
-/// and head ratio keep. `normalize` turns on terminal normalisation with `flags`; `raw`
-/// keeps bytes as they came.
+/// `captureCreate` → a capture handle that keeps what the request block's strategy, limits,
+/// head ratio and limit in exact tokens keep (a token counter function, argument 4, is
+/// only checked here: each result is passed it). `normalize` turns on terminal
+/// normalisation with `flags`; `raw` keeps bytes as they came.
 pub fn capture_create(call: &Call) -> Answer {
     let strategy = call.strategy()?;
     let limits = call.limits()?;
@@ -139,13 +147,25 @@ pub fn capture_create(call: &Call) -> Answer {
         return Err(call.range_error(2, "a whole number below 16", flags));
     }
     let raw = call.boolean(3)?;
+    let tokens = TokenLimit::read(call, 4)?.map(|t| match t.counter {
+        Counter::Encoding(tokenizer) => (t.max, Some(tokenizer)),
+        Counter::Function(_) => (t.max, None),
+    });
+    if raw && tokens.is_some() {
+        return Err(Thrown::Type("toolclamp binding: a raw capture cannot count tokens".into()));
+    }
+    // An encoding's longest token bounds what a result within the tokens holds.
+    let bound = match tokens {
+        Some((max, Some(tokenizer))) => token_bytes(max, tokenizer.vocab().max_token_len() as u64),
+        _ => UNLIMITED,
+    };
     let options = CaptureOptions { limits, strategy, normalize: normalize.then(|| normalize_of(flags)), raw };
-    let capture = Capture::new(options).map_err(|e| match e {
+    let capture = Capture::within_token_bytes(options, bound).map_err(|e| match e {
         CaptureError::Unbounded => Thrown::Range(format!("toolclamp: {e}")),
     })?;
     answer_totals(call, &capture)?;
     // Nothing is kept yet, so nothing to report: the writes report what their text keeps.
-    let state = Box::new(State { capture, settled: None });
+    let state = Box::new(State { capture, settled: None, tokens });
     let data = Box::into_raw(Box::new(Handle { state: RefCell::new(Some(state)), reported: Cell::new(0) }));
     let mut v = ptr::null_mut();
     // SAFETY: `env` is valid while the call runs; `finalize` frees `data` exactly once.
@@ -233,7 +253,9 @@ pub fn capture_finish(call: &Call) -> Answer {
 
 /// `captureResult` → the clamped text (a Buffer for a raw capture, else a string), with the
 /// request block's snap. With `final` the capture ends first; without, the result is that
-/// of a snapshot. Offsets are UTF-16 positions (bytes for a raw capture).
+/// of a snapshot. Offsets are UTF-16 positions (bytes for a raw capture). A capture with a
+/// limit in exact tokens is cut within them (a counter function is argument 4), with its
+/// tokens in their slots.
 pub fn capture_result(call: &Call) -> Answer {
     let snap = snap_of(call.flag(Field::Snap)?);
     let handle = handle(call, 1)?;
@@ -241,40 +263,102 @@ pub fn capture_result(call: &Call) -> Answer {
     let notice = NoticeArg::read(call, 3)?;
     let snapshot;
     let state;
-    let (capture, settled) = if last {
+    let (capture, settled, tokens) = if last {
         {
             let mut state = state_mut(handle)?;
             state.capture.finish();
             report(call.env(), handle, held(Some(&state)));
         }
         state = self::state(handle)?;
-        (&state.capture, state.settled)
+        (&state.capture, state.settled, state.tokens)
     } else {
         let borrowed = self::state(handle)?;
         snapshot = borrowed.capture.snapshot();
-        let settled = borrowed.settled;
+        let (settled, tokens) = (borrowed.settled, borrowed.tokens);
         drop(borrowed);
-        (&snapshot, settled)
+        (&snapshot, settled, tokens)
     };
+    if let Some(tokens) = tokens {
+        return answer_tokens(call, capture, tokens, notice, snap);
+    }
     let src = capture.source();
     let options = *capture.options();
     let (planned, from_function) = match settled {
         Some(head_end) => with_notice(call, &notice, |n| plan_head_at(&src, &options.limits, n, head_end))?,
         None => plan_with(call, &src, &options.limits, options.strategy, &notice, true, snap)?,
     };
+    answer_planned(call, &src, options.raw, planned, template_stand_ins(notice, from_function), |_| ())
+}
+
+/// [`capture_result`] of a capture with a limit in exact tokens: the plan of
+/// [`Capture::cut_within_tokens`], counted by the encoding's index of the kept text or by
+/// the caller's function (argument 4). The text's tokens are exact only when the capture
+/// kept it whole and the count read it all; otherwise a lower bound (or unknown, for a
+/// function that never counted the whole text).
+fn answer_tokens(
+    call: &Call,
+    capture: &Capture,
+    (max, encoding): (u64, Option<&'static Tokenizer>),
+    notice: NoticeArg,
+    snap: toolclamp_core::Snap,
+) -> Answer {
+    let src = capture.source();
+    let kept = capture.kept_text();
+    let search = |n: &mut toolclamp_core::Notice<'_>, counter: &mut dyn toolclamp_core::CountCandidate| {
+        capture.cut_within_tokens(max, n, snap, counter)
+    };
+    let (cut, total, from_function) = match encoding {
+        Some(tokenizer) => {
+            let mut index = kept.index(tokenizer, max);
+            let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut index))?;
+            let total = kept.total_tokens(&index, tokenizer.vocab().max_token_len() as u64);
+            (cut, Some(total), from_function)
+        }
+        None => {
+            let func = call.arg(4);
+            if call.type_of(func)? != sys::ValueType::napi_function {
+                return Err(call.type_error(4, "a function"));
+            }
+            let mut counter = JsCounter::new(call, func, &kept);
+            let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut counter))?;
+            if let Some(thrown) = counter.failed {
+                return Err(thrown);
+            }
+            (cut, counter.whole.map(|t| (t, true)), from_function)
+        }
+    };
     let stand_ins = template_stand_ins(notice, from_function);
+    answer_planned(call, &src, false, cut.plan, stand_ins, |r| {
+        r.set(Slot::OutputTokens, cut.tokens)
+            .set(Slot::TokensBound, cut.by_tokens as u64)
+            .set_optional(Slot::TotalTokens, total.map(|(t, _)| t))
+            .set(Slot::TotalTokensExact, total.is_some_and(|(_, exact)| exact) as u64);
+    })
+}
+
+/// Answers a plan of a capture's text (`None`: it fits) with the clamped text; `extra`
+/// adds to the results.
+fn answer_planned(
+    call: &Call,
+    src: &Gapped<'_>,
+    raw: bool,
+    planned: Option<Plan>,
+    stand_ins: crate::text::StandIns,
+    extra: impl FnOnce(&mut Results),
+) -> Answer {
     let Some(p) = planned else {
         let mut bytes = Vec::with_capacity(src.len());
         src.copy_to(0, src.len(), &mut bytes);
         let total = src.totals();
         let mut r = Results::new(Verdict::Fits);
-        let end = if options.raw { src.len() as u64 } else { total.chars };
+        let end = if raw { src.len() as u64 } else { total.chars };
         r.set(Slot::HeadEnd, end)
             .set(Slot::TailStart, end)
             .set_measure(Slot::TotalChars, total)
             .set_measure(Slot::OutputChars, total);
+        extra(&mut r);
         call.answer(&r)?;
-        return text_of(call, &bytes, total.chars, options.raw);
+        return text_of(call, &bytes, total.chars, raw);
     };
     let mut bytes = Vec::with_capacity(p.output.bytes as usize);
     src.copy_to(0, p.head_end, &mut bytes);
@@ -283,19 +367,20 @@ pub fn capture_result(call: &Call) -> Answer {
     let glue_end = bytes.len();
     src.copy_to(p.tail_start, src.len(), &mut bytes);
     let mut r = plan_results(&p);
-    if !options.raw {
-        let (head_end, tail_start) = utf16_offsets(&src, &p);
+    if !raw {
+        let (head_end, tail_start) = utf16_offsets(src, &p);
         r.set(Slot::HeadEnd, head_end).set(Slot::TailStart, tail_start);
     }
+    extra(&mut r);
     call.answer(&r)?;
     // A notice with lone surrogates: only UTF-16 carries them.
     match stand_ins.restore(&p.glue) {
-        Some(glue) if !options.raw => {
+        Some(glue) if !raw => {
             let utf16 = |b: &[u8]| String::from_utf8_lossy(b).encode_utf16().collect::<Vec<u16>>();
             let units = [utf16(&bytes[..head_len]), glue, utf16(&bytes[glue_end..])].concat();
             call.string_from_utf16(&units)
         }
-        _ => text_of(call, &bytes, p.output.chars, options.raw),
+        _ => text_of(call, &bytes, p.output.chars, raw),
     }
 }
 
@@ -324,7 +409,9 @@ pub fn capture_settle_head(call: &Call) -> Answer {
     let notice = NoticeArg::read(call, 2)?;
     let state = state(handle)?;
     let Some(settled) = state.settled else {
-        let Some(src) = state.capture.settled_head() else {
+        // A head within exact tokens is known only once the notice is: at the end.
+        let early = state.tokens.is_none().then(|| state.capture.settled_head()).flatten();
+        let Some(src) = early else {
             answer_totals(call, &state.capture)?;
             return call.null();
         };

@@ -30,6 +30,8 @@ const TEXT_PLAN: &[crate::layout::Field] =
     &[Strategy, MaxChars, MaxBytes, MaxLines, HeadRatio, Exact, Snap, Restack, MaxTokens, Tokenizer];
 /// What a capture or a JSON clamp keeps.
 const KEEP: &[crate::layout::Field] = &[Strategy, MaxChars, MaxBytes, MaxLines, HeadRatio];
+/// What a capture keeps, with its limit in exact tokens.
+const CAPTURE: &[crate::layout::Field] = &[Strategy, MaxChars, MaxBytes, MaxLines, HeadRatio, MaxTokens, Tokenizer];
 /// A chars-only plan.
 const CHARS_ONLY: &[crate::layout::Field] = &[Strategy, MaxChars, HeadRatio];
 
@@ -145,8 +147,8 @@ const TABLE: &[Export] = &[
     },
     Export {
         name: c"captureCreate",
-        params: &["out", "normalize", "flags", "raw"],
-        request: KEEP,
+        params: &["out", "normalize", "flags", "raw", "tokenCounter"],
+        request: CAPTURE,
         body: capture::capture_create,
     },
     Export {
@@ -158,7 +160,7 @@ const TABLE: &[Export] = &[
     Export { name: c"captureFinish", params: &["out", "capture", "echo"], request: &[], body: capture::capture_finish },
     Export {
         name: c"captureResult",
-        params: &["out", "capture", "final", "notice"],
+        params: &["out", "capture", "final", "notice", "tokenCounter"],
         request: &[Snap],
         body: capture::capture_result,
     },

@@ -197,9 +197,9 @@ fn answer_tokens<U: toolclamp_core::Unit>(
             (cut, Some(index.counted()), from_function)
         }
         Counter::Function(func) => {
-            let mut counter = JsCounter::new(call, func, units);
+            let mut counter = JsCounter::new(call, func, &src);
             // The parts a template's tokens count, by a counter of their own.
-            let mut parts = JsCounter::new(call, func, units);
+            let mut parts = JsCounter::new(call, func, &src);
             let len = units.len();
             let mut count_part = |head_end: usize, tail_start: usize| {
                 parts.count(&Candidate { head_end, glue: "", tail_start }, u64::MAX).unwrap_or(0)

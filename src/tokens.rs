@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use napi::sys;
-use toolclamp_core::{largest_within, Candidate, CountCandidate, Encoding, Tokenizer, Unit, Units, Vocab};
+use toolclamp_core::{largest_within, Candidate, CodeUnits, CountCandidate, Encoding, Tokenizer, Units, Vocab};
 
 use crate::call::{Answer, Call, Thrown};
 use crate::layout::{Field, Results, Slot, Verdict, TOKENIZERS};
@@ -203,31 +203,31 @@ impl TokenLimit {
     }
 }
 
-/// Counts candidates with a caller's JS function, called with each candidate's text. Its
-/// first failure ends the counting (every later candidate is "over") and is thrown once
-/// the search returns.
-pub(crate) struct JsCounter<'c, U: Unit> {
+/// Counts candidates of `text` with a caller's JS function, called with each candidate's
+/// text. Its first failure ends the counting (every later candidate is "over") and is
+/// thrown once the search returns.
+pub(crate) struct JsCounter<'c, T: CodeUnits + ?Sized> {
     pub call: &'c Call,
     pub func: sys::napi_value,
-    pub units: &'c [U],
+    pub text: &'c T,
     pub failed: Option<Thrown>,
     /// The count of the whole text, if the function was asked for it.
     pub whole: Option<u64>,
     scratch: Vec<u16>,
 }
 
-impl<'c, U: Unit> JsCounter<'c, U> {
-    pub(crate) fn new(call: &'c Call, func: sys::napi_value, units: &'c [U]) -> Self {
-        JsCounter { call, func, units, failed: None, whole: None, scratch: Vec::new() }
+impl<'c, T: CodeUnits + ?Sized> JsCounter<'c, T> {
+    pub(crate) fn new(call: &'c Call, func: sys::napi_value, text: &'c T) -> Self {
+        JsCounter { call, func, text, failed: None, whole: None, scratch: Vec::new() }
     }
 
     fn call_js(&mut self, c: &Candidate<'_>) -> Result<u64, Thrown> {
         let call = self.call;
         let text = &mut self.scratch;
         text.clear();
-        text.extend(self.units[..c.head_end].iter().map(|u| u.code()));
+        self.text.push_utf16(0, c.head_end, text);
         text.extend(c.glue.encode_utf16());
-        text.extend(self.units[c.tail_start..].iter().map(|u| u.code()));
+        self.text.push_utf16(c.tail_start, self.text.len(), text);
         let arg = call.string_from_utf16(text)?;
         let recv = call.undefined()?;
         let mut result = std::ptr::null_mut();
@@ -255,7 +255,7 @@ impl<'c, U: Unit> JsCounter<'c, U> {
     }
 }
 
-impl<U: Unit> CountCandidate for JsCounter<'_, U> {
+impl<T: CodeUnits + ?Sized> CountCandidate for JsCounter<'_, T> {
     fn count(&mut self, c: &Candidate<'_>, limit: u64) -> Option<u64> {
         // After a failure nothing more is called, and every candidate counts as within: the
         // search then ends on the plan it has, which the caller discards to throw the
@@ -264,7 +264,7 @@ impl<U: Unit> CountCandidate for JsCounter<'_, U> {
         if self.failed.is_some() {
             return Some(0);
         }
-        let empty = c.head_end == 0 && c.glue.is_empty() && c.tail_start == self.units.len();
+        let empty = c.head_end == 0 && c.glue.is_empty() && c.tail_start == self.text.len();
         match self.call_js(c) {
             Ok(n) if n > limit && empty => {
                 // No result is within: the function counts tokens even for none.
@@ -273,7 +273,7 @@ impl<U: Unit> CountCandidate for JsCounter<'_, U> {
                 Some(0)
             }
             Ok(n) => {
-                if c.head_end == self.units.len() && c.glue.is_empty() {
+                if c.head_end == self.text.len() && c.glue.is_empty() {
                     self.whole = Some(n);
                 }
                 (n <= limit).then_some(n)

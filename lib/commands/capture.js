@@ -48,8 +48,10 @@ const END_INTERRUPTED = Symbol('toolclamp.endInterrupted')
 
 /**
  * The limits of a capture. None given: the library's defaults (51,200 bytes, 2,000 lines).
- * Memory is bounded by the byte and char limits, so when neither is set (only `maxLines`),
- * `maxBytes` is 51,200 too.
+ * Memory is bounded by the byte and char limits, or by a limit in an encoding's tokens (no
+ * token of it stands for more than its longest), so when none of them is set (only
+ * `maxLines`), `maxBytes` is 51,200 too. A tokenizer function bounds nothing: a limit in
+ * its tokens needs a byte or char limit beside it.
  */
 function readCaptureLimits(options) {
   const { maxChars, maxBytes, maxLines, maxTokens, tokenizer } = options
@@ -58,8 +60,22 @@ function readCaptureLimits(options) {
     return readLimits({ maxBytes: DEFAULT_MAX_BYTES, maxLines: DEFAULT_MAX_LINES, tokenizer })
   }
   const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer })
-  if (limits.maxChars === Infinity && limits.maxBytes === Infinity) limits.maxBytes = DEFAULT_MAX_BYTES
+  checkCounterBound(limits)
+  if (limits.maxChars === Infinity && limits.maxBytes === Infinity && limits.tokens === undefined) limits.maxBytes = DEFAULT_MAX_BYTES
   return limits
+}
+
+/**
+ * Throws when `limits` (as read) cut by a tokenizer function's tokens with neither bytes nor
+ * chars limited: how much text one of its tokens stands for is unknown, so nothing would
+ * bound what a capture keeps. `prefix` names the options (`stdout.`).
+ */
+function checkCounterBound(limits, prefix = '') {
+  if (limits.tokens?.tokenizer.count === undefined || limits.maxChars !== Infinity || limits.maxBytes !== Infinity) return
+  throw invalid(
+    TypeError,
+    `${prefix}maxBytes or ${prefix}maxChars is required with a tokenizer function: a capture keeps only what its limits allow, and how much text one token of a function stands for is unknown`,
+  )
 }
 
 // A capture with a spill that is dropped without end() or dispose() would keep its fd and
@@ -191,6 +207,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
   const flags = terminal.readNormalize(normalize)
   if (raw !== undefined && typeof raw !== 'boolean') throw mustBe(TypeError, `raw`, `a boolean`, raw)
   if (raw && flags !== 0) throw invalid(TypeError, 'raw and normalize cannot be combined: normalised output is text')
+  if (raw && limits.tokens !== undefined) throw invalid(TypeError, 'raw and an exact tokenizer cannot be combined: tokens count text')
   const spillTo = spills.readSpill(spill, 'output', spills.SPILL_KEYS_WITH_CALLBACK)
   // With a spill, the notice may name the file ({spillPath}): spillNotices reads it.
   const checked = spillTo === undefined ? readNotice(notice) : undefined
@@ -312,7 +329,7 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       refuseReentry('snapshot')
       if (ended !== undefined) return ended
       refuseDisposed()
-      return shape(plan('snapshot', () => native.captureResult(opened(), false, noticeNow(), lineSnap)))
+      return shape(plan('snapshot', () => native.captureResult(opened(), false, noticeNow(), lineSnap, limits.tokens)))
     },
     function end() {
       refuseReentry('end')
@@ -328,14 +345,14 @@ function openCapture(options, namedDefault, unnamedDefault, interruptible = fals
       const finished = native.captureFinish(opened(), echo)
       totals = finished.totals
       if (echo) stream.write(finished.added)
-      let result = shape(plan('end', () => native.captureResult(handle, true, noticeNow(), lineSnap)))
+      let result = shape(plan('end', () => native.captureResult(handle, true, noticeNow(), lineSnap, limits.tokens)))
       let report
       if (stream !== undefined) {
         const named = !stream.failed
         report = stream.close(result.truncated)
         if (result.truncated && named && report.path === null) {
           // The file could not be kept: the notice must not name it.
-          result = shape(plan('end', () => native.captureResult(handle, true, notices.unnamed, lineSnap)))
+          result = shape(plan('end', () => native.captureResult(handle, true, notices.unnamed, lineSnap, limits.tokens)))
         }
         if (result.truncated) result.spill = report
       }
@@ -430,4 +447,4 @@ function clampNormalized(text, options, limits, namedDefault = SPILL_NOTICE, unn
   return captured(text, resolved, namedDefault, unnamedDefault)
 }
 
-module.exports = { createOutputCapture, openCapture, readCaptureLimits, clampNormalized, END_INTERRUPTED }
+module.exports = { createOutputCapture, openCapture, readCaptureLimits, checkCounterBound, clampNormalized, END_INTERRUPTED }

@@ -25,7 +25,8 @@
 //
 // One difference from formatExecOutput, for bounded memory: a stream with neither a char nor
 // a byte budget (`stdout: { maxLines: 400 }`, `stdout: Infinity`) is held to 51,200 bytes,
-// as any capture is.
+// as any capture is, unless an encoding's tokens bound it; tokens counted by a function need
+// a char or byte budget beside them.
 
 const { invalid, mustBe } = require('../common/errors.js')
 const { spawn, execFile } = require('node:child_process')
@@ -33,12 +34,12 @@ const fs = require('node:fs')
 const os = require('node:os')
 const { types } = require('node:util')
 
-const { openCapture } = require('./capture.js')
+const { checkCounterBound, openCapture } = require('./capture.js')
 const exec = require('./exec.js')
 const native = require('../native.js')
 const notices = require('../common/notices.js')
 const { formatCount, isArray, isError, messageOf } = require('../common/format.js')
-const { estimateOnly, isPlainObject, readOptionsObject } = require('../common/options.js')
+const { isPlainObject, readOptionsObject } = require('../common/options.js')
 
 const IS_WINDOWS = process.platform === 'win32'
 const STREAMS = ['stdout', 'stderr']
@@ -164,12 +165,13 @@ function normalizeOption(flags) {
  */
 function captureOptions(read, stream) {
   const { maxChars, maxBytes, maxLines, notice, tokens } = read.streams[stream]
-  // A stream is captured as it comes, before its tokens can be counted.
-  if (tokens !== undefined) estimateOnly(tokens.tokenizer.count ?? tokens.tokenizer.name, `${stream}.`)
   const options = {
     maxChars,
     maxBytes,
     maxLines,
+    // A limit in exact tokens, as read (estimated tokens are in maxBytes already).
+    maxTokens: tokens?.max,
+    tokenizer: tokens === undefined ? undefined : (tokens.tokenizer.count ?? tokens.tokenizer.name),
     strategy: read.strategy,
     headRatio: read.headRatio,
     snap: read.snap ? 'line' : 'none',
@@ -206,6 +208,7 @@ function readRun(command, args, options) {
     normalize,
   } = readOptionsObject(options, RUN_OPTIONS, true)
   const read = exec.readExecOptions({ stdout, stderr, strategy, headRatio, notice, spill, snap, normalize })
+  for (const stream of STREAMS) checkCounterBound(read.streams[stream], `${stream}.`)
   return {
     command: readCommand(command),
     args: readArgs(args),

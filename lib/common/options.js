@@ -58,29 +58,12 @@ function readOptionalBudget(name, value, fallback = Infinity) {
 /**
  * A byte budget with an estimated token budget folded in: one token per `BYTES_PER_TOKEN`
  * UTF-8 bytes, rounded up, so a text fits `maxTokens` estimated tokens exactly when it fits
- * `maxTokens × BYTES_PER_TOKEN` bytes, which the byte planner keeps. For the functions that
- * take no exact tokenizer (estimateOnly).
+ * `maxTokens × BYTES_PER_TOKEN` bytes, which the byte planner keeps.
  */
-function withTokenBudget(maxBytes, maxTokens, tokenizer, prefix = '') {
-  estimateOnly(tokenizer, prefix)
-  return withEstimate(maxBytes, maxTokens, prefix)
-}
-
-function withEstimate(maxBytes, maxTokens, prefix) {
+function withTokenBudget(maxBytes, maxTokens, prefix = '') {
   if (maxTokens === undefined) return maxBytes
   const tokens = readBudget(`${prefix}maxTokens`, maxTokens)
   return Math.min(maxBytes, tokens * native.BYTES_PER_TOKEN, tokens === Infinity ? Infinity : Number.MAX_SAFE_INTEGER)
-}
-
-/**
- * Throws unless `tokenizer` is the estimate: for the functions that do not cut by exact
- * tokens (streams); an exact tokenizer there is refused, never ignored.
- */
-function estimateOnly(tokenizer, prefix = '') {
-  if (tokenizer === undefined || tokenizer === 'estimate') return ESTIMATE
-  const exact = typeof tokenizer === 'function' || (typeof tokenizer === 'string' && native.encodingOf(tokenizer) !== null)
-  const hint = exact ? ' (here only the estimate counts; exact tokenizers serve every clamp but captures and runCommand)' : ''
-  throw mustBe(TypeError, `${prefix}tokenizer`, `"estimate"`, tokenizer, hint)
 }
 
 const UNBOUNDED = Object.freeze({ maxChars: Infinity, maxBytes: Infinity, maxLines: Infinity })
@@ -88,23 +71,22 @@ const UNBOUNDED = Object.freeze({ maxChars: Infinity, maxBytes: Infinity, maxLin
 /**
  * The budgets of options already read (`{ maxChars, maxBytes, maxLines, maxTokens,
  * tokenizer }`): each one not given is its `defaults` one. Estimated tokens become bytes
- * (withEstimate); with `exact`, a tokenizer other than the estimate gives `tokens`:
- * `{ max, tokenizer }` (readTokenizer), which the plan keeps by counting. Without `exact`
- * such a tokenizer throws (estimateOnly). The one rule every clamp's options follow;
- * `prefix` names them in errors (`stdout.`).
+ * (withTokenBudget); a tokenizer other than the estimate gives `tokens`: `{ max, tokenizer }`
+ * (readTokenizer), which the clamp keeps by counting. The one rule every clamp's options
+ * follow; `prefix` names them in errors (`stdout.`).
  */
-function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, defaults = UNBOUNDED, prefix = '', exact = false) {
-  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix, exact)
+function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, defaults = UNBOUNDED, prefix = '') {
+  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix)
 }
 
 /** readBudgets of values already read. */
-function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix, exact = false) {
-  const counter = exact ? readTokenizer(tokenizer, prefix) : estimateOnly(tokenizer, prefix)
+function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix) {
+  const counter = readTokenizer(tokenizer, prefix)
   const bytes = budgetOr(prefix, 'maxBytes', maxBytes, defaults.maxBytes)
   const exactMax = counter === ESTIMATE || maxTokens === undefined ? Infinity : readBudget(`${prefix}maxTokens`, maxTokens)
   return {
     maxChars: budgetOr(prefix, 'maxChars', maxChars, defaults.maxChars),
-    maxBytes: counter === ESTIMATE ? withEstimate(bytes, maxTokens, prefix) : bytes,
+    maxBytes: counter === ESTIMATE ? withTokenBudget(bytes, maxTokens, prefix) : bytes,
     maxLines: budgetOr(prefix, 'maxLines', maxLines, defaults.maxLines),
     tokens: exactMax === Infinity ? undefined : { max: exactMax, tokenizer: counter },
   }
@@ -124,10 +106,10 @@ function budgetOr(prefix, key, value, fallback) {
  * `maxChars`, `maxBytes` and `maxLines` of an object whose keys were checked, at least one
  * of them or `maxTokens` given (readBudgets); `prefix` names them in errors (`stdout.`).
  */
-function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required', exact = false) {
+function readLimits(object, prefix = '', what = 'at least one of maxChars, maxBytes, maxLines, maxTokens is required') {
   const { maxChars, maxBytes, maxLines, maxTokens } = object
   if (maxChars === undefined && maxBytes === undefined && maxLines === undefined && maxTokens === undefined) throw invalid(TypeError, what)
-  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, object.tokenizer, UNBOUNDED, prefix, exact)
+  return budgetsOf(maxChars, maxBytes, maxLines, maxTokens, object.tokenizer, UNBOUNDED, prefix)
 }
 
 /**
@@ -141,10 +123,10 @@ function readLimitArgument(name, limit) {
   }
   if (name === 'limit') {
     checkKeys(limit, LIMIT_KEYS)
-    return readLimits(limit, '', undefined, true)
+    return readLimits(limit)
   }
   checkKeys(limit, LIMIT_KEYS, `${name}.`)
-  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines, maxTokens`, true)
+  return readLimits(limit, `${name}.`, `${name} must set at least one of maxChars, maxBytes, maxLines, maxTokens`)
 }
 
 function readHeadRatio(value, fallback = DEFAULT_HEAD_RATIO) {
@@ -211,7 +193,6 @@ module.exports = {
   readBudgets,
   readLimits,
   withTokenBudget,
-  estimateOnly,
   readLimitArgument,
   readHeadRatio,
   readStrategy,

@@ -63,7 +63,7 @@ function readJsonOptions(options) {
   checkKeys(options, JSON_OPTIONS)
   const { strategy, headRatio, markers, space } = options
   return {
-    ...readBudgets(options, DEFAULT_JSON_OPTIONS, '', true),
+    ...readBudgets(options, DEFAULT_JSON_OPTIONS),
     strategy: readChoice('strategy', strategy, JSON_STRATEGIES, 'head'),
     headRatio: readHeadRatio(headRatio),
     markers: readChoice('markers', markers, MARKERS, 'inline'),

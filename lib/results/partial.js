@@ -68,7 +68,7 @@ function readPartial(text, options) {
   const tokenizer = readTokenizer(given.tokenizer)
   const exact = tokenizer !== ESTIMATE && maxTokens !== undefined && maxTokens !== Infinity
   const byteLimit = readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4)
-  const maxBytes = exact ? byteLimit : withTokenBudget(byteLimit, maxTokens, undefined)
+  const maxBytes = exact ? byteLimit : withTokenBudget(byteLimit, maxTokens)
   const maxLines = readCount('maxLines', given.maxLines, DEFAULT_MAX_LINES, 1)
   const offset = readPosition('offset', given.offset, 1, 1)
   const column = readPosition('column', given.column, 0, 0)

@@ -108,7 +108,7 @@ function readPayloadLimits(limits, defaults, spillName = 'tool-result') {
     throw mustBe(TypeError, `responseFormat`, `"content" or "content_and_artifact"`, responseFormat)
   }
   const snapLines = readSnap(snap, 'line')
-  const { maxChars, maxBytes, maxLines, tokens } = readBudgets(limits, defaults, '', true)
+  const { maxChars, maxBytes, maxLines, tokens } = readBudgets(limits, defaults)
   return record(
     responseFormat ?? 'content',
     snapLines,

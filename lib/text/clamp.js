@@ -213,7 +213,7 @@ function truncateText(text, options) {
   // Terminal output is normalised before it is counted: budgets count what the model reads,
   // and a spill file holds that text, so the lines a notice names are its lines.
   const flags = terminal.readNormalize(normalize)
-  const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, '', undefined, true)
+  const limits = readLimits({ maxChars, maxBytes, maxLines, maxTokens, tokenizer })
   const name = readStrategy(strategy)
   const ratio = readHeadRatio(headRatio)
   const lines = readSnap(snap, 'none')

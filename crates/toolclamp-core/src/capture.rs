@@ -19,10 +19,14 @@
 //! than a limit allows. (Where a planner step scans for a line break into the gap, the
 //! answer "none before the gap" only rules out candidates that could not fit.)
 
+use std::borrow::Cow;
+
 use crate::measure::{lines_of, Measure, Span};
-use crate::plan::{Limits, Strategy, UNLIMITED};
+use crate::notice::{Dims, Notice, TemplateError};
+use crate::plan::{plan_with_snap, Limits, Snap, Strategy, UNLIMITED};
 use crate::source::Source;
 use crate::terminal::{Normalize, Sink, TerminalNormalizer};
+use crate::tokens::{cut_to_tokens, Candidate, CodeUnits, CountCandidate, TokenCut, TokenIndex, Tokenizer};
 use crate::utf8::{char_weight, count, raw_unit, Utf8, Utf8Stream, REPLACEMENT};
 
 const NL: u8 = b'\n';
@@ -156,19 +160,38 @@ pub struct Capture {
     /// UTF-8 of string chunks on its way to the decoder or normaliser.
     encoded: Vec<u8>,
     finished: bool,
+    /// The most bytes a result within a limit in exact tokens can hold ([`UNLIMITED`]: no
+    /// such limit, or one whose longest token is unknown).
+    token_bytes: u64,
 }
 
-/// How far a plan within `limits` reads from one end, in bytes.
-fn reach(limits: &Limits) -> Option<usize> {
+/// How far a plan within `limits` (and within `token_bytes`) reads from one end, in bytes.
+fn reach(limits: &Limits, token_bytes: u64) -> Option<usize> {
     // A UTF-16 unit is at most 3 UTF-8 bytes.
     let by_chars = if limits.max_chars == UNLIMITED { UNLIMITED } else { limits.max_chars.saturating_mul(3) };
-    let bytes = limits.max_bytes.min(by_chars);
+    let bytes = limits.max_bytes.min(by_chars).min(token_bytes);
     (bytes != UNLIMITED).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
+}
+
+/// The most bytes a result within `max_tokens` can hold when no token stands for more than
+/// `max_token_bytes`: one token more than the limit's worth, the bound
+/// [`cut_to_tokens`] starts its search at (so a capture plans that probe as the whole text
+/// would).
+pub fn token_bytes(max_tokens: u64, max_token_bytes: u64) -> u64 {
+    max_tokens.saturating_add(1).saturating_mul(max_token_bytes)
 }
 
 impl Capture {
     pub fn new(options: CaptureOptions) -> Result<Capture, CaptureError> {
-        let reach = reach(&options.limits).ok_or(CaptureError::Unbounded)?.saturating_add(CAPTURE_MARGIN);
+        Capture::within_token_bytes(options, UNLIMITED)
+    }
+
+    /// A capture for a cut within exact tokens too ([`Capture::cut_within_tokens`]):
+    /// `token_bytes` ([`token_bytes`]) bounds what is kept as a byte limit would, so a limit
+    /// in tokens alone bounds the memory. [`UNLIMITED`] for a counter whose longest token is
+    /// unknown: the byte or char limit must bound it then.
+    pub fn within_token_bytes(options: CaptureOptions, token_bytes: u64) -> Result<Capture, CaptureError> {
+        let reach = reach(&options.limits, token_bytes).ok_or(CaptureError::Unbounded)?.saturating_add(CAPTURE_MARGIN);
         let (head_cap, tail_cap) = match options.strategy {
             Strategy::Head => (reach, HEAD_ONLY_TAIL),
             Strategy::Tail => (0, reach),
@@ -194,6 +217,7 @@ impl Capture {
             scratch: String::new(),
             encoded: Vec::new(),
             finished: false,
+            token_bytes,
         })
     }
 
@@ -316,6 +340,7 @@ impl Capture {
             scratch: String::new(),
             encoded: Vec::new(),
             finished: false,
+            token_bytes: self.token_bytes,
         };
         if let Some(normalizer) = &self.normalizer {
             normalizer.unfinished(&mut copy.scratch);
@@ -412,6 +437,221 @@ impl Capture {
             }
             None => self.store.accept(bytes),
         }
+    }
+}
+
+/// Cuts within exact tokens. A capture that kept the whole text is cut as the whole text
+/// is. One that dropped some keeps what a plan within `token_bytes` reads, so its byte
+/// limit is lowered to that bound, which costs nothing of what a result can keep: a result
+/// of more bytes is over the tokens anyway (no token is longer than the encoding's longest).
+/// Candidates are counted on the kept text ([`KeptText`]), where each one is whole.
+impl Capture {
+    /// The largest byte budget whose plan (the capture's limits and strategy, `snap`) is
+    /// within `max_tokens`, as [`cut_to_tokens`] finds it for the whole text (with the byte
+    /// limit lowered to `token_bytes` when text was dropped); `counter` counts candidates
+    /// of [`Capture::kept_text`] (a [`TokenIndex`] of it, or a caller's counter). Plan it
+    /// once finished, or on a [`snapshot`](Self::snapshot). Not for a raw capture: its
+    /// bytes need not be text.
+    ///
+    /// `truncated_by` names bytes only when the caller's byte limit cut, and `by_tokens` is
+    /// set whenever the tokens bound the cut (a plan cut by the bound of `token_bytes` was
+    /// cut by the tokens).
+    pub fn cut_within_tokens<C: CountCandidate + ?Sized>(
+        &self,
+        max_tokens: u64,
+        notice: &mut Notice<'_>,
+        snap: Snap,
+        counter: &mut C,
+    ) -> Result<TokenCut, TemplateError> {
+        assert!(!self.options.raw, "a raw capture is not text to count tokens of");
+        let src = self.source();
+        let kept = self.kept_text();
+        let totals = src.totals();
+        let CaptureOptions { limits, strategy, .. } = self.options;
+        // Any plan of a text kept whole can be made; of one with a gap, those within the bound.
+        let bound = if kept.is_whole() { UNLIMITED } else { self.token_bytes };
+        let plan_at = |bytes: u64| {
+            let limits = Limits { max_bytes: limits.max_bytes.min(bytes).min(bound), ..limits };
+            if totals.chars <= limits.max_chars && totals.bytes <= limits.max_bytes && totals.lines <= limits.max_lines
+            {
+                return Ok(None);
+            }
+            plan_with_snap(&src, &limits, strategy, notice, true, snap)
+        };
+        let mut mapped = KeptCounter { kept: &kept, inner: counter };
+        let byte_cap = limits.max_bytes.min(bound);
+        let mut cut = cut_to_tokens(max_tokens, byte_cap, totals.bytes, src.len(), plan_at, &mut mapped)?;
+        if let Some(plan) = &mut cut.plan {
+            // The bound is the tokens' limit, not the caller's.
+            cut.by_tokens |= byte_cap < limits.max_bytes && plan.truncated_by.contains(Dims::BYTES);
+            if cut.by_tokens && totals.bytes <= limits.max_bytes {
+                plan.truncated_by = Dims(plan.truncated_by.0 & !Dims::BYTES.0);
+            }
+        }
+        Ok(cut)
+    }
+
+    /// The kept text, for counting candidates: the whole text when the buffers hold it all,
+    /// else the head's whole chars followed by the tail's. It counts as the whole text
+    /// ([`KeptText::is_whole`]) only when no longer than a buffer's cap: the buffers may
+    /// hold more for a while (the tail is trimmed in steps), but a result must depend on
+    /// the text alone, not on how its chunks came.
+    pub fn kept_text(&self) -> KeptText<'_> {
+        let s = &self.store;
+        let src = s.source(true);
+        let whole = s.len <= s.head_cap.max(s.tail_cap);
+        if src.known() {
+            // The two buffers may hold parts of one char where they meet: the text is copied
+            // whole (no more than they hold).
+            let mut all = Vec::with_capacity(s.len);
+            src.copy_to(0, s.len, &mut all);
+            let text = String::from_utf8(all).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            return KeptText { head: Cow::Owned(text), tail: "", tail_at: s.len, len: s.len, whole };
+        }
+        let head = valid_prefix(&s.head);
+        // The tail buffer may start inside a char: its whole chars are kept.
+        let mut skip = 0;
+        while skip < s.tail.len() && (s.tail[skip] as i8) < -64 {
+            skip += 1;
+        }
+        let tail = valid_prefix(&s.tail[skip..]);
+        KeptText { head: Cow::Borrowed(head), tail, tail_at: s.len - s.tail.len() + skip, len: s.len, whole }
+    }
+}
+
+/// The longest prefix of `bytes` that is UTF-8 (a kept buffer may end inside a char).
+fn valid_prefix(bytes: &[u8]) -> &str {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).expect("valid up to there"),
+    }
+}
+
+/// The text a capture kept, as one text to count tokens of: `head` (the text's start)
+/// followed by `tail` (the text's end from byte `tail_at`). Positions are its own; a
+/// candidate of the whole text is one of it when its head ends in `head` and its tail
+/// starts in `tail` ([`KeptText::candidate`]), which every plan the capture makes is.
+/// Where the two meet it is not the text: what is counted across there is never used (a
+/// piece of the head whose match read past its end is counted afresh, see [`TokenIndex`]).
+pub struct KeptText<'a> {
+    head: Cow<'a, str>,
+    tail: &'a str,
+    tail_at: usize,
+    /// Bytes of the whole text.
+    len: usize,
+    /// Whether it stands for the whole text (see [`Capture::kept_text`]).
+    whole: bool,
+}
+
+impl KeptText<'_> {
+    /// Whether this stands for the whole text: a capture cuts it as the whole text is cut,
+    /// and its count of tokens is the text's.
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// Whether it is the text without a gap.
+    fn contiguous(&self) -> bool {
+        self.head.len() == self.len
+    }
+
+    /// `candidate` of the whole text as one of this text, or `None` when a cut falls where
+    /// nothing was kept.
+    pub fn candidate<'g>(&self, candidate: &Candidate<'g>) -> Option<Candidate<'g>> {
+        let Candidate { head_end, glue, tail_start } = *candidate;
+        let tail_start = match tail_start {
+            t if t >= self.tail_at => self.head.len() + (t - self.tail_at),
+            t if t <= self.head.len() && self.contiguous() => t,
+            _ => return None,
+        };
+        (head_end <= self.head.len()).then_some(Candidate { head_end, glue, tail_start })
+    }
+
+    /// An index of this text's tokens for a cut within `max_tokens`: its one count of the
+    /// end stays inside the kept tail.
+    pub fn index<'t>(&'t self, tokenizer: &'t Tokenizer, max_tokens: u64) -> TokenIndex<'t, Self> {
+        // About 4 bytes a token, as for a whole text.
+        let wanted = usize::try_from(max_tokens.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64);
+        let tail_units = if self.contiguous() { wanted } else { wanted.min(self.tail.len()) };
+        TokenIndex::new(tokenizer, self, tail_units)
+    }
+
+    /// What `index` knows of the whole text's tokens, and whether it is exact. Of the whole
+    /// text, what [`TokenIndex::counted`] says; otherwise a lower bound: the tokens of the
+    /// start it counted, and at least one token per `max_token_bytes` of the rest.
+    pub fn total_tokens(&self, index: &TokenIndex<'_, Self>, max_token_bytes: u64) -> (u64, bool) {
+        if self.is_whole() {
+            return index.counted();
+        }
+        let (end, tokens) = index.counted_before(self.head.len());
+        let rest = (self.len - end) as u64;
+        (tokens + rest.div_ceil(max_token_bytes.max(1)), false)
+    }
+
+    /// The part holding position `i` (the tail from the head's end on) and `i` in it.
+    fn part(&self, i: usize) -> (&str, usize) {
+        let h = self.head.len();
+        if i < h {
+            (&self.head, i)
+        } else {
+            (self.tail, i - h)
+        }
+    }
+
+    /// Runs `f` on the pieces of `from..to` that each part holds.
+    fn each_run(&self, from: usize, to: usize, mut f: impl FnMut(&str, usize, usize)) {
+        let h = self.head.len();
+        if from < h {
+            f(&self.head, from, to.min(h));
+        }
+        if to > h {
+            f(self.tail, from.max(h) - h, to - h);
+        }
+    }
+}
+
+impl CodeUnits for KeptText<'_> {
+    fn len(&self) -> usize {
+        self.head.len() + self.tail.len()
+    }
+
+    fn char_at(&self, i: usize) -> (u32, usize) {
+        let (part, at) = self.part(i);
+        part.char_at(at)
+    }
+
+    fn push_utf8(&self, from: usize, to: usize, out: &mut Vec<u8>) {
+        self.each_run(from, to, |part, a, b| part.push_utf8(a, b, out));
+    }
+
+    fn push_utf16(&self, from: usize, to: usize, out: &mut Vec<u16>) {
+        self.each_run(from, to, |part, a, b| part.push_utf16(a, b, out));
+    }
+
+    fn is_char_start(&self, i: usize) -> bool {
+        let h = self.head.len();
+        if i <= h {
+            return self.head.is_char_start(i);
+        }
+        self.tail.is_char_start(i - h)
+    }
+}
+
+/// Counts candidates of the whole text with a counter of its [`KeptText`].
+struct KeptCounter<'k, 'a, C: ?Sized> {
+    kept: &'k KeptText<'a>,
+    inner: &'k mut C,
+}
+
+impl<C: CountCandidate + ?Sized> CountCandidate for KeptCounter<'_, '_, C> {
+    fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Option<u64> {
+        // A cut where nothing was kept keeps more than any limit allows: over.
+        let kept = self.kept.candidate(candidate)?;
+        self.inner.count(&kept, limit)
+    }
+
+    fn max_token_bytes(&self) -> Option<u64> {
+        self.inner.max_token_bytes()
     }
 }
 

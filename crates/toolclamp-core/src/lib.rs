@@ -50,7 +50,7 @@ pub use budget::{
     bytes_for_tokens, elision_marker, estimate_tokens, plan_budget, Action, Budget, BudgetRequest, MarkerFacts,
     ResultSize, BYTES_PER_TOKEN, MEDIA_TOKENS,
 };
-pub use capture::{Capture, CaptureError, CaptureOptions, Gapped, CAPTURE_MARGIN};
+pub use capture::{token_bytes, Capture, CaptureError, CaptureOptions, Gapped, KeptText, CAPTURE_MARGIN};
 pub use json::{
     answer_text, clamp_json, clamp_json_text, locate_json, parse_json_paths, Elided, JsonClamp, JsonError, JsonRequest,
     JsonText, JsonUnit, Markers, PathStep, MAX_DEPTH, SHORT_MARKER,

@@ -18,6 +18,7 @@ mod properties;
 mod restack;
 mod snap;
 mod terminal;
+mod tokens_capture;
 mod tokens_cut;
 mod tokens_split;
 mod tokens_vocab;

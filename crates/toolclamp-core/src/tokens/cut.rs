@@ -186,6 +186,13 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
         }
     }
 
+    /// The end of the counted pieces of the start whose matches read only chars before
+    /// `at`, and their tokens: what is known of `text[..at]` without counting more.
+    pub fn counted_before(&self, at: usize) -> (usize, u64) {
+        let n = self.head.partition_point(|c| c.seen <= at && c.end <= at);
+        n.checked_sub(1).map_or((0, 0), |i| (self.head[i].end, self.head[i].tokens))
+    }
+
     /// The tokens of the whole text (counting what is left of it).
     pub fn total(&mut self) -> u64 {
         self.extend_head(self.text.len(), u64::MAX);
@@ -243,15 +250,17 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
 }
 
 /// The tokens of `units` (a candidate's units from its stable start on: the head's end, the
-/// notice, and the tail's units `tail_start..tail_read` from `joint` on), until a piece that
-/// ends in the tail ends where a piece of the count of the text's end starts: that count's
-/// rest then follows. `Ok(None)` when more than `limit`; `Err(())` when the units ran out
-/// (a piece read their end, which is not the text's) before the pieces met.
+/// notice, and the tail's UTF-16 from `joint` on), until a piece that ends in the tail ends
+/// where a piece of the count of the text's end starts (`text_at` names the text's position
+/// `joint + d` stands for, or `None` inside a char): that count's rest then follows.
+/// `Ok(None)` when more than `limit`; `Err(())` when the units ran out (a piece read their
+/// end, which is not the text's) before the pieces met.
 fn count_fresh(
     tokenizer: &Tokenizer,
     tail: &[(usize, u64)],
     units: &[u16],
-    (joint, tail_start, complete): (usize, usize, bool),
+    (joint, complete): (usize, bool),
+    text_at: &mut dyn FnMut(usize) -> Option<usize>,
     limit: u64,
     utf8: &mut Vec<u8>,
 ) -> Result<Option<u64>, ()> {
@@ -266,8 +275,7 @@ fn count_fresh(
         if total > limit {
             return Ok(None);
         }
-        if piece.end >= joint {
-            let at = tail_start + (piece.end - joint);
+        if let Some(at) = (piece.end >= joint).then(|| text_at(piece.end - joint)).flatten() {
             if let Ok(i) = tail.binary_search_by_key(&at, |&(start, _)| start) {
                 total += tail[i].1;
                 return Ok((total <= limit).then_some(total));
@@ -308,8 +316,20 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
             self.units.extend(glue.encode_utf16());
             let joint = self.units.len();
             self.text.push_utf16(tail_start, tail_read, &mut self.units);
-            let parts = (joint, tail_start, tail_read == len);
-            match count_fresh(self.tokenizer, &self.tail, &self.units, parts, limit, &mut self.utf8) {
+            // The text's units need not be UTF-16 (UTF-8 counts bytes): the tail's positions
+            // are found by walking its chars, forward only, as the pieces' ends come.
+            let text = self.text;
+            let (mut utf16, mut at) = (0, tail_start);
+            let mut text_at = |d: usize| {
+                while utf16 < d && at < len {
+                    let (cp, width) = text.char_at(at);
+                    utf16 += if cp >= 0x10000 { 2 } else { 1 };
+                    at += width;
+                }
+                (utf16 == d).then_some(at)
+            };
+            let parts = (joint, tail_read == len);
+            match count_fresh(self.tokenizer, &self.tail, &self.units, parts, &mut text_at, limit, &mut self.utf8) {
                 Ok(tokens) => return tokens.map(|t| t + before),
                 Err(()) => read = read.saturating_mul(2),
             }

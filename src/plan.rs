@@ -3,10 +3,10 @@
 
 use napi::sys;
 use toolclamp_core::{
-    chars_windows, cut_ends_to_tokens, cut_to_tokens, decode_lossy, ends_reach, estimate_tokens, find_prior, measure,
-    plan_restacked, plan_tool_output, plan_with_snap, token_ends_reach, CountCandidate, Dims, Ends, EndsStop, Limits,
-    Measure, Measured, Notice, Plan, Snap, Source, Strategy, Tally, TokenCut, TokenIndex, Tokenizer, Units, Utf8,
-    Windows,
+    chars_windows, cut_ends_to_tokens, cut_to_tokens, decode_lossy, end_units, ends_reach, estimate_tokens, find_prior,
+    measure, plan_restacked, plan_tool_output, plan_with_snap, token_ends_reach, CountCandidate, Dims, Ends, EndsStop,
+    Limits, Measure, Measured, Notice, Plan, Snap, Source, Strategy, Tally, TokenCut, TokenIndex, Tokenizer, Units,
+    Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
@@ -180,7 +180,7 @@ fn answer_tokens<U: toolclamp_core::Unit>(
     };
     let (cut, total, from_function) = match tokens.counter {
         Counter::Encoding(tokenizer) => {
-            let mut index = TokenIndex::new(tokenizer, &src, tail_units_for(tokens.max));
+            let mut index = TokenIndex::new(tokenizer, &src, end_units(tokens.max));
             let (cut, from_function) = with_notice(call, &notice, |n| search(n, &mut index))?;
             (cut, Some(index.counted()), from_function)
         }
@@ -195,12 +195,6 @@ fn answer_tokens<U: toolclamp_core::Unit>(
     };
     let searched = Searched { cut, total, from_function, strategy, totals };
     answer_token_cut(call, &measured, &limits, notice, searched)
-}
-
-/// How many units at the text's end one count of a [`TokenIndex`] covers: about 4 units a
-/// token, so that it holds most tail cuts.
-fn tail_units_for(max_tokens: u64) -> usize {
-    usize::try_from(max_tokens.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64)
 }
 
 /// What a search within exact tokens found.
@@ -297,7 +291,7 @@ fn plan_tokens_long<U: StringUnit + toolclamp_core::Unit>(
     let text = Ends::new(head, tail, len);
     let strategy = how.strategy.resolve(&src);
     let (limits, exact, snap) = (how.limits, how.exact, how.snap);
-    let tail_units = tail_units_for(max_tokens);
+    let tail_units = end_units(max_tokens);
     let (searched, from_function) = with_notice(call, &notice, |n| {
         let plan_at = |l: &Limits| plan_with_snap(&src, l, strategy, n, exact, snap);
         match cut_ends_to_tokens(tokenizer, max_tokens, &limits, totals, &text, tail_units, plan_at) {

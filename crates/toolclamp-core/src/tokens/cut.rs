@@ -140,9 +140,17 @@ fn surely_over(max_tokens: u64, max_token_bytes: u64) -> u64 {
 /// `limits`) reads, as a rule: what a plan of the search's largest usual budget reads
 /// ([`ends_reach`]). A text longer than twice this can be cut through windows of it
 /// ([`cut_ends_to_tokens`]); `None` when the caller's limits let a plan keep any length.
+/// (The count of the text's end a tail cut starts from, [`end_units`], is read too.)
 pub fn token_ends_reach(limits: &Limits, max_tokens: u64, max_token_bytes: u64) -> Option<usize> {
     let bytes = limits.max_bytes.min(surely_over(max_tokens, max_token_bytes));
-    ends_reach(&Limits { max_bytes: bytes, ..*limits })
+    let plans = ends_reach(&Limits { max_bytes: bytes, ..*limits })?;
+    Some(plans.max(end_units(max_tokens).saturating_add(FIRST_TAIL_READ)))
+}
+
+/// How many units at the text's end one count of a [`TokenIndex`] for a cut within
+/// `max_tokens` covers: about 4 units a token, so that it holds most tail cuts.
+pub fn end_units(max_tokens: u64) -> usize {
+    usize::try_from(max_tokens.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64)
 }
 
 /// Why a search through two windows stopped early.
@@ -357,6 +365,24 @@ fn count_fresh(
     }
 }
 
+/// Whether `units` split into more than `limit` pieces that read only them (all of them when
+/// `complete`). No piece is empty, so each is at least a token: a tail far from the count of
+/// the end is proved over its limit by its split alone, which costs a fraction of merging
+/// its pieces.
+fn more_pieces(tokenizer: &Tokenizer, units: &[u16], complete: bool, limit: u64) -> bool {
+    let mut pieces = 0u64;
+    for piece in Split::new(units, tokenizer.encoding().pattern(), 0) {
+        if !complete && piece.seen > units.len() {
+            return false;
+        }
+        pieces += 1;
+        if pieces > limit {
+            return true;
+        }
+    }
+    false
+}
+
 impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
     fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Option<u64> {
         let Candidate { head_end, glue, tail_start } = *candidate;
@@ -394,6 +420,9 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
             let joint = self.units.len();
             self.text.push_utf16(tail_start, tail_read, &mut self.units);
             let parts = (joint, tail_start, tail_read == len);
+            if tail_start < self.tail_from && more_pieces(self.tokenizer, &self.units, tail_read == len, limit) {
+                return None;
+            }
             match count_fresh(self.tokenizer, tail, &self.units, parts, limit, &mut self.utf8) {
                 Ok(tokens) => return tokens.map(|t| t + before),
                 Err(()) => read = read.saturating_mul(2),

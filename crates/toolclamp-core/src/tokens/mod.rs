@@ -19,7 +19,8 @@ mod vocab;
 
 pub use classes::UNICODE_VERSION;
 pub use cut::{
-    cut_ends_to_tokens, cut_to_tokens, token_ends_reach, Candidate, CountCandidate, EndsStop, TokenCut, TokenIndex,
+    cut_ends_to_tokens, cut_to_tokens, end_units, token_ends_reach, Candidate, CountCandidate, EndsStop, TokenCut,
+    TokenIndex,
 };
 pub use split::{Pattern, Piece, Split};
 pub use text::{CodeUnits, Ends};

@@ -211,6 +211,20 @@ fn a_long_text_is_cut_through_its_ends() {
 }
 
 #[test]
+fn a_candidate_inside_one_long_piece_is_counted_as_its_result() {
+    // One run of a char: every head candidate ends inside the same piece, which a count
+    // under a limit proves over by its length alone.
+    let tokenizer = tokenizer(Encoding::O200kBase);
+    let text = utf16(&format!("{} end", "x".repeat(60_000)));
+    let mut index = TokenIndex::new(tokenizer, &text[..], 64);
+    for (head_end, limit) in [(20_000, 10), (20_000, 5_000), (40_000, 1), (3_000, 1_000), (text.len(), 100)] {
+        let candidate = Candidate { head_end, glue: " [...]", tail_start: text.len() };
+        let whole = tokenizer.count(&result_of(&text, &candidate)[..]);
+        assert_eq!(index.count(&candidate, limit), (whole <= limit).then_some(whole), "{head_end} within {limit}");
+    }
+}
+
+#[test]
 fn a_long_text_is_read_only_near_the_cut() {
     let tokenizer = tokenizer(Encoding::O200kBase);
     let line = "2026-11-26T02:10:41Z INFO server GET /v1/items?page=3 200 12ms user=alice trace=9f2c\n";

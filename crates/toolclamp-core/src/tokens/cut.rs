@@ -345,6 +345,12 @@ fn count_fresh(
         }
         utf8.clear();
         units.push_utf8(piece.start, piece.end, utf8);
+        // A piece of more bytes than the tokens left times the longest token is over them:
+        // a long run (a line of one char, minified code) is not merged to learn it.
+        let left = limit - total;
+        if utf8.len() as u64 > left.saturating_mul(tokenizer.vocab().max_token_len() as u64) {
+            return Ok(None);
+        }
         total += tokenizer.vocab().count_piece(utf8) as u64;
         if total > limit {
             return Ok(None);

@@ -65,7 +65,7 @@ test('a cut within exact tokens of a long string is the cut of the whole string'
       fc.constantFrom('o200k_base', 'cl100k_base'),
       fc.constantFrom(undefined, 500, 100_000),
       fc.constantFrom(undefined, 2000),
-      fc.constantFrom(undefined, '[{omittedBytes} bytes cut]'),
+      fc.constantFrom(undefined, '[{omittedBytes} bytes cut]', '[{omitted}: lines {fromLine}-{toLine} of {totalLines}]'),
       (text, maxTokens, strategy, tokenizer, maxChars, maxLines, template) => {
         const limits = readLimits({ maxTokens, tokenizer, maxChars, maxLines }, '', undefined, true)
         const notice = template === undefined ? undefined : native.checkTemplate(template)
@@ -90,5 +90,20 @@ test('a long string whose start is one piece is cut as the whole string', () => 
     const whole = view(native.planTexts([text], text.length, strategy, limits, 0.5, undefined, false))
     assert.deepEqual(windowed, whole, strategy)
     assert.ok(windowed.tokens.output <= 100)
+  }
+})
+
+test('a long string of one-byte chars is cut as the whole string', () => {
+  // Latin-1 only: the string is copied as one-byte units.
+  const line = 'GET /v1/items?page=3 200 12ms user=alice café naïve\r\n'
+  const text = `start ${line.repeat(Math.ceil(LONG / line.length))} end`
+  for (const strategy of ['head', 'tail', 'headTail']) {
+    for (const maxTokens of [0, 1, 700]) {
+      const limits = readLimits({ maxTokens, tokenizer: 'cl100k_base' }, '', undefined, true)
+      const windowed = view(native.planText(text, strategy, limits, 0.5, undefined, false))
+      const whole = view(native.planTexts([text], text.length, strategy, limits, 0.5, undefined, false))
+      assert.deepEqual(windowed, whole, `${strategy} within ${maxTokens}`)
+      assert.ok(windowed.tokens.output <= maxTokens)
+    }
   }
 })

@@ -247,6 +247,31 @@ enum Tried {
     Whole(NoticeArg),
 }
 
+/// `plan` of a string of `len` units through its ends ([`plan_tokens_long`]) when it is
+/// long, is cut within the exact tokens of an encoding, and its search reads, as a rule,
+/// less than half of it; otherwise (and when the ends did not suffice) the notice back.
+fn try_tokens_long(call: &Call, len: usize, wide: bool, how: &TextPlan, notice: NoticeArg) -> Result<Tried, Thrown> {
+    let Some(TokenLimit { max, counter: Counter::Encoding(tokenizer) }) = how.tokens else {
+        return Ok(Tried::Whole(notice));
+    };
+    let max_token_bytes = tokenizer.vocab().max_token_len() as u64;
+    let reach = token_ends_reach(&how.limits, max, max_token_bytes).filter(|&r| r < len / 2);
+    match reach {
+        Some(reach) if len >= LONG_MIN && !notice.is_function() => {
+            if wide {
+                with_scratch(&UTF16_WINDOWS, |bufs| {
+                    plan_tokens_long(call, bufs, len, reach, how, notice, max, tokenizer)
+                })
+            } else {
+                with_scratch(&LATIN1_WINDOWS, |bufs| {
+                    plan_tokens_long(call, bufs, len, reach, how, notice, max, tokenizer)
+                })
+            }
+        }
+        _ => Ok(Tried::Whole(notice)),
+    }
+}
+
 /// `plan` within exact tokens (`max_tokens` of `tokenizer`) of a string of `len` units whose
 /// search reads, as a rule, at most `reach` units from either end ([`token_ends_reach`]):
 /// the string is copied in windows of [`STREAM_UNITS`] to count its totals, and only its
@@ -271,7 +296,8 @@ fn plan_tokens_long<U: StringUnit + toolclamp_core::Unit>(
     let mut tally = Tally::default();
     let tail_from = len - reach;
     let mut at = 0;
-    // The ends are kept as they stream past, while in cache: nothing is copied twice.
+    // The ends are kept as they stream past, from the window still in cache: the string is
+    // read once.
     call.stream_units(1, len, STREAM_UNITS, window, |units| {
         tally.add(units);
         let from = at;
@@ -340,29 +366,9 @@ pub(crate) fn plan_string(call: &Call) -> Answer {
             with_scratch(&LATIN1_WINDOWS, |bufs| plan_long(call, bufs, len, reach, &how, notice, &LATIN1))
         };
     }
-    let notice = match how.tokens.map(|t| (t.max, t.counter)) {
-        Some((max, Counter::Encoding(tokenizer))) if len >= LONG_MIN && !notice.is_function() => {
-            let max_token_bytes = tokenizer.vocab().max_token_len() as u64;
-            match token_ends_reach(&how.limits, max, max_token_bytes).filter(|&r| r < len / 2) {
-                Some(reach) => {
-                    let tried = if wide {
-                        with_scratch(&UTF16_WINDOWS, |bufs| {
-                            plan_tokens_long(call, bufs, len, reach, &how, notice, max, tokenizer)
-                        })?
-                    } else {
-                        with_scratch(&LATIN1_WINDOWS, |bufs| {
-                            plan_tokens_long(call, bufs, len, reach, &how, notice, max, tokenizer)
-                        })?
-                    };
-                    match tried {
-                        Tried::Answered(answer) => return Ok(answer),
-                        Tried::Whole(notice) => notice,
-                    }
-                }
-                None => notice,
-            }
-        }
-        _ => notice,
+    let notice = match try_tokens_long(call, len, wide, &how, notice)? {
+        Tried::Answered(answer) => return Ok(answer),
+        Tried::Whole(notice) => notice,
     };
     if wide {
         with_scratch(&UTF16, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))

@@ -214,9 +214,10 @@ pub struct TokenIndex<'a, T: CodeUnits + ?Sized> {
     text: &'a T,
     /// The pieces of the text's start counted so far, in order.
     head: Vec<Counted>,
-    /// One count of the text's end: the pieces of `text[tail_from..]` (read as a text of
-    /// its own) by start, with the tokens from each start to the end. Made when a candidate
-    /// first keeps a tail (`tail_units` long): a head cut never reads the end.
+    /// One count of the text's end, of about `tail_units` units: the pieces of
+    /// `text[tail_from..]` (read as a text of its own) by start, with the tokens from each
+    /// start to the end. Made when a candidate first keeps a tail: a head cut never reads
+    /// the end.
     tail_units: usize,
     tail_from: usize,
     tail: Option<Vec<(usize, u64)>>,
@@ -267,12 +268,11 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
         self.counted().0
     }
 
-    /// The count of the text's end, made on first use.
-    fn end_count(&mut self) -> &[(usize, u64)] {
+    /// Counts the text's end the first time a candidate keeps a tail.
+    fn count_end_once(&mut self) {
         if self.tail.is_none() {
             self.count_end(self.tail_units);
         }
-        self.tail.as_deref().expect("just counted")
     }
 
     fn count_end(&mut self, units: usize) {
@@ -399,7 +399,7 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
         }
         let limit = limit - before;
         if tail_start < len {
-            self.end_count();
+            self.count_end_once();
         }
         let tail = self.tail.as_deref().unwrap_or(&[]);
         // A tail far from the count of the end is over its limit long before it gets there

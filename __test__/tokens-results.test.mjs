@@ -12,7 +12,7 @@ import fc from 'fast-check'
 
 import { clampJson, clampJsonText, hardTruncateToolPayload, readPartial, truncateText, wrapToolWithHardOutputTruncate } from '../index.mjs'
 import { clampToolResultsInMessages, countTokens, estimateTokens, withContextOverflowRecovery } from '../conversation.mjs'
-import { ENCODINGS, oracle } from './token-oracle.mjs'
+import { ENCODINGS, fastOracle, oracle } from './token-oracle.mjs'
 
 const RUNS = Number(process.env.FC_RUNS ?? 10_000)
 const CASES = Math.max(60, Math.floor(RUNS / 150))
@@ -368,6 +368,16 @@ describe('notices in tokens', () => {
       ),
       { numRuns: CASES },
     )
+  })
+
+  test('on a long string too, whose cut otherwise reads only its ends', () => {
+    const input = Array.from({ length: 60_000 }, (_, i) => `row ${i}: 数据 QmFzZTY0 ${i * 7}\n`).join('')
+    assert.ok(input.length > 2 ** 20)
+    const r = truncateText(input, { maxTokens: 300, tokenizer: 'o200k_base', notice: template })
+    const total = fastOracle('o200k_base', input)
+    const kept = fastOracle('o200k_base', input.slice(0, r.headEnd))
+    assert.ok(r.text.endsWith(`[... ${(total - kept).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} tokens cut ...]`))
+    assert.ok(fastOracle('o200k_base', r.text) <= 300)
   })
 
   test('a counter function fills them in by its own count', () => {

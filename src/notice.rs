@@ -79,6 +79,11 @@ impl NoticeArg {
     pub(crate) fn is_function(&self) -> bool {
         matches!(self, NoticeArg::Function(_))
     }
+
+    /// Whether a template names tokens (see [`toolclamp_core::with_token_totals`]).
+    pub(crate) fn uses_tokens(&self) -> bool {
+        matches!(self, NoticeArg::Template(t) if Notice::Template(&t.text).uses_tokens())
+    }
 }
 
 /// A notice function from JS, called with no arguments once the facts of the cut are in the

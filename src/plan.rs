@@ -3,9 +3,10 @@
 
 use napi::sys;
 use toolclamp_core::{
-    chars_windows, cut_to_tokens, decode_lossy, ends_reach, estimate_tokens, find_prior, measure, plan_restacked,
-    plan_tool_output, plan_with_snap, tell_omitted_tokens, with_token_totals, Candidate, CountCandidate, Dims, Limits,
-    Measure, Measured, Notice, Plan, Snap, Source, Strategy, Tally, TokenIndex, Units, Utf8, Windows,
+    chars_windows, cut_ends_to_tokens, cut_to_tokens, decode_lossy, end_units, ends_reach, estimate_tokens, find_prior,
+    measure, plan_restacked, plan_tool_output, plan_with_snap, tell_omitted_tokens, token_ends_reach,
+    with_token_totals, Candidate, CountCandidate, Dims, Ends, EndsStop, Limits, Measure, Measured, Notice, Plan, Snap,
+    Source, Strategy, Tally, TokenCut, TokenIndex, Tokenizer, Units, Utf8, Windows,
 };
 
 use crate::call::{Answer, Call, StrategyArg, Thrown};
@@ -177,14 +178,12 @@ fn answer_tokens<U: toolclamp_core::Unit>(
     // A template naming tokens has them counted: the text's once, what each plan keeps as
     // it is made (see with_token_totals).
     let told = match &notice {
-        NoticeArg::Template(t) if Notice::Template(&t.text).uses_tokens() => Some(t.text.as_str()),
+        NoticeArg::Template(t) if notice.uses_tokens() => Some(t.text.as_str()),
         _ => None,
     };
     let (cut, total, from_function) = match tokens.counter {
         Counter::Encoding(tokenizer) => {
-            // About 4 units a token: the end's one count then holds most tail cuts.
-            let tail_units = usize::try_from(tokens.max.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64);
-            let mut index = TokenIndex::new(tokenizer, &src, tail_units);
+            let mut index = TokenIndex::new(tokenizer, &src, end_units(tokens.max));
             let told = told.map(|t| Told::new(t, index.total())).transpose()?.flatten();
             let mut kept = |head_end: usize, tail_start: usize| {
                 tokenizer.count(&Units::new(&units[..head_end])) + tokenizer.count(&Units::new(&units[tail_start..]))
@@ -217,13 +216,36 @@ fn answer_tokens<U: toolclamp_core::Unit>(
             (cut, counter.whole.map(|t| (t, true)), from_function)
         }
     };
+    let searched = Searched { cut, total, from_function, strategy, totals };
+    answer_token_cut(call, &measured, &limits, notice, searched)
+}
+
+/// What a search within exact tokens found.
+struct Searched {
+    cut: TokenCut,
+    /// The text's tokens, and whether the count is exact (else a lower bound).
+    total: Option<(u64, bool)>,
+    from_function: StandIns,
+    strategy: Strategy,
+    totals: Measure,
+}
+
+/// Answers a cut within exact tokens of `src` as [`answer_tokens`] does.
+fn answer_token_cut<S: Source + ?Sized>(
+    call: &Call,
+    src: &S,
+    limits: &Limits,
+    notice: NoticeArg,
+    searched: Searched,
+) -> Answer {
+    let Searched { cut, total, from_function, strategy, totals } = searched;
     let glue = match &cut.plan {
         Some(p) => Some(call.string_from_core(&p.glue, &template_stand_ins(notice, from_function))?),
         None => None,
     };
     let mut r = match &cut.plan {
         Some(p) => plan_results(p),
-        None => whole_results(&src),
+        None => whole_results(src),
     };
     if let Some(p) = cut.plan.as_ref().filter(|_| cut.by_tokens && totals.bytes <= limits.max_bytes) {
         // The byte limit was the search's, not the caller's: tokens bound the cut instead.
@@ -278,6 +300,100 @@ fn tell_tokens(plan: Option<Plan>, told: Option<&Told>, kept: &mut impl FnMut(us
     Some(p)
 }
 
+/// What a windowed plan of a long string did: answered, or handed the notice back for a
+/// plan of the whole string.
+enum Tried {
+    Answered(sys::napi_value),
+    Whole(NoticeArg),
+}
+
+/// `plan` of a string of `len` units through its ends ([`plan_tokens_long`]) when it is
+/// long, is cut within the exact tokens of an encoding, and its search reads, as a rule,
+/// less than half of it; otherwise (and when the ends did not suffice) the notice back.
+fn try_tokens_long(call: &Call, len: usize, wide: bool, how: &TextPlan, notice: NoticeArg) -> Result<Tried, Thrown> {
+    let Some(TokenLimit { max, counter: Counter::Encoding(tokenizer) }) = how.tokens else {
+        return Ok(Tried::Whole(notice));
+    };
+    let max_token_bytes = tokenizer.vocab().max_token_len() as u64;
+    let reach = token_ends_reach(&how.limits, max, max_token_bytes).filter(|&r| r < len / 2);
+    match reach {
+        // A notice naming tokens needs the whole text counted: no shortcut through its ends.
+        Some(reach) if len >= LONG_MIN && !notice.is_function() && !notice.uses_tokens() => {
+            if wide {
+                with_scratch(&UTF16_WINDOWS, |bufs| {
+                    plan_tokens_long(call, bufs, len, reach, how, notice, max, tokenizer)
+                })
+            } else {
+                with_scratch(&LATIN1_WINDOWS, |bufs| {
+                    plan_tokens_long(call, bufs, len, reach, how, notice, max, tokenizer)
+                })
+            }
+        }
+        _ => Ok(Tried::Whole(notice)),
+    }
+}
+
+/// `plan` within exact tokens (`max_tokens` of `tokenizer`) of a string of `len` units whose
+/// search reads, as a rule, at most `reach` units from either end ([`token_ends_reach`]):
+/// the string is copied in windows of [`STREAM_UNITS`] to count its totals, and only its
+/// two ends are kept, as [`plan_long`] does, so a 100 MB string is tokenised only near its
+/// cuts and never held whole. A text that may carry notices to restack, or whose search
+/// needs more than the ends ([`cut_ends_to_tokens`]), is planned whole instead, with the
+/// same result.
+#[allow(clippy::too_many_arguments)]
+fn plan_tokens_long<U: StringUnit + toolclamp_core::Unit>(
+    call: &Call,
+    bufs: &mut [Vec<U>; 3],
+    len: usize,
+    reach: usize,
+    how: &TextPlan,
+    notice: NoticeArg,
+    max_tokens: u64,
+    tokenizer: &Tokenizer,
+) -> Result<Tried, Thrown> {
+    let [head, tail, window] = bufs;
+    head.clear();
+    tail.clear();
+    let mut tally = Tally::default();
+    let tail_from = len - reach;
+    let mut at = 0;
+    // The ends are kept as they stream past, from the window still in cache: the string is
+    // read once.
+    call.stream_units(1, len, STREAM_UNITS, window, |units| {
+        tally.add(units);
+        let from = at;
+        at += units.len();
+        if from < reach {
+            head.extend_from_slice(&units[..units.len().min(reach - from)]);
+        }
+        if at > tail_from {
+            tail.extend_from_slice(&units[tail_from.saturating_sub(from)..]);
+        }
+    })?;
+    if how.restack && tally.holds_open() {
+        return Ok(Tried::Whole(notice));
+    }
+    let totals = tally.totals();
+    let src = Windows::new(head, tail, len).with_totals(totals);
+    let text = Ends::new(head, tail, len);
+    let strategy = how.strategy.resolve(&src);
+    let (limits, exact, snap) = (how.limits, how.exact, how.snap);
+    let tail_units = end_units(max_tokens);
+    let (searched, from_function) = with_notice(call, &notice, |n| {
+        let plan_at = |l: &Limits| plan_with_snap(&src, l, strategy, n, exact, snap);
+        match cut_ends_to_tokens(tokenizer, max_tokens, &limits, totals, &text, tail_units, plan_at) {
+            Ok(found) => Ok(Some(found)),
+            Err(EndsStop::Plan(e)) => Err(e),
+            Err(EndsStop::Outside) => Ok(None),
+        }
+    })?;
+    let Some((cut, total)) = searched else {
+        return Ok(Tried::Whole(notice));
+    };
+    let searched = Searched { cut, total: Some(total), from_function, strategy, totals };
+    answer_token_cut(call, &src, &limits, notice, searched).map(Tried::Answered)
+}
+
 /// Runs `f` on the string argument `i` as a source: Latin-1 units unless `wide`.
 pub(crate) fn with_string<R>(
     call: &Call,
@@ -311,6 +427,10 @@ pub(crate) fn plan_string(call: &Call) -> Answer {
             with_scratch(&LATIN1_WINDOWS, |bufs| plan_long(call, bufs, len, reach, &how, notice, &LATIN1))
         };
     }
+    let notice = match try_tokens_long(call, len, wide, &how, notice)? {
+        Tried::Answered(answer) => return Ok(answer),
+        Tried::Whole(notice) => notice,
+    };
     if wide {
         with_scratch(&UTF16, |buf| answer_units(call, call.string_arg(1, buf)?, &how, notice))
     } else {

@@ -75,8 +75,9 @@ pub use terminal::{
     BLANKS_PER_READ, MAX_GROWTH, WIDTH,
 };
 pub use tokens::{
-    cut_to_tokens, largest_within, Candidate, CodeUnits, CountCandidate, Encoding, Pattern, Piece, Split, TokenCut,
-    TokenIndex, Tokenizer, Vocab, VocabError, UNICODE_VERSION,
+    cut_ends_to_tokens, cut_to_tokens, end_units, largest_within, token_ends_reach, Candidate, CodeUnits,
+    CountCandidate, Encoding, Ends, EndsStop, Pattern, Piece, Split, TokenCut, TokenIndex, Tokenizer, Vocab,
+    VocabError, UNICODE_VERSION,
 };
 pub use tool_output::{plan_tool_output, ToolOutput};
 pub use utf8::{decode_lossy, measure_utf8, Utf8};

@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use toolclamp_core::{
-    cut_to_tokens, plan, Candidate, CountCandidate, Encoding, Limits, Notice, Plan, Strategy, TokenIndex, Units,
+    cut_ends_to_tokens, cut_to_tokens, measure, plan, plan_with_snap, token_ends_reach, Candidate, CountCandidate,
+    Encoding, Ends, EndsStop, Limits, Measured, Notice, Plan, Snap, Strategy, TokenCut, TokenIndex, Units, Windows,
     UNLIMITED,
 };
 
@@ -130,6 +131,96 @@ proptest! {
             let next = result_of(&text, &Candidate::of(Some(&next), text.len()));
             prop_assert!(tokenizer.count(&next[..]) > n, "one more byte still fits: {:?}", String::from_utf16_lossy(&next));
         }
+    }
+}
+
+/// A search within `n` tokens of the whole text under `limits`, and the index's count of it.
+fn whole_search(units: &[u16], n: u64, limits: &Limits, strategy: Strategy) -> (TokenCut, (u64, bool)) {
+    let tokenizer = tokenizer(Encoding::O200kBase);
+    let src = Units::new(units);
+    let measured = Measured::new(&src);
+    let totals = measure(units);
+    let mut index = TokenIndex::new(tokenizer, &src, 4 * n as usize + 64);
+    let plan_at = |b: u64| {
+        let limits = Limits { max_bytes: limits.max_bytes.min(b), ..*limits };
+        if totals.chars <= limits.max_chars && totals.bytes <= limits.max_bytes && totals.lines <= limits.max_lines {
+            return Ok(None);
+        }
+        plan_with_snap(&measured, &limits, strategy, &mut Notice::Default, true, Snap::None)
+    };
+    let cut = cut_to_tokens(n, limits.max_bytes, totals.bytes, units.len(), plan_at, &mut index).unwrap();
+    (cut, index.counted())
+}
+
+/// The same search through a head and a tail window of `window` units each.
+fn ends_search(
+    units: &[u16],
+    window: usize,
+    n: u64,
+    limits: &Limits,
+    strategy: Strategy,
+) -> Result<(TokenCut, (u64, bool)), EndsStop<toolclamp_core::TemplateError>> {
+    let tokenizer = tokenizer(Encoding::O200kBase);
+    let (head, tail) = (&units[..window], &units[units.len() - window..]);
+    let totals = measure(units);
+    let src = Windows::new(head, tail, units.len()).with_totals(totals);
+    let text = Ends::new(head, tail, units.len());
+    let plan_at = |l: &Limits| plan_with_snap(&src, l, strategy, &mut Notice::Default, true, Snap::None);
+    cut_ends_to_tokens(tokenizer, n, limits, totals, &text, 4 * n as usize + 64, plan_at)
+}
+
+proptest! {
+    #![proptest_config(proptest_config("tests/proptest-regressions/tokens_cut.txt", 300))]
+
+    /// A search through two windows finds the cut and the count of a search of the whole
+    /// text, or says it needs the whole text, whatever the windows.
+    #[test]
+    fn a_search_through_the_ends_is_the_search_of_the_whole_text(
+        start in token_text(),
+        middle in token_text(),
+        repeat in 1usize..200,
+        end in token_text(),
+        n in 0u64..12,
+        max_chars in prop_oneof![3 => Just(UNLIMITED), 1 => 0u64..3000],
+        window in 0.0f64..=1.0,
+        strategy in prop_oneof![Just(Strategy::Head), Just(Strategy::Tail), Just(Strategy::HeadTail { head_ratio: 0.3 })],
+    ) {
+        let units = [start, middle.repeat(repeat), end].concat();
+        let limits = Limits { max_chars, ..Limits::NONE };
+        let whole = whole_search(&units, n, &limits, strategy);
+        let window = (window * (units.len() / 2) as f64) as usize;
+        match ends_search(&units, window, n, &limits, strategy) {
+            Ok(found) => prop_assert_eq!(found, whole),
+            Err(stop) => prop_assert_eq!(stop, EndsStop::Outside),
+        }
+    }
+}
+
+#[test]
+fn a_long_text_is_cut_through_its_ends() {
+    let line = "2026-11-26T02:10:41Z INFO server GET /v1/items?page=3 200 12ms user=alice trace=9f2c 中文 😀\n";
+    let text = utf16(&line.repeat(50_000)); // 4.7 MB
+    let max_token_bytes = tokenizer(Encoding::O200kBase).vocab().max_token_len() as u64;
+    for strategy in [Strategy::Head, Strategy::Tail, Strategy::HeadTail { head_ratio: 0.5 }] {
+        let window = token_ends_reach(&Limits::NONE, 1000, max_token_bytes).unwrap();
+        assert!(2 * window < text.len(), "{window} units at each end");
+        let found = ends_search(&text, window, 1000, &Limits::NONE, strategy).expect("the ends suffice");
+        assert_eq!(found, whole_search(&text, 1000, &Limits::NONE, strategy), "{strategy:?}");
+        assert!(found.0.tokens <= 1000 && found.0.tokens > 990, "{}", found.0.tokens);
+    }
+}
+
+#[test]
+fn a_candidate_inside_one_long_piece_is_counted_as_its_result() {
+    // One run of a char: every head candidate ends inside the same piece, which a count
+    // under a limit proves over by its length alone.
+    let tokenizer = tokenizer(Encoding::O200kBase);
+    let text = utf16(&format!("{} end", "x".repeat(60_000)));
+    let mut index = TokenIndex::new(tokenizer, &text[..], 64);
+    for (head_end, limit) in [(20_000, 10), (20_000, 5_000), (40_000, 1), (3_000, 1_000), (text.len(), 100)] {
+        let candidate = Candidate { head_end, glue: " [...]", tail_start: text.len() };
+        let whole = tokenizer.count(&result_of(&text, &candidate)[..]);
+        assert_eq!(index.count(&candidate, limit), (whole <= limit).then_some(whole), "{head_end} within {limit}");
     }
 }
 

@@ -18,9 +18,11 @@
 //! 10,000 tokens reads about 10,000 tokens' worth of text.
 
 use super::split::{Piece, Split};
-use super::text::CodeUnits;
+use super::text::{CodeUnits, Ends};
 use super::Tokenizer;
-use crate::plan::Plan;
+use crate::measure::{Measure, Unit};
+use crate::plan::{Limits, Plan};
+use crate::source::ends_reach;
 
 /// A candidate result: `text[..head_end] + glue + text[tail_start..]`.
 #[derive(Clone, Copy, Debug)]
@@ -102,7 +104,7 @@ where
     let mut hi = byte_cap.min(total_bytes);
     let mut lo = 0;
     let mut best = None;
-    let mut bound = max_token_bytes.map(|m| max_tokens.saturating_add(1).saturating_mul(m));
+    let mut bound = max_token_bytes.map(|m| surely_over(max_tokens, m));
     while hi - lo > 1 {
         let mut mid = lo + (hi - lo) / 2;
         if let Some(b) = bound.take() {
@@ -128,6 +130,73 @@ where
     Ok(TokenCut { plan, tokens, by_tokens: true, budget: lo, counts })
 }
 
+/// A result of more bytes than this has more than `max_tokens` tokens, each of at most
+/// `max_token_bytes`: the first budget the search tries after the caller's.
+fn surely_over(max_tokens: u64, max_token_bytes: u64) -> u64 {
+    max_tokens.saturating_add(1).saturating_mul(max_token_bytes)
+}
+
+/// How many units at each end of a text a cut within `max_tokens` (under the caller's
+/// `limits`) reads, as a rule: what a plan of the search's largest usual budget reads
+/// ([`ends_reach`]). A text longer than twice this can be cut through windows of it
+/// ([`cut_ends_to_tokens`]); `None` when the caller's limits let a plan keep any length.
+/// (The count of the text's end a tail cut starts from, [`end_units`], is read too.)
+pub fn token_ends_reach(limits: &Limits, max_tokens: u64, max_token_bytes: u64) -> Option<usize> {
+    let bytes = limits.max_bytes.min(surely_over(max_tokens, max_token_bytes));
+    let plans = ends_reach(&Limits { max_bytes: bytes, ..*limits })?;
+    Some(plans.max(end_units(max_tokens).saturating_add(FIRST_TAIL_READ)))
+}
+
+/// How many units at the text's end one count of a [`TokenIndex`] for a cut within
+/// `max_tokens` covers: about 4 units a token, so that it holds most tail cuts.
+pub fn end_units(max_tokens: u64) -> usize {
+    usize::try_from(max_tokens.saturating_mul(4)).unwrap_or(usize::MAX).saturating_add(64)
+}
+
+/// Why a search through two windows stopped early.
+#[derive(Debug, PartialEq, Eq)]
+pub enum EndsStop<E> {
+    /// The planner's error.
+    Plan(E),
+    /// The search needed a unit between the windows: search the whole text instead.
+    Outside,
+}
+
+/// [`cut_to_tokens`] of a text known by its two ends: `text` holds its head and tail
+/// windows, `totals` are the whole text's. `plan_at(limits)` plans the text (through the
+/// same windows) under the caller's `limits` with the byte limit lowered; it is called only
+/// for limits the text is over and whose plan reads within the windows ([`ends_reach`]),
+/// and any other plan or a count that reads between the windows stops the search with
+/// [`EndsStop::Outside`]. Otherwise the cut and the index's count of the text
+/// ([`TokenIndex::counted`]) are those of a search with the whole text.
+pub fn cut_ends_to_tokens<U: Unit, E>(
+    tokenizer: &Tokenizer,
+    max_tokens: u64,
+    limits: &Limits,
+    totals: Measure,
+    text: &Ends<'_, U>,
+    tail_units: usize,
+    mut plan_at: impl FnMut(&Limits) -> Result<Option<Plan>, E>,
+) -> Result<(TokenCut, (u64, bool)), EndsStop<E>> {
+    let window = text.window_len();
+    let mut index = TokenIndex::new(tokenizer, text, tail_units);
+    let plan_within = |bytes: u64| {
+        let limits = Limits { max_bytes: limits.max_bytes.min(bytes), ..*limits };
+        if totals.chars <= limits.max_chars && totals.bytes <= limits.max_bytes && totals.lines <= limits.max_lines {
+            return Ok(None);
+        }
+        match ends_reach(&limits) {
+            Some(reach) if reach <= window => plan_at(&limits).map_err(EndsStop::Plan),
+            _ => Err(EndsStop::Outside),
+        }
+    };
+    let cut = cut_to_tokens(max_tokens, limits.max_bytes, totals.bytes, text.len(), plan_within, &mut index)?;
+    if text.strayed() {
+        return Err(EndsStop::Outside);
+    }
+    Ok((cut, index.counted()))
+}
+
 /// One piece of the text's start, counted.
 #[derive(Clone, Copy, Debug)]
 struct Counted {
@@ -145,35 +214,42 @@ pub struct TokenIndex<'a, T: CodeUnits + ?Sized> {
     text: &'a T,
     /// The pieces of the text's start counted so far, in order.
     head: Vec<Counted>,
-    /// One count of the text's end: the pieces of `text[tail_from..]` (read as a text of
-    /// its own) by start, with the tokens from each start to the end.
+    /// One count of the text's end, of about `tail_units` units: the pieces of
+    /// `text[tail_from..]` (read as a text of its own) by start, with the tokens from each
+    /// start to the end. Made when a candidate first keeps a tail: a head cut never reads
+    /// the end.
+    tail_units: usize,
     tail_from: usize,
-    tail: Vec<(usize, u64)>,
+    tail: Option<Vec<(usize, u64)>>,
     /// Scratch: a candidate's units around a cut, and a piece's UTF-8.
     units: Vec<u16>,
     utf8: Vec<u8>,
 }
 
-/// How many units a fresh count of a tail reads at first, before it meets the count of the
-/// text's end (it doubles while it does not).
+/// How many units a fresh count of a tail reads at first, past where the count of the text's
+/// end starts (it doubles while the pieces do not meet).
 const FIRST_TAIL_READ: usize = 256;
+
+/// Units a token of a candidate's tail is taken to span when a fresh count reads towards a
+/// count of the end far away: it stops sooner, once over its limit, so its first read need
+/// not reach that count. (Only the first read; a wrong guess costs a doubling.)
+const UNITS_PER_TOKEN: usize = 4;
 
 impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
     /// `tail_units`: how many units at the end one count covers (a tail cut is found with
     /// the fewest fresh reads when it falls inside them; about 4 units per token of the
     /// budget covers most texts).
     pub fn new(tokenizer: &'a Tokenizer, text: &'a T, tail_units: usize) -> Self {
-        let mut index = TokenIndex {
+        TokenIndex {
             tokenizer,
             text,
             head: Vec::new(),
+            tail_units,
             tail_from: text.len(),
-            tail: Vec::new(),
+            tail: None,
             units: Vec::new(),
             utf8: Vec::new(),
-        };
-        index.count_end(tail_units);
-        index
+        }
     }
 
     /// What the index knows of the whole text's tokens: the tokens of the start it counted,
@@ -199,6 +275,13 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
         self.counted().0
     }
 
+    /// Counts the text's end the first time a candidate keeps a tail.
+    fn count_end_once(&mut self) {
+        if self.tail.is_none() {
+            self.count_end(self.tail_units);
+        }
+    }
+
     fn count_end(&mut self, units: usize) {
         let len = self.text.len();
         let mut from = len.saturating_sub(units);
@@ -216,7 +299,7 @@ impl<'a, T: CodeUnits + ?Sized> TokenIndex<'a, T> {
             entry.1 = rest;
         }
         self.tail_from = from;
-        self.tail = pieces;
+        self.tail = Some(pieces);
     }
 
     fn count_piece_of_text(&mut self, piece: Piece) -> u64 {
@@ -271,6 +354,12 @@ fn count_fresh(
         }
         utf8.clear();
         units.push_utf8(piece.start, piece.end, utf8);
+        // A piece of more bytes than the tokens left times the longest token is over them:
+        // a long run (a line of one char, minified code) is not merged to learn it.
+        let left = limit - total;
+        if utf8.len() as u64 > left.saturating_mul(tokenizer.vocab().max_token_len() as u64) {
+            return Ok(None);
+        }
         total += tokenizer.vocab().count_piece(utf8) as u64;
         if total > limit {
             return Ok(None);
@@ -290,6 +379,24 @@ fn count_fresh(
     }
 }
 
+/// Whether `units` split into more than `limit` pieces that read only them (all of them when
+/// `complete`). No piece is empty, so each is at least a token: a tail far from the count of
+/// the end is proved over its limit by its split alone, which costs a fraction of merging
+/// its pieces.
+fn more_pieces(tokenizer: &Tokenizer, units: &[u16], complete: bool, limit: u64) -> bool {
+    let mut pieces = 0u64;
+    for piece in Split::new(units, tokenizer.encoding().pattern(), 0) {
+        if !complete && piece.seen > units.len() {
+            return false;
+        }
+        pieces += 1;
+        if pieces > limit {
+            return true;
+        }
+    }
+    false
+}
+
 impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
     fn count(&mut self, candidate: &Candidate<'_>, limit: u64) -> Option<u64> {
         let Candidate { head_end, glue, tail_start } = *candidate;
@@ -299,7 +406,17 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
             return None;
         }
         let limit = limit - before;
-        let mut read = FIRST_TAIL_READ;
+        if tail_start < len {
+            self.count_end_once();
+        }
+        let tail = self.tail.as_deref().unwrap_or(&[]);
+        // A tail far from the count of the end is over its limit long before it gets there
+        // (the search tries such tails first); reading each time from 256 units on would
+        // count its start again at every doubling.
+        let to_end_count = self.tail_from.saturating_sub(tail_start);
+        let over_within =
+            usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1).saturating_mul(UNITS_PER_TOKEN);
+        let mut read = to_end_count.min(over_within).saturating_add(FIRST_TAIL_READ);
         loop {
             let tail_read = if tail_start >= self.tail_from {
                 len
@@ -316,6 +433,9 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
             self.units.extend(glue.encode_utf16());
             let joint = self.units.len();
             self.text.push_utf16(tail_start, tail_read, &mut self.units);
+            if tail_start < self.tail_from && more_pieces(self.tokenizer, &self.units, tail_read == len, limit) {
+                return None;
+            }
             // The text's units need not be UTF-16 (UTF-8 counts bytes): the tail's positions
             // are found by walking its chars, forward only, as the pieces' ends come.
             let text = self.text;
@@ -329,7 +449,7 @@ impl<T: CodeUnits + ?Sized> CountCandidate for TokenIndex<'_, T> {
                 (utf16 == d).then_some(at)
             };
             let parts = (joint, tail_read == len);
-            match count_fresh(self.tokenizer, &self.tail, &self.units, parts, &mut text_at, limit, &mut self.utf8) {
+            match count_fresh(self.tokenizer, tail, &self.units, parts, &mut text_at, limit, &mut self.utf8) {
                 Ok(tokens) => return tokens.map(|t| t + before),
                 Err(()) => read = read.saturating_mul(2),
             }

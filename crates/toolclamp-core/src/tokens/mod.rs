@@ -20,10 +20,13 @@ mod text;
 mod vocab;
 
 pub use classes::UNICODE_VERSION;
-pub use cut::{cut_to_tokens, Candidate, CountCandidate, TokenCut, TokenIndex};
+pub use cut::{
+    cut_ends_to_tokens, cut_to_tokens, end_units, token_ends_reach, Candidate, CountCandidate, EndsStop, TokenCut,
+    TokenIndex,
+};
 pub use search::largest_within;
 pub use split::{Pattern, Piece, Split};
-pub use text::CodeUnits;
+pub use text::{CodeUnits, Ends};
 pub use vocab::{Vocab, VocabError};
 
 /// An OpenAI encoding.

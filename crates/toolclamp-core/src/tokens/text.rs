@@ -138,3 +138,117 @@ impl CodeUnits for str {
         self.is_char_boundary(i.min(str::len(self)))
     }
 }
+
+/// A long text known only by a head and a tail window of its units (the two ends a cut
+/// within tokens keeps, copied from a JS string too long to copy whole). It reads as the
+/// whole text as long as every read falls inside a window. A read between them (or of a
+/// char or a cut that needs a unit between them) marks the text [`Ends::strayed`] and gives
+/// digits, which end every piece within three chars, so a scan that strays stops soon;
+/// what was counted is then not the text's count, and the caller counts with the whole
+/// text instead. A tokenizer's pieces depend only on the units their match read (see
+/// [`super::Piece::seen`]), so counts that never strayed are the whole text's.
+pub struct Ends<'a, U: Unit> {
+    head: &'a [U],
+    tail: &'a [U],
+    /// Where `tail` starts in the text.
+    tail_from: usize,
+    len: usize,
+    strayed: std::cell::Cell<bool>,
+}
+
+impl<'a, U: Unit> Ends<'a, U> {
+    /// `head` is `text[..head.len()]` and `tail` is `text[len - tail.len()..]`, windows that
+    /// do not overlap.
+    pub fn new(head: &'a [U], tail: &'a [U], len: usize) -> Self {
+        assert!(head.len() + tail.len() <= len, "windows that overlap");
+        Ends { head, tail, tail_from: len - tail.len(), len, strayed: std::cell::Cell::new(false) }
+    }
+
+    /// The length of the shorter window.
+    pub fn window_len(&self) -> usize {
+        self.head.len().min(self.tail.len())
+    }
+
+    /// Whether a read fell between the windows.
+    pub fn strayed(&self) -> bool {
+        self.strayed.get()
+    }
+
+    /// The unit at `i`, if a window holds it; a unit between them is a stray read.
+    fn unit(&self, i: usize) -> Option<U> {
+        let unit = if i < self.head.len() {
+            Some(self.head[i])
+        } else if i >= self.tail_from {
+            self.tail.get(i - self.tail_from).copied()
+        } else {
+            None
+        };
+        if unit.is_none() && i < self.len {
+            self.strayed.set(true);
+        }
+        unit
+    }
+
+    /// The window that holds units `from..to` and its offset; a span that leaves the
+    /// windows is a stray read.
+    fn window(&self, from: usize, to: usize) -> Option<(Units<'a, U>, usize)> {
+        if to <= self.head.len() {
+            Some((Units::new(self.head), 0))
+        } else if from >= self.tail_from {
+            Some((Units::new(self.tail), self.tail_from))
+        } else {
+            self.strayed.set(true);
+            None
+        }
+    }
+}
+
+impl<U: Unit> CodeUnits for Ends<'_, U> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn char_at(&self, i: usize) -> (u32, usize) {
+        // The units of a window but its last read as the window's own; at the last, a high
+        // surrogate's pair needs the unit after it.
+        if i + 1 < self.head.len() {
+            return Units::new(self.head).char_at(i);
+        }
+        if i >= self.tail_from {
+            return Units::new(self.tail).char_at(i - self.tail_from);
+        }
+        match self.unit(i) {
+            Some(unit) if unit.is_high_surrogate() => match self.unit(i + 1) {
+                Some(low) if low.is_low_surrogate() => {
+                    (0x10000 + ((unit.code() as u32 - 0xD800) << 10) + (low.code() as u32 - 0xDC00), 2)
+                }
+                _ => (unit.code() as u32, 1),
+            },
+            Some(unit) => (unit.code() as u32, 1),
+            None => (u32::from(b'0'), 1),
+        }
+    }
+
+    fn push_utf8(&self, from: usize, to: usize, out: &mut Vec<u8>) {
+        if let Some((units, off)) = self.window(from, to) {
+            units.push_utf8(from - off, to - off, out);
+        }
+    }
+
+    fn push_utf16(&self, from: usize, to: usize, out: &mut Vec<u16>) {
+        if let Some((units, off)) = self.window(from, to) {
+            units.push_utf16(from - off, to - off, out);
+        }
+    }
+
+    fn is_char_start(&self, i: usize) -> bool {
+        if i == 0 || i >= self.len {
+            return true;
+        }
+        match (self.unit(i - 1), self.unit(i)) {
+            (Some(a), Some(b)) => !(a.is_high_surrogate() && b.is_low_surrogate()),
+            _ => true,
+        }
+    }
+}

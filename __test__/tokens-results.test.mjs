@@ -105,10 +105,19 @@ describe('tool results within exact tokens', () => {
     const clamped = hardTruncateToolPayload(blocks, { maxTokens: 100, tokenizer: counter })
     const n = clamped.reduce((sum, b) => sum + counter(b.text), 0)
     assert.ok(n <= 100 && n >= 50, `${n}`)
-    assert.throws(() => hardTruncateToolPayload(blocks, { maxTokens: 3, tokenizer: (t) => t.length + 5 }), {
+    const tooFew = {
       name: 'RangeError',
       code: 'TOOLCLAMP_OUT_OF_RANGE',
-      message: 'maxTokens is 3, but the tokenizer function counts more than that for the shortest result',
+      message: 'maxTokens must be at least 5, what the tokenizer function counts for an empty text, got 3',
+    }
+    assert.throws(() => hardTruncateToolPayload(blocks, { maxTokens: 3, tokenizer: (t) => t.length + 5 }), tooFew)
+    assert.throws(() => truncateText('abc', { maxTokens: 3, tokenizer: (t) => t.length + 5 }), tooFew)
+    assert.throws(() => clampJson([1, 2], { maxTokens: 3, tokenizer: (t) => t.length + 5 }), tooFew)
+    // A result of several parts may count more than its empty text: the shortest one is over.
+    assert.throws(() => hardTruncateToolPayload(blocks, { maxTokens: 5, tokenizer: (t) => t.length + 5 }), {
+      name: 'RangeError',
+      code: 'TOOLCLAMP_OUT_OF_RANGE',
+      message: 'maxTokens is 5, but the tokenizer function counts more than that for the shortest result',
     })
   })
 

@@ -84,6 +84,13 @@ function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults,
   const counter = readTokenizer(tokenizer, prefix)
   const bytes = budgetOr(prefix, 'maxBytes', maxBytes, defaults.maxBytes)
   const exactMax = counter === ESTIMATE || maxTokens === undefined ? Infinity : readBudget(`${prefix}maxTokens`, maxTokens)
+  // A counter that counts tokens even for no text leaves no result within fewer.
+  if (counter.count !== undefined && exactMax !== Infinity) {
+    const empty = counter.count('')
+    if (empty > exactMax) {
+      throw mustBe(RangeError, `${prefix}maxTokens`, `at least ${empty}, what the tokenizer function counts for an empty text`, exactMax)
+    }
+  }
   return {
     maxChars: budgetOr(prefix, 'maxChars', maxChars, defaults.maxChars),
     maxBytes: counter === ESTIMATE ? withTokenBudget(bytes, maxTokens, prefix) : bytes,

@@ -75,7 +75,7 @@ export type Limit = number | Limits
 /**
  * How `maxTokens` counts tokens (docs/tokens.md):
  * - `'estimate'`: one token per 3 UTF-8 bytes, rounded up; no tokenizer is loaded;
- * - `'o200k_base'` or `'cl100k_base'`: OpenAI's encodings, counted exactly (special-token
+ * - `'o200k_base'` or `'cl100k_base'` (in any case): OpenAI's encodings, counted exactly (special-token
  *   spellings such as `<|endoftext|>` count as the plain text they are). The vocabulary is
  *   loaded from the package on first use, once per process;
  * - an OpenAI model's name, for its encoding: `gpt-4o`, `gpt-4.1`, `gpt-4.5`, `gpt-5…`, `o1`,
@@ -83,7 +83,11 @@ export type Limit = number | Limits
  *   with `cl100k_base` (a provider prefix such as `openai/` is dropped); any other name throws a
  *   `RangeError`;
  * - a function `(text) => number`: your own counter, synchronous, returning a non-negative
- *   integer. A cut calls it with whole candidate results, about log2(bytes) times.
+ *   integer. It is called with `''` first, then with whole candidate results: about twice
+ *   log2 of the text's length times for a string, fewer for tool results, JSON and pages.
+ *
+ * A tokenizer other than the estimate needs `maxTokens` beside it (it counts them): without
+ * one, a `TypeError`.
  */
 export type Tokenizer = 'estimate' | 'o200k_base' | 'cl100k_base' | (string & {}) | ((text: string) => number)
 

@@ -538,6 +538,17 @@ test('run --tokenizer cuts each stream within the tokens', async () => {
   })
 })
 
+test('--tokenizer pages within exact tokens, banner included, from the offset on', async () => {
+  const { fastOracle } = await import('./token-oracle.mjs')
+  const input = Array.from({ length: 3000 }, (_, i) => `${i + 1} 数据 ${'QmFzZTY0'.repeat(i % 5)}`).join('\n')
+  const result = runCli(['--offset', '100', '--max-tokens', '200', '--tokenizer', 'o200k_base'], input)
+  assert.equal(result.status, 0, result.stderr)
+  assert.ok(fastOracle('o200k_base', result.stdout) <= 200)
+  const [banner, first] = result.stdout.split('\n')
+  assert.match(banner, /^\[PARTIAL view: lines 100–\d+ of 3,000 shown/)
+  assert.ok(first.startsWith('100 '))
+})
+
 test('--tokenizer refuses what it cannot count, with exit 2', () => {
   const refused = [
     [
@@ -547,10 +558,6 @@ test('--tokenizer refuses what it cannot count, with exit 2', () => {
     [['--tokenizer'], 'toolclamp: --tokenizer expects a value\n'],
     [['--tokenizer', 'o200k_base'], 'toolclamp: --tokenizer only applies with --max-tokens\n'],
     [['run', '--tokenizer', 'o200k_base', 'ls'], 'toolclamp: --tokenizer only applies with --max-tokens\n'],
-    [
-      ['--tokenizer', 'o200k_base', '--max-tokens', '9', '--offset', '3'],
-      'toolclamp: --tokenizer does not apply to paging (--offset, --column)\n',
-    ],
     [['--tokeniser', 'x'], 'toolclamp: unknown option "--tokeniser"; did you mean --tokenizer?\n'],
   ]
   for (const [args, stderr] of refused) {

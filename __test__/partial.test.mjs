@@ -303,7 +303,8 @@ test('maxTokens bounds the estimated tokens of each page and its banner (3 bytes
   })
   assert.throws(() => readPartial(text, { maxTokens: 5, tokenizer: 'o200k' }), {
     name: 'RangeError',
-    message: 'tokenizer must be "estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function, got "o200k"',
+    message:
+      'tokenizer must be "estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function, got "o200k"; did you mean "o200k_base"?',
   })
 })
 

@@ -406,3 +406,39 @@ describe('notices in tokens', () => {
     )
   })
 })
+
+describe('naming a tokenizer', () => {
+  const expected = '"estimate", "o200k_base", "cl100k_base", an OpenAI model name or a function'
+
+  test('an encoding by its name in any case; a name it starts or a typo away is suggested', () => {
+    assert.equal(truncateText('abc def', { maxTokens: 1, tokenizer: 'O200K_Base' }).tokens.tokenizer, 'o200k_base')
+    for (const [name, near] of [
+      ['o200k', 'o200k_base'],
+      ['cl100k', 'cl100k_base'],
+      ['o200k_bse', 'o200k_base'],
+    ]) {
+      assert.throws(() => truncateText('abc', { maxTokens: 1, tokenizer: name }), {
+        name: 'RangeError',
+        code: 'TOOLCLAMP_OUT_OF_RANGE',
+        message: `tokenizer must be ${expected}, got "${name}"; did you mean "${near}"?`,
+      })
+    }
+    assert.throws(() => truncateText('abc', { maxTokens: 1, tokenizer: 'llama3' }), {
+      message: `tokenizer must be ${expected}, got "llama3"`,
+    })
+  })
+
+  test('a tokenizer with no maxTokens to count is refused, not ignored', () => {
+    const alone = (prefix = '') => ({
+      name: 'TypeError',
+      code: 'TOOLCLAMP_INVALID_ARGUMENT',
+      message: `${prefix}tokenizer counts ${prefix}maxTokens: give ${prefix}maxTokens too, or no tokenizer`,
+    })
+    assert.throws(() => truncateText('abc', { maxBytes: 10, tokenizer: 'o200k_base' }), alone())
+    assert.throws(() => hardTruncateToolPayload('abc', { tokenizer: 'gpt-4o' }), alone())
+    assert.throws(() => clampJson([1], { tokenizer: (t) => t.length }), alone())
+    assert.throws(() => readPartial('abc', { tokenizer: 'cl100k_base' }), alone())
+    // The estimate counts nothing either way.
+    assert.equal(truncateText('abc', { maxBytes: 10, tokenizer: 'estimate' }).text, 'abc')
+  })
+})

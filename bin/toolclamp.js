@@ -17,15 +17,16 @@ const { didYouMean } = require('../lib/common/format.js')
 const USAGE = `Usage: toolclamp [options] [file]
        toolclamp run [options] [--] <command> [args...]
 
-Clamps text to budgets in UTF-16 chars, UTF-8 bytes and lines, keeping an
-unmodified start and/or end plus one notice saying what was dropped. Reads
-<file>, or standard input when no file (or "-") is given, and writes the
-clamped text to standard output. The input is read in chunks: memory follows
-the budgets, not the input's size. Text within every budget is written back
-unchanged, and kept text byte for byte (invalid UTF-8 included) unless --text
-is given. The output ends with a newline when the input does; with --strategy
-head a cut output always does (its notice is the last line), within the
-budgets: one byte and one char of them are kept for it.
+Clamps text to budgets in UTF-16 chars, UTF-8 bytes, lines and tokens,
+keeping an unmodified start and/or end plus one notice saying what was
+dropped. Reads <file>, or standard input when no file (or "-") is given, and
+writes the clamped text to standard output. The input is read in chunks:
+memory follows the budgets, not the input's size. Text within every budget
+is written back unchanged, and kept text byte for byte (invalid UTF-8
+included) unless --text is given. The output ends with a newline when the
+input does; with --strategy head a cut output always does (its notice is the
+last line), within the budgets: one byte and one char of them are kept for
+it.
 
 Budgets (any combination; at least one applies):
   --max-chars <size>     maximum UTF-16 code units
@@ -66,8 +67,10 @@ The notice:
                          Placeholders: {omitted}, {where}, {omittedChars},
                          {omittedBytes}, {omittedLines}, {totalChars},
                          {totalBytes}, {totalLines}, {headEnd}, {tailStart},
-                         {fromLine}, {toLine}, and {spillPath} with
-                         --spill-dir; {{ and }} are literal braces.
+                         {fromLine}, {toLine}, {omittedTokens} and
+                         {totalTokens} (estimated, 3 UTF-8 bytes a token),
+                         and {spillPath} with --spill-dir; {{ and }} are
+                         literal braces.
                          Default: "[... {omitted} truncated at the end ...]"
                          (at the start with tail, in the middle with
                          head-tail; with --spill-dir it names the file)
@@ -395,13 +398,12 @@ function parseArgs(argv) {
   const page = state.offset !== undefined || state.column !== undefined
 
   if (page) {
-    // readPartial pages by bytes and lines; the rest has no meaning for a page.
+    // readPartial pages by bytes, lines and tokens; the rest has no meaning for a page.
     const clampOnly = [
       ['maxChars', '--max-chars'],
       ['strategy', '--strategy'],
       ['notice', '--notice'],
       ['spillDir', '--spill-dir'],
-      ['tokenizer', '--tokenizer'],
     ]
     for (const [key, flag] of clampOnly) {
       if ((key === 'maxChars' ? state.limits[key] : state[key]) !== undefined) {
@@ -409,6 +411,7 @@ function parseArgs(argv) {
       }
     }
     const options = { ...state.limits, offset: state.offset ?? 1, column: state.column ?? 0 }
+    if (state.tokenizer !== undefined) options.tokenizer = state.tokenizer
     if (state.normalize) options.normalize = true
     return { options, file, json: state.json, text: state.text, page: true }
   }

@@ -66,6 +66,14 @@ function withTokenBudget(maxBytes, maxTokens, prefix = '') {
   return Math.min(maxBytes, tokens * native.BYTES_PER_TOKEN, tokens === Infinity ? Infinity : Number.MAX_SAFE_INTEGER)
 }
 
+/**
+ * A tokenizer counts `maxTokens`: without them it would count nothing, and a notice naming
+ * tokens would be the estimate while seeming exact. Refused, as the CLI refuses it.
+ */
+function tokenizerAlone(prefix = '') {
+  return invalid(TypeError, `${prefix}tokenizer counts ${prefix}maxTokens: give ${prefix}maxTokens too, or no tokenizer`)
+}
+
 const UNBOUNDED = Object.freeze({ maxChars: Infinity, maxBytes: Infinity, maxLines: Infinity })
 
 /**
@@ -83,7 +91,8 @@ function readBudgets({ maxChars, maxBytes, maxLines, maxTokens, tokenizer }, def
 function budgetsOf(maxChars, maxBytes, maxLines, maxTokens, tokenizer, defaults, prefix) {
   const counter = readTokenizer(tokenizer, prefix)
   const bytes = budgetOr(prefix, 'maxBytes', maxBytes, defaults.maxBytes)
-  const exactMax = counter === ESTIMATE || maxTokens === undefined ? Infinity : readBudget(`${prefix}maxTokens`, maxTokens)
+  if (counter !== ESTIMATE && maxTokens === undefined) throw tokenizerAlone(prefix)
+  const exactMax = counter === ESTIMATE ? Infinity : readBudget(`${prefix}maxTokens`, maxTokens)
   // A counter that counts tokens even for no text leaves no result within fewer.
   if (counter.count !== undefined && exactMax !== Infinity) {
     const empty = counter.count('')
@@ -187,6 +196,7 @@ function readOptionsObject(options, allowed, optional = false) {
 }
 
 module.exports = {
+  tokenizerAlone,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
   LIMIT_KEYS,

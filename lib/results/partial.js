@@ -8,7 +8,7 @@ const { mustBe } = require('../common/errors.js')
 const { types } = require('node:util')
 const native = require('../native.js')
 const { formatCount, unshared } = require('../common/format.js')
-const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, withTokenBudget } = require('../common/options.js')
+const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, readOptionsObject, tokenizerAlone, withTokenBudget } = require('../common/options.js')
 const { fitTokens } = require('../tokens/fit.js')
 const { ESTIMATE, countWithin, readTokenizer } = require('../tokens/tokenizers.js')
 
@@ -66,6 +66,7 @@ function readPartial(text, options) {
   // maxTokens is 3 bytes a token: at least 2 tokens, for the same reason.
   const maxTokens = given.maxTokens === undefined ? undefined : readCount('maxTokens', given.maxTokens, undefined, 2)
   const tokenizer = readTokenizer(given.tokenizer)
+  if (tokenizer !== ESTIMATE && maxTokens === undefined) throw tokenizerAlone()
   const exact = tokenizer !== ESTIMATE && maxTokens !== undefined && maxTokens !== Infinity
   const byteLimit = readCount('maxBytes', given.maxBytes, DEFAULT_MAX_BYTES, 4)
   const maxBytes = exact ? byteLimit : withTokenBudget(byteLimit, maxTokens)

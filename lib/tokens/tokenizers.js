@@ -10,7 +10,7 @@ const { readFileSync } = require('node:fs')
 const { join } = require('node:path')
 const { brotliDecompressSync } = require('node:zlib')
 const { failure, invalid, mustBe } = require('../common/errors.js')
-const { describe } = require('../common/format.js')
+const { describe, didYouMean } = require('../common/format.js')
 const native = require('../native.js')
 
 const ESTIMATE = Object.freeze({ name: 'estimate', code: 0, count: undefined, longest: undefined })
@@ -36,13 +36,25 @@ function readTokenizer(value, prefix = '') {
   const known = byName.get(value)
   if (known !== undefined) return known
   const encoding = native.encodingOf(value)
-  if (encoding === null) throw mustBe(RangeError, `${prefix}tokenizer`, EXPECTED, value)
+  if (encoding === null) {
+    const near = nearEncoding(value)
+    throw mustBe(RangeError, `${prefix}tokenizer`, EXPECTED, value, near === undefined ? '' : `; did you mean "${near}"?`)
+  }
   load(encoding)
   const code = native.TOKENIZER_CODES.get(encoding)
   const tokenizer = Object.freeze({ name: encoding, code, count: undefined, longest: native.longestToken(encoding) })
   if (byName.size >= BY_NAME_MAX) byName.clear()
   byName.set(value, tokenizer)
   return tokenizer
+}
+
+// The encodings' names, as the binding lists them.
+const ENCODINGS = [...native.TOKENIZER_CODES.keys()].filter((name) => native.encodingOf(name) === name)
+
+/** The encoding an unknown name may have meant: one it starts (`o200k`), or a typo away. */
+function nearEncoding(name) {
+  const lower = name.toLowerCase()
+  return ENCODINGS.find((e) => lower.length >= 4 && e.startsWith(lower)) ?? didYouMean(name, ENCODINGS)
 }
 
 /** Loads an encoding's vocabulary, unless this process has it. */

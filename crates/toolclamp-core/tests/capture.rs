@@ -134,20 +134,6 @@ fn same_plan(got: &Option<Plan>, expected: &Option<Plan>) -> Result<(), TestCase
     Ok(())
 }
 
-fn captured(cap: &Capture, plan: &Option<Plan>) -> Vec<u8> {
-    let src = cap.source();
-    let mut out = Vec::new();
-    match plan {
-        None => src.copy_to(0, src.len(), &mut out),
-        Some(p) => {
-            src.copy_to(0, p.head_end, &mut out);
-            out.extend_from_slice(p.glue.as_bytes());
-            src.copy_to(p.tail_start, src.len(), &mut out);
-        }
-    }
-    out
-}
-
 fn check(
     input: &[u8],
     cuts: &[usize],
@@ -177,7 +163,7 @@ fn check(
     let (expected, text) = string_plan(&whole, &limits, strategy, kind, snap);
     let got = run(&cap.source(), &limits, strategy, kind, snap);
     same_plan(&got, &expected)?;
-    prop_assert_eq!(captured(&cap, &got), text);
+    prop_assert_eq!(common::captured(&cap, &got), text);
     prop_assert_eq!(cap.totals(), src.totals());
     Ok(())
 }
@@ -216,7 +202,7 @@ proptest! {
         let (expected, text) = string_plan(&whole, &limits, strategy, &kind, Snap::None);
         let got = run(&cap.source(), &limits, strategy, &kind, Snap::None);
         match (&got, &expected) {
-            (None, None) => prop_assert_eq!(captured(&cap, &got), input.clone()),
+            (None, None) => prop_assert_eq!(common::captured(&cap, &got), input.clone()),
             (Some(g), Some(e)) => {
                 prop_assert_eq!(&g.glue, &e.glue);
                 prop_assert_eq!((g.total.chars, g.total.lines, g.output.chars, g.output.lines), (e.total.chars, e.total.lines, e.output.chars, e.output.lines));
@@ -224,7 +210,7 @@ proptest! {
             }
             _ => prop_assert!(false, "one plan cuts, the other does not: {got:?} vs {expected:?}"),
         }
-        let kept = captured(&cap, &got);
+        let kept = common::captured(&cap, &got);
         prop_assert_eq!(decode_lossy(&kept).into_owned().into_bytes(), text);
         prop_assert_eq!(cap.totals().chars, Utf8::from_validated(&whole).totals().chars);
         prop_assert_eq!(cap.totals().bytes, input.len() as u64);
@@ -254,7 +240,7 @@ proptest! {
         let (expected, text) = string_plan(&whole, &limits, strategy, &Kind::Default, Snap::None);
         let got = run(&cap.source(), &limits, strategy, &Kind::Default, Snap::None);
         same_plan(&got, &expected)?;
-        prop_assert_eq!(captured(&cap, &got), text);
+        prop_assert_eq!(common::captured(&cap, &got), text);
     }
 
     /// A snapshot is the capture of what was written so far, finished.
@@ -281,7 +267,7 @@ proptest! {
         let (expected, text) = string_plan(&prefix, &limits, strategy, &Kind::Default, Snap::None);
         let got = run(&snap.source(), &limits, strategy, &Kind::Default, Snap::None);
         same_plan(&got, &expected)?;
-        prop_assert_eq!(captured(&snap, &got), text);
+        prop_assert_eq!(common::captured(&snap, &got), text);
         // The capture goes on unchanged.
         cap.write_bytes(&input[at..]);
         cap.finish();

@@ -8,7 +8,7 @@ use toolclamp_core::{
     Strategy as Cut, TokenCut, TokenIndex, Utf8, CAPTURE_MARGIN, UNLIMITED,
 };
 
-use crate::common::{proptest_config, tokenizer};
+use crate::common::{captured, proptest_config, tokenizer};
 
 /// Text whose pieces are worth cutting inside, repeated to many times a small limit's bytes.
 fn text() -> impl Strategy<Value = String> {
@@ -72,17 +72,7 @@ fn capture(text: &str, cuts: &[usize], limits: Limits, strategy: Cut, max_tokens
 }
 
 fn result_of(cap: &Capture, plan: &Option<Plan>) -> String {
-    let src = cap.source();
-    let mut out = Vec::new();
-    match plan {
-        None => src.copy_to(0, src.len(), &mut out),
-        Some(p) => {
-            src.copy_to(0, p.head_end, &mut out);
-            out.extend_from_slice(p.glue.as_bytes());
-            src.copy_to(p.tail_start, src.len(), &mut out);
-        }
-    }
-    String::from_utf8(out).expect("a capture keeps whole chars")
+    String::from_utf8(captured(cap, plan)).expect("a capture keeps whole chars")
 }
 
 fn cut_capture(cap: &Capture, max_tokens: u64, snap: Snap, encoding: Encoding) -> (TokenCut, (u64, bool)) {

@@ -49,7 +49,7 @@ impl Encoding {
     }
 
     pub fn from_name(name: &str) -> Option<Encoding> {
-        Encoding::ALL.into_iter().find(|e| e.name() == name)
+        Encoding::ALL.into_iter().find(|e| e.name().eq_ignore_ascii_case(name))
     }
 
     /// The encoding of an OpenAI model, by its name or a provider's name for it

@@ -4,7 +4,7 @@
 
 use crate::reference::*;
 use toolclamp_core::{default_notice, render_template};
-use toolclamp_core::{plan, Dims, Limits, Notice, Plan, Position, Strategy, Units, UNLIMITED};
+use toolclamp_core::{plan, Capture, Dims, Limits, Notice, Plan, Position, Source, Strategy, Units, UNLIMITED};
 
 pub const FALLBACKS: [&str; 3] = ["[... truncated ...]", "[...]", ""];
 
@@ -339,4 +339,19 @@ pub fn tokenizer(encoding: toolclamp_core::Encoding) -> &'static toolclamp_core:
         brotli_decompressor::Decompressor::new(file, 1 << 16).read_to_end(&mut raw).expect("a brotli stream");
         Tokenizer::new(encoding, Vocab::from_bytes(&raw).expect("a valid vocabulary"))
     })
+}
+
+/// What a capture's `plan` keeps of it, the notice in its place (the whole when `None`).
+pub fn captured(cap: &Capture, plan: &Option<Plan>) -> Vec<u8> {
+    let src = cap.source();
+    let mut out = Vec::new();
+    match plan {
+        None => src.copy_to(0, src.len(), &mut out),
+        Some(p) => {
+            src.copy_to(0, p.head_end, &mut out);
+            out.extend_from_slice(p.glue.as_bytes());
+            src.copy_to(p.tail_start, src.len(), &mut out);
+        }
+    }
+    out
 }

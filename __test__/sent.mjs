@@ -109,7 +109,13 @@ function add(parts, value) {
 function addObject(parts, value) {
   if (value.lc_direct_tool_output === true) {
     if (typeof value.tool_call_id === 'string') return add(parts, value.content)
-    for (const message of commandMessages(value.update)) add(parts, message.content)
+    // Each ToolMessage is a message of its own: its block texts are one text, which does not
+    // run on into the next message's.
+    for (const message of commandMessages(value.update)) {
+      const own = { texts: [], pieces: [] }
+      add(own, message.content)
+      parts.pieces.push(own.texts.join(''), ...own.pieces)
+    }
     return
   }
   if (Array.isArray(value.content) || value.structuredContent !== undefined) {

@@ -180,19 +180,16 @@ function fitPageWith(text, limits) {
 
 /**
  * A readPartial page within a limit in exact tokens: fitPageWith at the largest byte budget
- * whose result is within it (lib/tokens/fit.js).
+ * whose result is within it (fitByTokens).
  */
 function clampPageByTokens(text, limits) {
-  const bytes = limits.maxBytes === Infinity ? Buffer.byteLength(text) : limits.maxBytes
-  const total = Math.min(bytes, Buffer.byteLength(text))
-  const clampAt = (maxBytes) => clampWith(text, withBytes(limits, maxBytes))
-  return fitTokens(limits.tokens, { cap: bytes, total }, clampAt, (page, limit) => countWithin(limits.tokens.tokenizer, page, limit)).result
+  const count = (page, limit) => countWithin(limits.tokens.tokenizer, page, limit)
+  return fitByTokens(limits, Buffer.byteLength(text), (within) => clampWith(text, within), count)
 }
 
 /** `limits` with the byte budget `maxBytes` and no limit in tokens. */
 function withBytes(limits, maxBytes) {
-  const next = { ...limits, maxBytes, tokens: undefined }
-  return next
+  return { ...limits, maxBytes, tokens: undefined }
 }
 
 /**
@@ -840,28 +837,35 @@ function clampShape(result, given) {
 
 /**
  * A tool result within a limit in exact tokens (`limits.tokens`): its clamp at the largest
- * byte budget whose result is within the limit as a model reads it (tokensOfPayload; the
- * search is lib/tokens/fit.js). A spill file is named once and written once, by the clamp
- * that is kept: the clamps the search tries name the same file and write nothing.
+ * byte budget whose result is within the limit as a model reads it (tokensOfPayload,
+ * fitByTokens).
  */
 function clampByTokens(result, limits) {
   return json.withStringifiedOnce(() => searchByTokens(result, limits))
 }
 
 function searchByTokens(result, limits) {
+  const count = (value, limit) => tokensOfPayload(value, limits.tokens.tokenizer, limit)
+  return fitByTokens(limits, payloadSize(result).text.bytes, (within) => clampShape(result, within), count)
+}
+
+/**
+ * `clamp(within)` with `within` the limits at the largest byte budget whose result `count`
+ * finds within `limits.tokens` (lib/tokens/fit.js); `total` is the bytes of all it could
+ * keep. A spill file is named once and written once, by the clamp that is kept: the clamps
+ * the search tries name the same file and write nothing.
+ */
+function fitByTokens(limits, total, clamp, count) {
   const { tokens } = limits
-  const total = payloadSize(result).text.bytes
-  const count = (value, limit) => tokensOfPayload(value, tokens.tokenizer, limit)
-  if (limits.spill === undefined) {
-    return fitTokens(tokens, { cap: limits.maxBytes, total }, (bytes) => clampShape(result, withBytes(limits, bytes)), count).result
-  }
+  const range = { cap: limits.maxBytes, total }
+  if (limits.spill === undefined) return fitTokens(tokens, range, (bytes) => clamp(withBytes(limits, bytes)), count).result
   const spill = spills.repeatableSpill(limits.spill)
-  const at = (bytes, dry) => clampShape(result, { ...withBytes(limits, bytes), spill: spill.run(dry) })
-  const { bytes } = fitTokens(tokens, { cap: limits.maxBytes, total }, (b) => at(b, true), count)
+  const at = (bytes, dry) => clamp({ ...withBytes(limits, bytes), spill: spill.run(dry) })
+  const { bytes } = fitTokens(tokens, range, (b) => at(b, true), count)
   const kept = at(bytes, false)
   if (count(kept, tokens.max) !== undefined) return kept
   // The file could not be written: its notice names none, and counts again.
-  return searchByTokens(result, withoutSpill(limits))
+  return fitByTokens(withoutSpill(limits), total, clamp, count)
 }
 
 /**

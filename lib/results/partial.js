@@ -189,6 +189,11 @@ function rememberBufferBanner(banner) {
   if (BUFFER_BANNERS.size > BUFFER_BANNERS_KEPT) BUFFER_BANNERS.delete(BUFFER_BANNERS.values().next().value)
 }
 
+/** Whether `text` may be a page as readPartial shows one (it starts with a banner). */
+function isPage(text) {
+  return text.startsWith(BANNER_START)
+}
+
 /**
  * `text` within `limits` (maxChars, maxBytes, maxLines) when it is a page as readPartial
  * shows one (its banner line, then the page, nothing else): `{ text }`, the page cut on
@@ -197,11 +202,6 @@ function rememberBufferBanner(banner) {
  * fits. `{ page }` when the limits cannot hold a banner line and one character: the page
  * without its banner, to be cut as plain text. Undefined when `text` is no such page.
  */
-/** Whether `text` may be a page as readPartial shows one (it starts with a banner). */
-function isPage(text) {
-  return text.startsWith(BANNER_START)
-}
-
 function fitPage(text, limits) {
   if (!isPage(text)) return undefined
   const newline = text.indexOf('\n')

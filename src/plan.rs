@@ -288,9 +288,10 @@ impl Told {
 /// `kept(head_end, tail_start)`. Each stand-in and each char of a count is one byte and one
 /// UTF-16 unit, and a count is never wider than its run: the plan only gets shorter.
 fn tell_tokens(plan: Option<Plan>, told: Option<&Told>, kept: &mut impl FnMut(usize, usize) -> u64) -> Option<Plan> {
-    let (Some(mut p), Some(t)) = (plan.clone(), told) else {
+    let Some(t) = told else {
         return plan;
     };
+    let mut p = plan?;
     let omitted = t.total.saturating_sub(kept(p.head_end, p.tail_start));
     let glue = tell_omitted_tokens(&p.glue, t.stand_in, t.total, omitted);
     let shorter = (p.glue.len() - glue.len()) as u64;

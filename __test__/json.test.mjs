@@ -58,8 +58,11 @@ function sameShape(v, out, strategy, markers) {
       front.length + back.length <= v.length &&
       front.every((x, i) => sameShape(v[i], x, strategy, markers)) &&
       back.every((x, i) => sameShape(v[v.length - back.length + i], x, strategy, markers))
-    const m = markers === 'inline' ? out.findIndex(isItemsMarker) : -1
-    if (m !== -1) return aligned(out.slice(0, m), out.slice(m + 1))
+    // "[...]" is also a string item cut to its shortest form: any item that reads as the
+    // marker may be it, or none.
+    for (let m = 0; markers === 'inline' && m < out.length; m++) {
+      if (isItemsMarker(out[m]) && aligned(out.slice(0, m), out.slice(m + 1))) return true
+    }
     if (strategy === 'head') return aligned(out, [])
     if (strategy === 'tail') return aligned([], out)
     for (let p = 0; p <= out.length; p++) if (aligned(out.slice(0, p), out.slice(p))) return true

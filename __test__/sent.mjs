@@ -109,13 +109,7 @@ function add(parts, value) {
 function addObject(parts, value) {
   if (value.lc_direct_tool_output === true) {
     if (typeof value.tool_call_id === 'string') return add(parts, value.content)
-    // Each ToolMessage is a message of its own: its block texts are one text, which does not
-    // run on into the next message's.
-    for (const message of commandMessages(value.update)) {
-      const own = { texts: [], pieces: [] }
-      add(own, message.content)
-      parts.pieces.push(own.texts.join(''), ...own.pieces)
-    }
+    for (const message of commandMessages(value.update)) add(parts, message.content)
     return
   }
   if (Array.isArray(value.content) || value.structuredContent !== undefined) {
@@ -150,6 +144,17 @@ function commandMessages(update) {
 
 /** The size of what a model may read of `value`: the concatenated block text and each piece. */
 export function sentSize(value, options) {
+  // Each ToolMessage of a LangGraph Command is a message of its own: its block texts are one
+  // text, which does not run on into the next message's.
+  if (isObject(value) && value.lc_direct_tool_output === true && typeof value.tool_call_id !== 'string') {
+    return commandMessages(value.update)
+      .map((message) => sentSize(message.content))
+      .reduce((a, m) => ({ chars: a.chars + m.chars, bytes: a.bytes + m.bytes, lines: a.lines + m.lines }), {
+        chars: 0,
+        bytes: 0,
+        lines: 0,
+      })
+  }
   const { texts, pieces } = sentParts(value, options)
   const all = [texts.join(''), ...pieces].map((s) => measure(s))
   return all.reduce((a, m) => ({ chars: a.chars + m.chars, bytes: a.bytes + m.bytes, lines: a.lines + m.lines }), {

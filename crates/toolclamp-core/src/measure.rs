@@ -198,6 +198,7 @@ impl Unit for u16 {
 // run time (the check is a cached atomic load).
 
 /// Spans shorter than this skip the feature check: it would cost more than it saves.
+#[cfg(target_arch = "x86_64")]
 const DISPATCH_MIN: usize = 256;
 
 /// The CPU can run the AVX2 copies of the counting loops.

@@ -352,28 +352,11 @@ fn plan_tokens_long<U: StringUnit + toolclamp_core::Unit>(
     max_tokens: u64,
     tokenizer: &Tokenizer,
 ) -> Result<Tried, Thrown> {
-    let [head, tail, window] = bufs;
-    head.clear();
-    tail.clear();
-    let mut tally = Tally::default();
-    let tail_from = len - reach;
-    let mut at = 0;
-    // The ends are kept as they stream past, from the window still in cache: the string is
-    // read once.
-    call.stream_units(1, len, STREAM_UNITS, window, |units| {
-        tally.add(units);
-        let from = at;
-        at += units.len();
-        if from < reach {
-            head.extend_from_slice(&units[..units.len().min(reach - from)]);
-        }
-        if at > tail_from {
-            tail.extend_from_slice(&units[tail_from.saturating_sub(from)..]);
-        }
-    })?;
+    let tally = stream_ends(call, len, reach, bufs)?;
     if how.restack && tally.holds_open() {
         return Ok(Tried::Whole(notice));
     }
+    let [head, tail, _] = bufs;
     let totals = tally.totals();
     let src = Windows::new(head, tail, len).with_totals(totals);
     let text = Ends::new(head, tail, len);
@@ -439,6 +422,35 @@ pub(crate) fn plan_string(call: &Call) -> Answer {
     }
 }
 
+/// Reads the string argument 1 (`len` units) once, [`STREAM_UNITS`] at a time through the
+/// third buffer: its totals counted, and its first and last `reach` units kept in the first
+/// two as they pass, from the window still in cache.
+fn stream_ends<U: StringUnit + toolclamp_core::Unit>(
+    call: &Call,
+    len: usize,
+    reach: usize,
+    bufs: &mut [Vec<U>; 3],
+) -> Result<Tally<U>, Thrown> {
+    let [head, tail, window] = bufs;
+    head.clear();
+    tail.clear();
+    let mut tally = Tally::default();
+    let tail_from = len - reach;
+    let mut at = 0;
+    call.stream_units(1, len, STREAM_UNITS, window, |units| {
+        tally.add(units);
+        let from = at;
+        at += units.len();
+        if from < reach {
+            head.extend_from_slice(&units[..units.len().min(reach - from)]);
+        }
+        if at > tail_from {
+            tail.extend_from_slice(&units[tail_from.saturating_sub(from)..]);
+        }
+    })?;
+    Ok(tally)
+}
+
 /// Strings from this many units on are planned through windows when the limits allow (see
 /// [`plan_long`]); shorter ones are copied whole, which costs less than the slices.
 const LONG_MIN: usize = 1 << 20;
@@ -447,7 +459,7 @@ const LONG_MIN: usize = 1 << 20;
 const STREAM_UNITS: usize = 1 << 18;
 
 /// `plan` of a string of `len` units whose plan reads at most `reach` units from either end
-/// ([`ends_reach`]): the string is copied in windows of [`STREAM_UNITS`] to count its
+/// ([`ends_reach`]): the string is read once in windows ([`stream_ends`]) to count its
 /// totals, and only its two ends are kept, so memory stays bounded and every byte costs the
 /// same whatever the length. A text that holds `[... ` (it may carry notices to restack,
 /// which need the whole text) is copied whole into `whole`, as before.
@@ -460,21 +472,11 @@ fn plan_long<U: StringUnit + toolclamp_core::Unit>(
     notice: NoticeArg,
     whole: &'static std::thread::LocalKey<std::cell::RefCell<Vec<U>>>,
 ) -> Answer {
-    let [head, tail, window] = bufs;
-    let mut tally = Tally::default();
-    call.stream_units(1, len, STREAM_UNITS, window, |units| tally.add(units))?;
+    let tally = stream_ends(call, len, reach, bufs)?;
     if how.restack && tally.holds_open() {
         return with_scratch(whole, |buf| answer_units(call, call.string_arg(1, buf)?, how, notice));
     }
-    let text = call.arg(1);
-    let head = call.prefix_of(text, reach, head)?;
-    let mut slice = std::ptr::null_mut();
-    // SAFETY: `env` and `text` are valid while the call runs.
-    call.check(unsafe { sys::napi_get_named_property(call.env(), text, c"slice".as_ptr(), &mut slice) })?;
-    let tail = call.units_of(call.slice_of(text, slice, len - reach, len)?, tail)?;
-    if tail.len() != reach {
-        return Err(call.range_error(1, "a string whose slices keep their length", tail.len()));
-    }
+    let [head, tail, _] = bufs;
     let src = Windows::new(head, tail, len).with_totals(tally.totals());
     answer_plan(call, &src, &how.limits, how.strategy, notice, how.exact, how.snap)
 }

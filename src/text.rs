@@ -161,23 +161,6 @@ impl Call {
         Ok(len)
     }
 
-    /// Copies at most the first `units` units of the string `v` into `buf` (Node-API copies
-    /// a bounded prefix without reading the rest).
-    pub fn prefix_of<'b, U: StringUnit>(
-        &self,
-        v: sys::napi_value,
-        units: usize,
-        buf: &'b mut Vec<U>,
-    ) -> Result<&'b [U], Thrown> {
-        if buf.len() < units + 1 {
-            buf.resize(units + 1, U::default());
-        }
-        let mut copied = 0;
-        // SAFETY: `env` and `v` are valid while the call runs; `buf` holds `units + 1` units.
-        self.check(unsafe { U::copy(self.env(), v, buf.as_mut_ptr(), units + 1, &mut copied) })?;
-        Ok(&buf[..copied])
-    }
-
     /// Hands `f` the units of the string argument `i` (`len` units long) in order, `window`
     /// units at a time, copied into `buf` from slices of the string (`String.prototype.slice`
     /// shares the string's memory), so a string of any length costs `window` units of

@@ -314,7 +314,43 @@ impl Call {
                 block.add(k).write(f64::NAN);
             }
         }
+        self.written(self.argv[0], REQUEST_START, FIELD_COUNT)?;
         Ok(request)
+    }
+
+    /// Makes the doubles `start..start + count` that the binding wrote into the JS buffer or
+    /// typed array `value` visible to JS. Natively Node-API hands out the buffer's own
+    /// memory and there is nothing to do. Compiled to WebAssembly, Node-API (emnapi) hands
+    /// out a copy of the buffer inside the module's memory, fresh at each request for it,
+    /// and what was written there reaches JS only when copied back.
+    #[cfg(not(target_family = "wasm"))]
+    #[inline(always)]
+    pub fn written(&self, _value: sys::napi_value, _start: usize, _count: usize) -> Result<(), Thrown> {
+        Ok(())
+    }
+
+    /// See the native build's `written`.
+    #[cfg(target_family = "wasm")]
+    pub fn written(&self, value: sys::napi_value, start: usize, count: usize) -> Result<(), Thrown> {
+        extern "C" {
+            /// emnapi's own: copies `length` bytes at `byte_offset` between the JS buffer
+            /// and its copy in the module's memory (`js_to_wasm` false: to JS).
+            fn emnapi_sync_memory(
+                env: sys::napi_env,
+                js_to_wasm: bool,
+                arraybuffer_or_view: *mut sys::napi_value,
+                byte_offset: usize,
+                length: usize,
+            ) -> sys::napi_status;
+        }
+        let mut value = value;
+        // From the buffer's start: emnapi 2.0.0-beta.2 applies an offset to the JS side of the
+        // copy only, not to the module's side, so only a range from 0 lands where it belongs.
+        // The result buffer is a few hundred bytes, and the other arrays are copied whole.
+        let length = (start + count) * size_of::<f64>();
+        // SAFETY: `env` and `value` are valid while the call runs; emnapi checks that the
+        // range lies within both the buffer and its copy.
+        self.check(unsafe { emnapi_sync_memory(self.env, false, &mut value, 0, length) })
     }
 
     /// A field of the request block; the export must list it.
@@ -404,7 +440,7 @@ impl Call {
         let data = self.result_array()?;
         // SAFETY: as in `take_request`; the facts block is part of the checked array.
         unsafe { ptr::copy_nonoverlapping(facts.as_ptr(), data.add(FACTS_START), FACT_COUNT) };
-        Ok(())
+        self.written(self.argv[0], FACTS_START, FACT_COUNT)
     }
 
     /// Writes `results` to the result buffer (argument 0, the `ArrayBuffer` of the caller's
@@ -415,7 +451,7 @@ impl Call {
         // answer slots come first. No JS runs during the copy, and no Rust reference to that
         // memory exists.
         unsafe { ptr::copy_nonoverlapping(results.values().as_ptr(), data, SLOT_COUNT) };
-        Ok(())
+        self.written(self.argv[0], 0, SLOT_COUNT)
     }
 
     pub fn null(&self) -> Answer {

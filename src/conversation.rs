@@ -91,6 +91,7 @@ pub(crate) fn plan_budget_of(call: &Call) -> Answer {
         f[0] = code;
         f[1] = tokens as f64;
     }
+    call.written(call.arg(1), 0, sizes.len())?;
     let mut r = Results::new(Verdict::Budgeted);
     r.set(Slot::TokensBefore, budget.tokens_before)
         .set(Slot::TokensAfter, budget.tokens_after)

@@ -343,6 +343,10 @@ impl Call {
                 length: usize,
             ) -> sys::napi_status;
         }
+        if count == 0 {
+            // Nothing written; an empty buffer has no copy to copy from.
+            return Ok(());
+        }
         let mut value = value;
         // From the buffer's start: emnapi 2.0.0-beta.2 applies an offset to the JS side of the
         // copy only, not to the module's side, so only a range from 0 lands where it belongs.

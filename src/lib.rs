@@ -31,6 +31,7 @@ mod plan;
 mod terminal;
 mod text;
 mod tokens;
+mod wasm;
 
 use std::ptr;
 

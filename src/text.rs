@@ -316,17 +316,26 @@ impl Call {
     /// A JS string from Rust text whose UTF-16 length is `chars`.
     pub fn string_from_utf8(&self, bytes: &[u8], chars: usize) -> Answer {
         self.check_length(chars)?;
-        let mut v = ptr::null_mut();
-        // ASCII is Latin-1, which V8 copies as it is instead of decoding.
-        let status = if bytes.is_ascii() {
-            // SAFETY: `env` is valid while the call runs; `bytes` is a live slice.
-            unsafe { sys::napi_create_string_latin1(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v) }
-        } else {
-            // SAFETY: as above.
-            unsafe { sys::napi_create_string_utf8(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v) }
-        };
-        self.check(status)?;
-        Ok(v)
+        #[cfg(target_family = "wasm")]
+        {
+            crate::wasm::string_from_utf8(self, bytes)
+        }
+        #[cfg(not(target_family = "wasm"))]
+        {
+            let mut v = ptr::null_mut();
+            // ASCII is Latin-1, which V8 copies as it is instead of decoding.
+            let status = if bytes.is_ascii() {
+                // SAFETY: `env` is valid while the call runs; `bytes` is a live slice.
+                unsafe {
+                    sys::napi_create_string_latin1(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v)
+                }
+            } else {
+                // SAFETY: as above.
+                unsafe { sys::napi_create_string_utf8(self.env(), bytes.as_ptr().cast(), bytes.len() as isize, &mut v) }
+            };
+            self.check(status)?;
+            Ok(v)
+        }
     }
 
     /// A new Buffer holding a copy of `bytes`.
@@ -343,20 +352,36 @@ impl Call {
 
     pub fn string_from_latin1(&self, units: &[u8]) -> Answer {
         self.check_length(units.len())?;
-        let mut v = ptr::null_mut();
-        // SAFETY: `env` is valid while the call runs; `units` is a live slice.
-        self.check(unsafe {
-            sys::napi_create_string_latin1(self.env(), units.as_ptr().cast(), units.len() as isize, &mut v)
-        })?;
-        Ok(v)
+        #[cfg(target_family = "wasm")]
+        {
+            crate::wasm::string_from_latin1(self, units)
+        }
+        #[cfg(not(target_family = "wasm"))]
+        {
+            let mut v = ptr::null_mut();
+            // SAFETY: `env` is valid while the call runs; `units` is a live slice.
+            self.check(unsafe {
+                sys::napi_create_string_latin1(self.env(), units.as_ptr().cast(), units.len() as isize, &mut v)
+            })?;
+            Ok(v)
+        }
     }
 
     pub fn string_from_utf16(&self, units: &[u16]) -> Answer {
         self.check_length(units.len())?;
-        let mut v = ptr::null_mut();
-        // SAFETY: `env` is valid while the call runs; `units` is a live slice.
-        self.check(unsafe { sys::napi_create_string_utf16(self.env(), units.as_ptr(), units.len() as isize, &mut v) })?;
-        Ok(v)
+        #[cfg(target_family = "wasm")]
+        {
+            crate::wasm::string_from_utf16(self, units)
+        }
+        #[cfg(not(target_family = "wasm"))]
+        {
+            let mut v = ptr::null_mut();
+            // SAFETY: `env` is valid while the call runs; `units` is a live slice.
+            self.check(unsafe {
+                sys::napi_create_string_utf16(self.env(), units.as_ptr(), units.len() as isize, &mut v)
+            })?;
+            Ok(v)
+        }
     }
 
     /// A string the core produced (a glue or banner), with any stood-in lone surrogates put back.

@@ -1344,3 +1344,20 @@ export interface ToolOutputTooLargeError extends Error {
  * pruneSpillDir('.agent/artifacts', { maxAgeMs: 7 * 24 * 3600 * 1000 })
  */
 export declare function pruneSpillDir(dir: string, options: { maxAgeMs: number }): string[]
+
+// ---------------------------------------------------------------------------------------
+// The addon
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Which build of the addon runs: `'native'`, the Node-API addon of this platform's package
+ * (toolclamp-linux-x64-gnu and the like), or `'wasm'`, the same Rust code compiled to
+ * WebAssembly (the package toolclamp-wasm32-wasi), which runs wherever Node 20 does and
+ * gives the same results, more slowly. The native addon is loaded when there is one; the
+ * environment variable `TOOLCLAMP_RUNTIME=native` or `TOOLCLAMP_RUNTIME=wasm` loads only
+ * that build, and fails with `TOOLCLAMP_NO_ADDON` when it is not installed.
+ *
+ * @example
+ * if (runtime === 'wasm') console.warn('toolclamp runs as WebAssembly here')
+ */
+export declare const runtime: 'native' | 'wasm'

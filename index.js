@@ -12,6 +12,7 @@ const spill = require('./lib/files/spill.js')
 const json = require('./lib/json/json.js')
 const capture = require('./lib/commands/capture.js')
 const run = require('./lib/commands/run.js')
+const native = require('./lib/native.js')
 
 module.exports = {
   // Strings (lib/text/clamp.js)
@@ -39,4 +40,6 @@ module.exports = {
   readPartial: partial.readPartial,
   // Spill files (lib/files/spill.js)
   pruneSpillDir: spill.pruneSpillDir,
+  // Which build of the addon runs: 'native' or 'wasm' (lib/native.js)
+  runtime: native.runtime,
 }

@@ -18,5 +18,6 @@ export const {
   runCommand,
   readPartial,
   pruneSpillDir,
+  runtime,
 } = toolclamp
 export default toolclamp

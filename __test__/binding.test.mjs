@@ -18,6 +18,8 @@ import { measure, fits } from './reference.mjs'
 import { ENCODINGS, oracle } from './token-oracle.mjs'
 
 const require = createRequire(import.meta.url)
+// lib/native.js loads the build TOOLCLAMP_RUNTIME names; binding.js is then that one.
+require('../lib/native.js')
 const binding = require('../binding.js')
 const { LAYOUT } = binding
 const S = LAYOUT.slots

@@ -203,6 +203,8 @@ describe('dispose()', () => {
 
 describe('the binding', () => {
   test('captureDispose frees a handle for good: every later call with it throws, a second dispose does nothing', () => {
+    // lib/native.js loads the build TOOLCLAMP_RUNTIME names; binding.js is then that one.
+    require('../lib/native.js')
     const binding = require('../binding.js')
     const { LAYOUT } = binding
     const out = new ArrayBuffer(LAYOUT.bufferLength * 8)

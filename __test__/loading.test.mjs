@@ -20,13 +20,13 @@ const ENTRIES = [
 ]
 
 // The documented exports of an entry are the ones its .d.ts declares: functions, classes (an
-// Error subclass) and constants (the profile table).
+// Error subclass) and constants (the profile table; `runtime`, a string).
 function declared(stem) {
   const declarations = readFileSync(new URL(`../${stem}.d.ts`, import.meta.url), 'utf8')
   return new Map(
-    [...declarations.matchAll(/^export declare (function|class|const) (\w+)/gm)].map((m) => [
+    [...declarations.matchAll(/^export declare (function|class|const) (\w+)(: ')?/gm)].map((m) => [
       m[2],
-      m[1] === 'const' ? 'object' : 'function',
+      m[1] !== 'const' ? 'function' : m[3] ? 'string' : 'object',
     ]),
   )
 }

@@ -212,7 +212,7 @@ test('every platform package: napi-rs manifest, same version, listed by the main
     'x86_64-pc-windows-msvc': ['win32-x64-msvc', 'win32', 'x64'],
     'aarch64-pc-windows-msvc': ['win32-arm64-msvc', 'win32', 'arm64'],
   }
-  assert.deepEqual([...manifest.napi.targets].sort(), Object.keys(names).sort())
+  assert.deepEqual([...manifest.napi.targets].sort(), [...Object.keys(names), 'wasm32-wasip1-threads'].sort())
   assert.deepEqual(
     Object.keys(manifest.optionalDependencies).sort(),
     Object.values(names)
@@ -232,4 +232,20 @@ test('every platform package: napi-rs manifest, same version, listed by the main
     assert.equal(pkg.license, manifest.license)
     assert.deepEqual(pkg.repository, manifest.repository)
   }
+})
+
+test('the WebAssembly package: installed by name on any CPU, never as an optional dependency', () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'npm', 'wasm32-wasi', 'package.json'), 'utf8'))
+  assert.equal(pkg.name, 'toolclamp-wasm32-wasi')
+  assert.equal(pkg.version, manifest.version)
+  // npm refuses a package whose cpu is not the machine's: `npm i toolclamp-wasm32-wasi` must work.
+  assert.equal(pkg.cpu, undefined)
+  assert.equal(pkg.os, undefined)
+  assert.equal(manifest.optionalDependencies[pkg.name], undefined)
+  assert.equal(pkg.main, 'toolclamp.wasi.cjs')
+  assert.ok(pkg.files.includes('toolclamp.wasm32-wasi.wasm') && pkg.files.includes('wasi-worker.mjs'))
+  // The runtime it needs, at the versions the build linked against.
+  for (const name of ['@emnapi/core', '@emnapi/runtime']) assert.equal(pkg.dependencies[name], manifest.devDependencies[name])
+  assert.equal(pkg.dependencies['@napi-rs/wasm-runtime'], `~${manifest.devDependencies['@napi-rs/wasm-runtime']}`)
+  assert.equal(manifest.devDependencies.emnapi, manifest.devDependencies['@emnapi/core'])
 })

@@ -20,18 +20,78 @@
 const { describe } = require('./common/format.js')
 const { internal, invalid } = require('./common/errors.js')
 
-const binding = loadBinding()
+const { binding, runtime } = loadBinding()
 
 /**
- * The native addon, through the loader `napi build` writes (binding.js: the platform
- * package, then a local build). When neither is there, one error that says what was looked
- * for and what to do, instead of the loader's own guess about npm's optional dependencies.
+ * The addon, and which build it is: `'native'`, the platform's Node-API addon, or `'wasm'`,
+ * the same crate compiled to WebAssembly (the package toolclamp-wasm32-wasi, for platforms
+ * without a native build). TOOLCLAMP_RUNTIME picks one: `native` or `wasm` loads only that
+ * build; unset, empty or `auto` loads the native addon and falls back to WebAssembly.
+ *
+ * Both come through the loader `napi build` writes, binding.js: the platform package, a
+ * local build, then the WebAssembly build (a local one, then its package). When nothing loads, one error that says what
+ * was looked for and what to do, instead of the loader's own guess about npm's optional
+ * dependencies.
  */
 function loadBinding() {
+  const wanted = wantedRuntime()
+  let binding
+  try {
+    binding = withoutWasiWarning(() => (wanted === 'wasm' ? requireWasm() : require('../binding.js')))
+  } catch (error) {
+    throw missingAddon(error, wanted)
+  }
+  // The generated loaders stamp what they loaded: a WebAssembly build as 'wasm32-wasi'.
+  const runtime = binding.__napiBindingTarget === 'wasm32-wasi' ? 'wasm' : 'native'
+  if (wanted === 'native' && runtime !== 'native') {
+    throw missingAddon(new Error('only the WebAssembly build loaded'), wanted)
+  }
+  return { binding, runtime }
+}
+
+/** TOOLCLAMP_RUNTIME, checked: a misspelt value must not quietly load another build. */
+function wantedRuntime() {
+  const value = process.env.TOOLCLAMP_RUNTIME
+  if (value === undefined || value === '' || value === 'auto') return 'auto'
+  if (value === 'native' || value === 'wasm') return value
+  throw invalid(TypeError, `TOOLCLAMP_RUNTIME must be native, wasm or auto (or unset), got ${describe(value)}`)
+}
+
+/**
+ * Runs `load` without the one warning Node 20 and 22 print when node:wasi is first loaded
+ * ("WASI is an experimental feature"): it warns that node:wasi's API may change, and the
+ * loader pins the version it uses (preview1); a line on every agent's stderr, the CLI's
+ * included, would only alarm. Any other warning passes, and emitWarning is itself again
+ * when `load` returns.
+ */
+function withoutWasiWarning(load) {
+  const emitWarning = process.emitWarning
+  process.emitWarning = function (warning, ...rest) {
+    const message = typeof warning === 'string' ? warning : warning?.message
+    if (typeof message === 'string' && message.startsWith('WASI is an experimental feature')) return
+    return emitWarning.call(this, warning, ...rest)
+  }
+  try {
+    return load()
+  } finally {
+    process.emitWarning = emitWarning
+  }
+}
+
+/**
+ * binding.js loading only the WebAssembly build (a local one, toolclamp.wasi.cjs, then the
+ * package): what the generated loader does while NAPI_RS_FORCE_WASI is `error`. The flag is
+ * set for the load only. binding.js is then the WebAssembly build for the whole process,
+ * as it is when it falls back to it.
+ */
+function requireWasm() {
+  const saved = process.env.NAPI_RS_FORCE_WASI
+  process.env.NAPI_RS_FORCE_WASI = 'error'
   try {
     return require('../binding.js')
-  } catch (error) {
-    throw missingAddon(error)
+  } finally {
+    if (saved === undefined) delete process.env.NAPI_RS_FORCE_WASI
+    else process.env.NAPI_RS_FORCE_WASI = saved
   }
 }
 
@@ -50,18 +110,26 @@ function platformName() {
 }
 
 /** The error for no addon; the loader's own error (its guess about npm included) is its cause. */
-function missingAddon(error) {
+function missingAddon(error, wanted) {
+  const WASM_PACKAGE = 'toolclamp-wasm32-wasi'
   const name = platformName()
   const libc = name.endsWith('-gnu') ? ' (glibc)' : name.endsWith('-musl') ? ' (musl)' : ''
-  const addon = new Error(
-    `toolclamp: no native addon for ${process.platform}-${process.arch}${libc}. ` +
-      `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node. ` +
-      `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
-      `lockfile was made on another platform, or with --no-optional / --omit=optional), or build ` +
-      `from source in a clone with Rust installed: npm install && npm run build. ` +
-      `Supported: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. ` +
-      "What the loader tried is in this error's cause.",
-  )
+  const where = `${process.platform}-${process.arch}${libc}`
+  const message =
+    wanted === 'wasm'
+      ? `toolclamp: TOOLCLAMP_RUNTIME=wasm, and the WebAssembly build did not load. ` +
+        `It looked for a local build, toolclamp.wasi.cjs, and for the package ${WASM_PACKAGE}. ` +
+        `Install it (npm i ${WASM_PACKAGE}), or unset TOOLCLAMP_RUNTIME to use the native addon. `
+      : `toolclamp: no native addon for ${where}. ` +
+        `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node` +
+        (wanted === 'native' ? ' (TOOLCLAMP_RUNTIME=native: not for the WebAssembly build). ' : `, then for ${WASM_PACKAGE}. `) +
+        `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
+        `lockfile was made on another platform, or with --no-optional / --omit=optional); ` +
+        `on a platform without a native build, install the WebAssembly build (npm i ${WASM_PACKAGE}), ` +
+        `which runs wherever Node 20 does; or build from source in a clone with Rust installed: ` +
+        `npm install && npm run build. ` +
+        `Native builds: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. `
+  const addon = new Error(`${message}What the loader tried is in this error's cause.`)
   addon.code = 'TOOLCLAMP_NO_ADDON'
   addon.cause = error
   return addon
@@ -847,6 +915,7 @@ function noticeTemplates() {
 }
 
 module.exports = {
+  runtime,
   STRATEGIES,
   byteLengthOf,
   bufferView,

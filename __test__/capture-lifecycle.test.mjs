@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
 
-import { createOutputCapture, truncateText } from '../index.mjs'
+import { createOutputCapture, runtime, truncateText } from '../index.mjs'
 
 const require = createRequire(import.meta.url)
 const CAPTURE_JS = require.resolve('../lib/commands/capture.js')
@@ -291,7 +291,11 @@ describe('memory', () => {
     assert.ok(report.growth < 128 * 1024 * 1024, `RSS grew by ${(report.growth / 2 ** 20).toFixed(1)} MiB`)
   })
 
-  test('captures that keep megabytes and are dropped are collected in time: V8 knows their size', { timeout: 120_000 }, () => {
+  // Native only: as WebAssembly a capture's memory is the module's, which Node-API cannot
+  // report to V8 (docs/install.md says so): a dropped capture is freed at V8's next full
+  // collection, however late, and end() or dispose() frees it at once.
+  const wasm = runtime === 'wasm' && 'the WebAssembly build cannot tell V8 what a capture holds'
+  test('captures that keep megabytes and are dropped are collected in time: V8 knows their size', { timeout: 120_000, skip: wasm }, () => {
     // Each keeps 3 MiB that V8 would not see: its own heap grows by a few hundred bytes per
     // capture, far too little to collect them before gigabytes are held.
     const report = runNode(

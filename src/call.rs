@@ -293,10 +293,26 @@ impl Call {
         // and no exception; a detached one reports length 0.
         let status = unsafe { sys::napi_get_arraybuffer_info(self.env, self.argv[0], &mut data, &mut length) };
         let size = BUFFER_LENGTH * size_of::<f64>();
+        // emnapi's napi_get_arraybuffer_info takes a SharedArrayBuffer too; Node's does not.
+        #[cfg(target_family = "wasm")]
+        let status = if status == sys::Status::napi_ok && !self.is_arraybuffer(self.argv[0]) {
+            sys::Status::napi_arraybuffer_expected
+        } else {
+            status
+        };
         if status != sys::Status::napi_ok || length < size || data.is_null() || data.align_offset(8) != 0 {
             return Err(self.type_error(0, &format!("an attached ArrayBuffer of {size} bytes")));
         }
         Ok(data.cast::<f64>())
+    }
+
+    /// Whether `value` is an `ArrayBuffer` (a `SharedArrayBuffer` is not).
+    #[cfg(target_family = "wasm")]
+    fn is_arraybuffer(&self, value: sys::napi_value) -> bool {
+        let mut is = false;
+        // SAFETY: `env` and `value` are valid while the call runs.
+        let status = unsafe { sys::napi_is_arraybuffer(self.env, value, &mut is) };
+        status == sys::Status::napi_ok && is
     }
 
     /// Copies the request block out of the result array and fills it with NaN, so a field

@@ -28,6 +28,7 @@ import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
 import { loadPeers } from './peers.mjs'
 import { docsSection, formatRatio, formatTime, machineHeader, resultsPage, spliceSection, textTable } from './report.mjs'
+import { runRuntimeCases } from './runtimes.mjs'
 import { runCaptureCases, runCliCases, runCommandCases, runNormalizeCases } from './streams.mjs'
 import { targetsTable } from './targets.mjs'
 import { runFirstUseCases, runTokenCountCases, runTokenHeadCases } from './tokens.mjs'
@@ -755,6 +756,12 @@ const SECTIONS = [
     group: 'streams',
     title: 'Terminal normalisation (runs the CLI too)',
     run: async (_, __, shared) => runNormalizeCases({ quick, cliRow: (await shared.cli()).normalizeRow }),
+  },
+  {
+    id: 'wasm',
+    group: 'runtimes',
+    title: 'The WebAssembly build beside the native addon',
+    run: (failures) => runRuntimeCases({ quick, failures }),
   },
 ]
 

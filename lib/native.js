@@ -42,7 +42,7 @@ function loadBinding() {
     throw missingAddon(error, wanted)
   }
   // The generated loaders stamp what they loaded: a WebAssembly build as 'wasm32-wasi'.
-  const runtime = binding.__napiBindingTarget === 'wasm32-wasi' ? 'wasm' : 'native'
+  const runtime = String(binding.__napiBindingTarget).startsWith('wasm32-') ? 'wasm' : 'native'
   if (wanted === 'native' && runtime !== 'native') {
     throw missingAddon(new Error('only the WebAssembly build loaded'), wanted)
   }

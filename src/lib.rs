@@ -13,7 +13,8 @@
 //! thread or a re-entrant call each bring their own result array.
 //!
 //! Every callback runs under `catch_unwind`: a panic becomes a thrown JS `Error` instead
-//! of aborting the host process.
+//! of aborting the host process. Compiled to WebAssembly, where Rust cannot unwind, a panic
+//! traps instead: the call throws a `RuntimeError` (see `wasm.rs` for what else differs).
 
 // Not a Rust library: its documentation is for the people who work on it, and links to
 // the private items it is made of.

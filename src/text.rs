@@ -94,8 +94,28 @@ impl StringUnit for u8 {
         size: usize,
         copied: *mut usize,
     ) -> sys::napi_status {
+        /// Node-API's own copy.
+        ///
+        /// # Safety
+        /// As for the trait's `copy`.
+        unsafe fn latin1(
+            env: sys::napi_env,
+            value: sys::napi_value,
+            buf: *mut u8,
+            size: usize,
+            copied: *mut usize,
+        ) -> sys::napi_status {
+            // SAFETY: per the trait's contract.
+            unsafe { sys::napi_get_value_string_latin1(env, value, buf.cast::<c_char>(), size, copied) }
+        }
+        #[cfg(target_family = "wasm")]
         // SAFETY: per the trait's contract.
-        unsafe { sys::napi_get_value_string_latin1(env, value, buf.cast::<c_char>(), size, copied) }
+        return unsafe { crate::wasm::copy_string(env, value, buf, size, copied, latin1) };
+        #[cfg(not(target_family = "wasm"))]
+        // SAFETY: per the trait's contract.
+        unsafe {
+            latin1(env, value, buf, size, copied)
+        }
     }
 
     fn string_from(call: &Call, units: &[u8]) -> Answer {
@@ -111,8 +131,28 @@ impl StringUnit for u16 {
         size: usize,
         copied: *mut usize,
     ) -> sys::napi_status {
+        /// Node-API's own copy.
+        ///
+        /// # Safety
+        /// As for the trait's `copy`.
+        unsafe fn utf16(
+            env: sys::napi_env,
+            value: sys::napi_value,
+            buf: *mut u16,
+            size: usize,
+            copied: *mut usize,
+        ) -> sys::napi_status {
+            // SAFETY: per the trait's contract.
+            unsafe { sys::napi_get_value_string_utf16(env, value, buf, size, copied) }
+        }
+        #[cfg(target_family = "wasm")]
         // SAFETY: per the trait's contract.
-        unsafe { sys::napi_get_value_string_utf16(env, value, buf, size, copied) }
+        return unsafe { crate::wasm::copy_string(env, value, buf, size, copied, utf16) };
+        #[cfg(not(target_family = "wasm"))]
+        // SAFETY: per the trait's contract.
+        unsafe {
+            utf16(env, value, buf, size, copied)
+        }
     }
 
     fn string_from(call: &Call, units: &[u16]) -> Answer {

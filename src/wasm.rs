@@ -14,6 +14,10 @@
 //! at each unit that would be changed. The pieces are joined with `String.prototype.concat`.
 //! Text with nothing to change (nearly all of it) is made in one call.
 //!
+//! Reading a string is the other way round: emnapi copies it into the module's memory one
+//! char at a time, about a microsecond each, so a long string is written straight into the
+//! module's memory by `Buffer.prototype.write` ([`copy_string`]).
+//!
 //! The splitting is plain Rust, compiled and tested on every target; only the Node-API
 //! half is WebAssembly's.
 
@@ -62,10 +66,11 @@ pub fn pieces(units: &[u16]) -> Vec<Range<usize>> {
 }
 
 #[cfg(target_family = "wasm")]
-pub use node::{string_from_latin1, string_from_utf16, string_from_utf8};
+pub use node::{copy_string, string_from_latin1, string_from_utf16, string_from_utf8};
 
 #[cfg(target_family = "wasm")]
 mod node {
+    use std::ffi::{c_void, CStr};
     use std::ptr;
 
     use napi::sys;
@@ -118,10 +123,130 @@ mod node {
         Ok(v)
     }
 
+    /// Strings up to this many units are copied by emnapi itself: below it, the calls that
+    /// make a Buffer cost more than the chars.
+    const COPY_BY_HAND_MAX: usize = 256;
+
+    /// What `napi_get_value_string_latin1` (`U` = `u8`) or `napi_get_value_string_utf16`
+    /// (`u16`) does: the length of the string `value` when `buf` is null, else its first
+    /// `size - 1` units (at most) into `buf` with a NUL after them. A long string is written
+    /// there by Node itself ([`write_into_memory`]).
+    ///
+    /// # Safety
+    /// As for those functions: `env` and `value` valid in the running callback; `buf` null
+    /// with `size` 0, or writable for `size` units.
+    pub unsafe fn copy_string<U: Copy + Default>(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        buf: *mut U,
+        size: usize,
+        copied: *mut usize,
+        by_hand: unsafe fn(sys::napi_env, sys::napi_value, *mut U, usize, *mut usize) -> sys::napi_status,
+    ) -> sys::napi_status {
+        let mut len = 0;
+        // SAFETY: per this function's contract; a null buffer asks for the length.
+        let status = unsafe { by_hand(env, value, ptr::null_mut(), 0, &mut len) };
+        if buf.is_null() || status != sys::Status::napi_ok {
+            // SAFETY: as above.
+            return unsafe { by_hand(env, value, buf, size, copied) };
+        }
+        let n = len.min(size.saturating_sub(1));
+        if n <= COPY_BY_HAND_MAX {
+            // SAFETY: as above.
+            return unsafe { by_hand(env, value, buf, size, copied) };
+        }
+        let encoding = if size_of::<U>() == 1 { c"latin1" } else { c"utf16le" };
+        // SAFETY: as above; `buf` has room for `n + 1` units (n < size), in the module's memory.
+        unsafe { write_into_memory(env, value, encoding, buf.cast::<u8>(), n * size_of::<U>()) }.map_or_else(
+            |status| status,
+            |()| {
+                // SAFETY: `buf` holds `size > n` units; `copied` is valid per the contract.
+                unsafe {
+                    buf.add(n).write(U::default());
+                    if !copied.is_null() {
+                        copied.write(n);
+                    }
+                }
+                sys::Status::napi_ok
+            },
+        )
+    }
+
+    /// Writes the first `n` units of `value` into `out` as `buffer.write(value, 0, bytes,
+    /// encoding)` does, where `buffer` is a Buffer over those `bytes` bytes of the module's
+    /// own memory (an emnapi memory view): Node copies the chars there itself.
+    ///
+    /// # Safety
+    /// `env` and `value` valid in the running callback; `out` writable for `bytes` bytes of
+    /// the module's memory.
+    unsafe fn write_into_memory(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        encoding: &CStr,
+        out: *mut u8,
+        bytes: usize,
+    ) -> Result<(), sys::napi_status> {
+        extern "C" {
+            /// emnapi's own: a typed array (`kind`, 1 for Uint8Array) over `byte_length`
+            /// bytes of the module's memory at `external_data`.
+            fn emnapi_create_memory_view(
+                env: sys::napi_env,
+                kind: i32,
+                external_data: *mut c_void,
+                byte_length: usize,
+                finalize_cb: sys::napi_finalize,
+                finalize_hint: *mut c_void,
+                result: *mut sys::napi_value,
+            ) -> sys::napi_status;
+        }
+        let ok = |status: sys::napi_status| if status == sys::Status::napi_ok { Ok(()) } else { Err(status) };
+        let named = |object: sys::napi_value, name: &CStr| {
+            let mut v = ptr::null_mut();
+            // SAFETY: `env` and `object` are valid in the running callback.
+            ok(unsafe { sys::napi_get_named_property(env, object, name.as_ptr(), &mut v) }).map(|()| v)
+        };
+        let number = |x: f64| {
+            let mut v = ptr::null_mut();
+            // SAFETY: `env` is valid in the running callback.
+            ok(unsafe { sys::napi_create_double(env, x, &mut v) }).map(|()| v)
+        };
+        let call = |recv: sys::napi_value, f: sys::napi_value, args: &[sys::napi_value]| {
+            let mut v = ptr::null_mut();
+            // SAFETY: as above; `args` holds `args.len()` values of this callback.
+            ok(unsafe { sys::napi_call_function(env, recv, f, args.len(), args.as_ptr(), &mut v) }).map(|()| v)
+        };
+        let mut view = ptr::null_mut();
+        // SAFETY: `out` is writable for `bytes` bytes of the module's memory (the contract).
+        ok(unsafe { emnapi_create_memory_view(env, 1, out.cast(), bytes, None, ptr::null_mut(), &mut view) })?;
+        let mut global = ptr::null_mut();
+        // SAFETY: `env` is valid in the running callback.
+        ok(unsafe { sys::napi_get_global(env, &mut global) })?;
+        let buffer_class = named(global, c"Buffer")?;
+        let memory = named(view, c"buffer")?;
+        let over = call(
+            buffer_class,
+            named(buffer_class, c"from")?,
+            &[memory, number(out as usize as f64)?, number(bytes as f64)?],
+        )?;
+        let mut how = ptr::null_mut();
+        // SAFETY: `env` is valid; `encoding` is NUL-terminated ASCII.
+        ok(unsafe {
+            sys::napi_create_string_latin1(env, encoding.as_ptr(), encoding.to_bytes().len() as isize, &mut how)
+        })?;
+        let written = call(over, named(over, c"write")?, &[value, number(0.0)?, number(bytes as f64)?, how])?;
+        let mut count = 0.0;
+        // SAFETY: `env` and `written` are valid in the running callback.
+        ok(unsafe { sys::napi_get_value_double(env, written, &mut count) })?;
+        if count as usize != bytes {
+            return Err(sys::Status::napi_generic_failure);
+        }
+        Ok(())
+    }
+
     /// `values[0].concat(...values[1..])`, a thousand arguments a call.
     fn concat(call: &Call, values: &[sys::napi_value]) -> Answer {
         let env = call.env();
-        let named = |object: sys::napi_value, name: &std::ffi::CStr| {
+        let named = |object: sys::napi_value, name: &CStr| {
             let mut v = ptr::null_mut();
             // SAFETY: `env` and `object` are valid while the call runs; `name` is NUL-terminated.
             call.check(unsafe { sys::napi_get_named_property(env, object, name.as_ptr(), &mut v) })?;

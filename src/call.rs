@@ -67,6 +67,10 @@ pub struct Call {
     /// The request block as it was when the call began, before any JS (a notice function)
     /// could run and reuse the array.
     request: [f64; FIELD_COUNT],
+    /// As WebAssembly, the copies of JS bytes the call reads (`crate::wasm::copy_bytes`),
+    /// kept until it returns.
+    #[cfg(target_family = "wasm")]
+    kept: std::cell::UnsafeCell<Vec<Vec<u8>>>,
 }
 
 /// The callback registered for every export.
@@ -101,7 +105,14 @@ pub unsafe extern "C" fn dispatch(env: sys::napi_env, info: sys::napi_callback_i
     } else {
         let mut args = [ptr::null_mut(); MAX_PARAMS];
         args[..argc].copy_from_slice(&argv[..argc]);
-        let mut call = Call { env, export, argv: args, request: [f64::NAN; FIELD_COUNT] };
+        let mut call = Call {
+            env,
+            export,
+            argv: args,
+            request: [f64::NAN; FIELD_COUNT],
+            #[cfg(target_family = "wasm")]
+            kept: Default::default(),
+        };
         let run = || {
             if !export.request.is_empty() {
                 call.request = call.take_request()?;
@@ -163,6 +174,19 @@ impl Call {
 
     pub fn arg(&self, i: usize) -> sys::napi_value {
         self.argv[i]
+    }
+
+    /// Keeps `bytes` until the call returns, and lends them for as long.
+    #[cfg(target_family = "wasm")]
+    pub fn keep(&self, bytes: Vec<u8>) -> &[u8] {
+        // SAFETY: `kept` is reached only here, on the JS thread, and only ever pushed to: no
+        // other reference to it exists while this one lives.
+        let kept = unsafe { &mut *self.kept.get() };
+        kept.push(bytes);
+        let last = &kept[kept.len() - 1];
+        // SAFETY: a pushed Vec is neither changed nor dropped before the call is, and its heap
+        // buffer does not move when `kept` grows, so the bytes stay valid as long as `self`.
+        unsafe { std::slice::from_raw_parts(last.as_ptr(), last.len()) }
     }
 
     fn param(&self, i: usize) -> &'static str {

@@ -265,19 +265,34 @@ impl Call {
     ///
     /// The slice is valid until JS runs: JS may write to the array or detach its buffer, so
     /// a caller that lets JS run while planning must copy the bytes first.
+    ///
+    /// As WebAssembly the bytes are a copy the call keeps: emnapi's own copy would stay in
+    /// the module's memory until V8 collects the array (see `wasm.rs`).
     pub fn bytes(&self, i: usize) -> Result<(&[u8], bool), Thrown> {
-        let array = self.typed_array(i, sys::TypedarrayType::uint8_array, "a Uint8Array or Buffer")?;
+        let wasm = cfg!(target_family = "wasm");
+        let array = self.typed_array(i, sys::TypedarrayType::uint8_array, "a Uint8Array or Buffer", !wasm)?;
         if array.detached {
             return Err(self.type_error(i, "a Uint8Array whose buffer is not detached"));
         }
-        let bytes = if array.length == 0 || array.data.is_null() {
-            &[][..]
-        } else {
-            // SAFETY: an attached Uint8Array's data points at `length` initialised bytes,
-            // which stay valid until JS runs again (see the doc comment).
-            unsafe { std::slice::from_raw_parts(array.data.cast::<u8>(), array.length) }
-        };
-        Ok((bytes, !array.unshared))
+        let shared = !array.unshared;
+        if array.length == 0 {
+            return Ok((&[], shared));
+        }
+        #[cfg(target_family = "wasm")]
+        {
+            Ok((crate::wasm::copy_bytes(self, self.arg(i), array.length)?, shared))
+        }
+        #[cfg(not(target_family = "wasm"))]
+        {
+            let bytes = if array.data.is_null() {
+                &[][..]
+            } else {
+                // SAFETY: an attached Uint8Array's data points at `length` initialised bytes,
+                // which stay valid until JS runs again (see the doc comment).
+                unsafe { std::slice::from_raw_parts(array.data.cast::<u8>(), array.length) }
+            };
+            Ok((bytes, shared))
+        }
     }
 
     /// The doubles of the `Float64Array` argument `i`, to read and overwrite in place. Its
@@ -293,7 +308,7 @@ impl Call {
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn f64s_mut(&self, i: usize) -> Result<&mut [f64], Thrown> {
         let expected = "a Float64Array over an attached ArrayBuffer";
-        let array = self.typed_array(i, sys::TypedarrayType::float64_array, expected)?;
+        let array = self.typed_array(i, sys::TypedarrayType::float64_array, expected, true)?;
         if !array.unshared || array.detached {
             return Err(self.type_error(i, expected));
         }
@@ -310,8 +325,14 @@ impl Call {
     }
 
     /// What Node-API says of the typed array argument `i`, which must be of `kind`
-    /// (`expected` names it in the error otherwise).
-    fn typed_array(&self, i: usize, kind: sys::napi_typedarray_type, expected: &str) -> Result<TypedArray, Thrown> {
+    /// (`expected` names it in the error otherwise); its `data` only `with_data` (null else).
+    fn typed_array(
+        &self,
+        i: usize,
+        kind: sys::napi_typedarray_type,
+        expected: &str,
+        with_data: bool,
+    ) -> Result<TypedArray, Thrown> {
         let env = self.env();
         let v = self.arg(i);
         let mut is_typed_array = false;
@@ -327,7 +348,8 @@ impl Call {
         let mut offset = 0;
         // SAFETY: as above; every out-pointer is valid.
         self.check(unsafe {
-            sys::napi_get_typedarray_info(env, v, &mut actual, &mut length, &mut data, &mut memory, &mut offset)
+            let data = if with_data { &mut data } else { ptr::null_mut() };
+            sys::napi_get_typedarray_info(env, v, &mut actual, &mut length, data, &mut memory, &mut offset)
         })?;
         if actual != kind {
             return Err(self.type_error(i, expected));

@@ -14,6 +14,9 @@
 //! at each unit that would be changed. The pieces are joined with `String.prototype.concat`.
 //! Text with nothing to change (nearly all of it) is made in one call.
 //!
+//! Bytes handed in (a Buffer) are copied by `Uint8Array.prototype.set` into memory the
+//! call keeps ([`copy_bytes`]), not by emnapi, whose copy stays until V8 collects the Buffer.
+//!
 //! Reading a string is the other way round: emnapi copies it into the module's memory one
 //! char at a time, about a microsecond each, so a long string is written straight into the
 //! module's memory by `Buffer.prototype.write` ([`copy_string`]).
@@ -66,7 +69,7 @@ pub fn pieces(units: &[u16]) -> Vec<Range<usize>> {
 }
 
 #[cfg(target_family = "wasm")]
-pub use node::{copy_string, string_from_latin1, string_from_utf16, string_from_utf8};
+pub use node::{copy_bytes, copy_string, string_from_latin1, string_from_utf16, string_from_utf8};
 
 #[cfg(target_family = "wasm")]
 mod node {
@@ -76,7 +79,21 @@ mod node {
     use napi::sys;
 
     use super::pieces;
-    use crate::call::{Answer, Call};
+    use crate::call::{Answer, Call, Thrown};
+
+    extern "C" {
+        /// emnapi's own: a typed array (`kind`, 1 for Uint8Array) over `byte_length` bytes of
+        /// the module's memory at `external_data`.
+        fn emnapi_create_memory_view(
+            env: sys::napi_env,
+            kind: i32,
+            external_data: *mut c_void,
+            byte_length: usize,
+            finalize_cb: sys::napi_finalize,
+            finalize_hint: *mut c_void,
+            result: *mut sys::napi_value,
+        ) -> sys::napi_status;
+    }
 
     /// Latin-1 text: ASCII as UTF-8 (emnapi's Latin-1 maker stops at a NUL), the rest
     /// widened to UTF-16.
@@ -186,19 +203,6 @@ mod node {
         out: *mut u8,
         bytes: usize,
     ) -> Result<(), sys::napi_status> {
-        extern "C" {
-            /// emnapi's own: a typed array (`kind`, 1 for Uint8Array) over `byte_length`
-            /// bytes of the module's memory at `external_data`.
-            fn emnapi_create_memory_view(
-                env: sys::napi_env,
-                kind: i32,
-                external_data: *mut c_void,
-                byte_length: usize,
-                finalize_cb: sys::napi_finalize,
-                finalize_hint: *mut c_void,
-                result: *mut sys::napi_value,
-            ) -> sys::napi_status;
-        }
         let ok = |status: sys::napi_status| if status == sys::Status::napi_ok { Ok(()) } else { Err(status) };
         let named = |object: sys::napi_value, name: &CStr| {
             let mut v = ptr::null_mut();
@@ -243,6 +247,25 @@ mod node {
         Ok(())
     }
 
+    /// A copy of the `length` bytes of the Uint8Array `value`, kept by the call: written by
+    /// `view.set(value)`, where `view` is a Uint8Array over the copy (an emnapi memory view).
+    pub fn copy_bytes(call: &Call, value: sys::napi_value, length: usize) -> Result<&[u8], Thrown> {
+        let env = call.env();
+        let mut copy = vec![0u8; length];
+        let mut view = ptr::null_mut();
+        // SAFETY: `copy` is `length` writable bytes of the module's memory.
+        call.check(unsafe {
+            emnapi_create_memory_view(env, 1, copy.as_mut_ptr().cast(), length, None, ptr::null_mut(), &mut view)
+        })?;
+        let mut set = ptr::null_mut();
+        // SAFETY: `env` and `view` are valid while the call runs.
+        call.check(unsafe { sys::napi_get_named_property(env, view, c"set".as_ptr(), &mut set) })?;
+        let mut ignored = ptr::null_mut();
+        // SAFETY: as above; `set` is Uint8Array.prototype.set, given one value of this call.
+        call.check(unsafe { sys::napi_call_function(env, view, set, 1, &value, &mut ignored) })?;
+        Ok(call.keep(copy))
+    }
+
     /// `values[0].concat(...values[1..])`, a thousand arguments a call.
     fn concat(call: &Call, values: &[sys::napi_value]) -> Answer {
         let env = call.env();
@@ -250,7 +273,7 @@ mod node {
             let mut v = ptr::null_mut();
             // SAFETY: `env` and `object` are valid while the call runs; `name` is NUL-terminated.
             call.check(unsafe { sys::napi_get_named_property(env, object, name.as_ptr(), &mut v) })?;
-            Ok::<_, crate::call::Thrown>(v)
+            Ok::<_, Thrown>(v)
         };
         let mut global = ptr::null_mut();
         // SAFETY: `env` is valid while the call runs.

@@ -69,12 +69,12 @@ pub fn with_scratch<T: Scratch, R>(cell: &'static LocalKey<RefCell<T>>, f: impl 
 
 /// A code unit Node-API copies strings into: Latin-1 bytes or UTF-16 units.
 pub trait StringUnit: Copy + Default {
-    /// `napi_get_value_string_latin1` or `napi_get_value_string_utf16`.
+    /// Node-API's own copy: `napi_get_value_string_latin1` or `napi_get_value_string_utf16`.
     ///
     /// # Safety
     /// As for those functions: `env` and `value` valid in the running callback; `buf` null
     /// with `size` 0, or writable for `size` units.
-    unsafe fn copy(
+    unsafe fn napi_copy(
         env: sys::napi_env,
         value: sys::napi_value,
         buf: *mut Self,
@@ -82,40 +82,42 @@ pub trait StringUnit: Copy + Default {
         copied: *mut usize,
     ) -> sys::napi_status;
 
+    /// What [`Self::napi_copy`] does; as WebAssembly, a long string is copied the way
+    /// `wasm.rs` says instead.
+    ///
+    /// # Safety
+    /// As for [`Self::napi_copy`].
+    unsafe fn copy(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        buf: *mut Self,
+        size: usize,
+        copied: *mut usize,
+    ) -> sys::napi_status {
+        #[cfg(target_family = "wasm")]
+        // SAFETY: per this function's contract.
+        return unsafe { crate::wasm::copy_string(env, value, buf, size, copied, Self::napi_copy) };
+        #[cfg(not(target_family = "wasm"))]
+        // SAFETY: per this function's contract.
+        unsafe {
+            Self::napi_copy(env, value, buf, size, copied)
+        }
+    }
+
     /// A JS string of these units.
     fn string_from(call: &Call, units: &[Self]) -> Answer;
 }
 
 impl StringUnit for u8 {
-    unsafe fn copy(
+    unsafe fn napi_copy(
         env: sys::napi_env,
         value: sys::napi_value,
         buf: *mut u8,
         size: usize,
         copied: *mut usize,
     ) -> sys::napi_status {
-        /// Node-API's own copy.
-        ///
-        /// # Safety
-        /// As for the trait's `copy`.
-        unsafe fn latin1(
-            env: sys::napi_env,
-            value: sys::napi_value,
-            buf: *mut u8,
-            size: usize,
-            copied: *mut usize,
-        ) -> sys::napi_status {
-            // SAFETY: per the trait's contract.
-            unsafe { sys::napi_get_value_string_latin1(env, value, buf.cast::<c_char>(), size, copied) }
-        }
-        #[cfg(target_family = "wasm")]
         // SAFETY: per the trait's contract.
-        return unsafe { crate::wasm::copy_string(env, value, buf, size, copied, latin1) };
-        #[cfg(not(target_family = "wasm"))]
-        // SAFETY: per the trait's contract.
-        unsafe {
-            latin1(env, value, buf, size, copied)
-        }
+        unsafe { sys::napi_get_value_string_latin1(env, value, buf.cast::<c_char>(), size, copied) }
     }
 
     fn string_from(call: &Call, units: &[u8]) -> Answer {
@@ -124,35 +126,15 @@ impl StringUnit for u8 {
 }
 
 impl StringUnit for u16 {
-    unsafe fn copy(
+    unsafe fn napi_copy(
         env: sys::napi_env,
         value: sys::napi_value,
         buf: *mut u16,
         size: usize,
         copied: *mut usize,
     ) -> sys::napi_status {
-        /// Node-API's own copy.
-        ///
-        /// # Safety
-        /// As for the trait's `copy`.
-        unsafe fn utf16(
-            env: sys::napi_env,
-            value: sys::napi_value,
-            buf: *mut u16,
-            size: usize,
-            copied: *mut usize,
-        ) -> sys::napi_status {
-            // SAFETY: per the trait's contract.
-            unsafe { sys::napi_get_value_string_utf16(env, value, buf, size, copied) }
-        }
-        #[cfg(target_family = "wasm")]
         // SAFETY: per the trait's contract.
-        return unsafe { crate::wasm::copy_string(env, value, buf, size, copied, utf16) };
-        #[cfg(not(target_family = "wasm"))]
-        // SAFETY: per the trait's contract.
-        unsafe {
-            utf16(env, value, buf, size, copied)
-        }
+        unsafe { sys::napi_get_value_string_utf16(env, value, buf, size, copied) }
     }
 
     fn string_from(call: &Call, units: &[u16]) -> Answer {

@@ -1,0 +1,77 @@
+// Packing the main package and a platform package, and installing their tarballs into a
+// fresh project as a user would: what the release dry run and the install tests
+// (__test__/pack.test.mjs, __test__/install-broken.test.mjs) share.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { delimiter, dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { artifactsOf } from './targets.mjs'
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+
+/** PATH with node and npm but no cargo or rustc: the machine of a user without Rust. */
+export function pathWithoutRust() {
+  const dirs = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
+  return [...new Set(dirs)].filter((dir) => !existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc'))).join(delimiter)
+}
+
+/** Runs a command to its end; throws with its output when it fails. */
+export function run(command, args, cwd, env = process.env) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 })
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+    )
+  }
+  return result
+}
+
+/**
+ * `npm pack` of the directory `dir` into `dest`: npm's report of the tarball (`filename`,
+ * `size` in bytes, `unpackedSize`, `files`), with `path` the tarball's path.
+ */
+export function pack(dir, dest) {
+  const [report] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dest], dir).stdout)
+  return { ...report, path: join(dest, report.filename) }
+}
+
+/** The main package, packed as `npm publish` packs it (its prepack and postpack run). */
+export function packMain(dest) {
+  return pack(repoRoot, dest)
+}
+
+/**
+ * Fills `dir` with the platform package of `target` (`{ platform }`): the manifest and README
+ * of npm/<platform>/ and the artifacts its "files" name, from the root of the repository
+ * where the build writes them. `replace` maps an artifact's name to other bytes (a broken
+ * binary, for a test). `dir` may be npm/<platform>/ itself. Returns `dir`.
+ */
+export function stagePlatform(target, dir, replace = {}) {
+  const source = join(repoRoot, 'npm', target.platform)
+  mkdirSync(dir, { recursive: true })
+  if (resolve(dir) !== resolve(source)) {
+    for (const file of ['package.json', 'README.md']) copyFileSync(join(source, file), join(dir, file))
+  }
+  for (const file of artifactsOf(repoRoot, target)) {
+    if (file in replace) writeFileSync(join(dir, file), replace[file])
+    else copyFileSync(join(repoRoot, file), join(dir, file))
+  }
+  return dir
+}
+
+/**
+ * A new project in `dir` where `npm install <args>` (tarballs, and flags such as
+ * --omit=optional) ran with no Rust on PATH. `platform` (`{ os, cpu, libc }`) installs as on
+ * that platform, so npm takes a package made for it. Returns npm's output.
+ */
+export function installProject(dir, args, platform) {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'install-check', private: true }))
+  const flags = platform ? [`--os=${platform.os}`, `--cpu=${platform.cpu}`, `--libc=${platform.libc}`] : []
+  return run('npm', ['install', '--no-audit', '--no-fund', ...flags, ...args], dir, { ...process.env, PATH: pathWithoutRust() })
+}
+
+/** The manifest of `name` as installed in the project `dir`. */
+export function installedManifest(dir, name) {
+  return JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8'))
+}

@@ -53,18 +53,45 @@ function platformName() {
 function missingAddon(error) {
   const name = platformName()
   const libc = name.endsWith('-gnu') ? ' (glibc)' : name.endsWith('-musl') ? ' (musl)' : ''
+  const broken = brokenPackage(`toolclamp-${name}`, error)
   const addon = new Error(
-    `toolclamp: no native addon for ${process.platform}-${process.arch}${libc}. ` +
-      `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node. ` +
-      `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
-      `lockfile was made on another platform, or with --no-optional / --omit=optional), or build ` +
-      `from source in a clone with Rust installed: npm install && npm run build. ` +
-      `Supported: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. ` +
-      "What the loader tried is in this error's cause.",
+    broken !== undefined
+      ? `toolclamp: the native addon for ${process.platform}-${process.arch}${libc} did not load. ` +
+          `The package toolclamp-${name} is installed, but its binary failed to load: ${broken} ` +
+          `It is damaged, or made for another CPU or libc (node_modules copied from another machine). ` +
+          `Reinstall it (rm -rf node_modules/toolclamp-${name} && npm install), or build from source ` +
+          `in a clone with Rust installed: npm install && npm run build. ` +
+          "What the loader tried is in this error's cause."
+      : `toolclamp: no native addon for ${process.platform}-${process.arch}${libc}. ` +
+          `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node. ` +
+          `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
+          `lockfile was made on another platform, or with --no-optional / --omit=optional), or build ` +
+          `from source in a clone with Rust installed: npm install && npm run build. ` +
+          `Supported: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. ` +
+          "What the loader tried is in this error's cause.",
   )
   addon.code = 'TOOLCLAMP_NO_ADDON'
   addon.cause = error
   return addon
+}
+
+/**
+ * When the platform package `name` is installed (so its binary is what failed), the loader's
+ * error for that binary, found by its path in the chain of causes; undefined when the package
+ * is not there. The system's own words can mislead (glibc says "No such file or directory" of
+ * a binary for another CPU), hence the sentence after it.
+ */
+function brokenPackage(name, error) {
+  let binary
+  try {
+    binary = require.resolve(name, { paths: [__dirname] })
+  } catch {
+    return undefined
+  }
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.message.includes(binary)) return cause.message.endsWith('.') ? cause.message : `${cause.message}.`
+  }
+  return `${binary} (see this error's cause).`
 }
 
 // Copies of the layout: objects made by Node-API are slow to read (dictionary mode),

@@ -44,13 +44,14 @@ test('a missing or broken platform package fails the first require with TOOLCLAM
 }, (t) => {
   const work = mkdtempSync(join(tmpdir(), 'toolclamp-broken-'))
   t.after(() => rmSync(work, { recursive: true, force: true }))
-  const main = packMain(work)
+  // --ignore-scripts: package.json stays as it is while pack.test.mjs packs it with its scripts.
+  const main = packMain(work, ['--ignore-scripts'])
   const binary = readFileSync(join(repoRoot, BINARY))
   const package_ = `node_modules/toolclamp-${PLATFORM}/${BINARY}`
 
   // npm leaves the optional package out (--omit=optional, or a lockfile from another platform).
   const missing = join(work, 'missing')
-  installProject(missing, [main.path, '--omit=optional'])
+  installProject(missing, main.path, undefined, { args: ['--omit=optional'] })
   const none = firstRequire(missing)
   assert.equal(none.code, 'TOOLCLAMP_NO_ADDON', none.stderr)
   assert.match(none.message, /^toolclamp: no native addon for linux-x64 \(glibc\)\. It looked for the package toolclamp-linux-x64-gnu /)
@@ -65,7 +66,7 @@ test('a missing or broken platform package fails the first require with TOOLCLAM
   for (const [name, bytes, reason] of cases) {
     const dir = join(work, name.replaceAll(' ', '-'))
     const platform = pack(stagePlatform(TARGET, join(dir, 'package'), { [BINARY]: bytes }), dir)
-    installProject(join(dir, 'project'), [main.path, platform.path])
+    installProject(join(dir, 'project'), main.path, platform)
     assert.equal(readFileSync(join(dir, 'project', package_)).length, bytes.length, `${name}: installed as packed`)
     const error = firstRequire(join(dir, 'project'))
     assert.equal(error.code, 'TOOLCLAMP_NO_ADDON', `${name}: ${error.signal ?? ''} ${error.stderr}`)

@@ -126,7 +126,7 @@ test('the main and linux-x64-gnu packages install from their tarballs without Ru
     const project = join(work, 'project')
     const env = { ...process.env, PATH: pathWithoutRust() }
     assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'no cargo on the install PATH')
-    const install = installProject(project, [main.path, platform.path])
+    const install = installProject(project, main.path, platform)
     assert.doesNotMatch(install.stderr, /EBADENGINE|ERR!|npm error/)
 
     // What was installed: a manifest with no lifecycle script, the platform package at the same version.

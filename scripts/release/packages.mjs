@@ -30,14 +30,19 @@ export function run(command, args, cwd, env = process.env) {
  * `npm pack` of the directory `dir` into `dest`: npm's report of the tarball (`filename`,
  * `size` in bytes, `unpackedSize`, `files`), with `path` the tarball's path.
  */
-export function pack(dir, dest) {
-  const [report] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dest], dir).stdout)
+export function pack(dir, dest, args = []) {
+  const [report] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dest, ...args], dir).stdout)
   return { ...report, path: join(dest, report.filename) }
 }
 
-/** The main package, packed as `npm publish` packs it (its prepack and postpack run). */
-export function packMain(dest) {
-  return pack(repoRoot, dest)
+/**
+ * The main package, packed as `npm publish` packs it: its prepack and postpack run, and change
+ * package.json for that time. `args` ['--ignore-scripts'] leaves package.json alone (the
+ * tarball then keeps the lifecycle scripts, which npm does not run for a tarball dependency),
+ * for a test that may run beside another pack.
+ */
+export function packMain(dest, args = []) {
+  return pack(repoRoot, dest, args)
 }
 
 /**
@@ -60,14 +65,19 @@ export function stagePlatform(target, dir, replace = {}) {
 }
 
 /**
- * A new project in `dir` where `npm install <args>` (tarballs, and flags such as
- * --omit=optional) ran with no Rust on PATH. `platform` (`{ os, cpu, libc }`) installs as on
- * that platform, so npm takes a package made for it. Returns npm's output.
+ * A new project in `dir` that depends on the main package's tarball `main`, installed by npm
+ * with no Rust on PATH. `platform` (`{ name, path }`, or undefined) stands in for the
+ * registry's copy of that platform package (an override), so npm picks it from the main
+ * package's optionalDependencies as it would for a user: `target` (`{ os, cpu, libc }`) tells
+ * npm to pick as on that platform. `args` go to npm install (--omit=optional). Returns npm's
+ * output.
  */
-export function installProject(dir, args, platform) {
+export function installProject(dir, main, platform, { target, args = [] } = {}) {
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'install-check', private: true }))
-  const flags = platform ? [`--os=${platform.os}`, `--cpu=${platform.cpu}`, `--libc=${platform.libc}`] : []
+  const manifest = { name: 'install-check', private: true, dependencies: { toolclamp: `file:${main}` } }
+  if (platform !== undefined) manifest.overrides = { [platform.name]: `file:${platform.path}` }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2))
+  const flags = target ? [`--os=${target.os}`, `--cpu=${target.cpu}`, `--libc=${target.libc}`] : []
   return run('npm', ['install', '--no-audit', '--no-fund', ...flags, ...args], dir, { ...process.env, PATH: pathWithoutRust() })
 }
 

@@ -10,11 +10,12 @@
 //   npm run test:arm64 -- --no-build __test__/strings.test.mjs __test__/json.test.mjs
 //   node scripts/release/suite.mjs --target linux-x64-musl
 //
-// Prints the runner's output, then the counts, the failing tests and the wall time; exits
-// with the runner's status.
+// Prints the runner's output, then the counts, the failing tests, any file that did not
+// finish and the wall time; exits with the runner's status.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { repoRoot } from './packages.mjs'
 import { artifactsOf, RUNNERS, selectTargets } from './targets.mjs'
@@ -44,35 +45,50 @@ for (const file of artifactsOf(repoRoot, target)) {
   if (!existsSync(join(repoRoot, file))) throw new Error(`no ${file} at the root: build it, or run without --no-build`)
 }
 
-const files = positionals.length > 0 ? positionals : ['__test__/']
-const { file, args, env } = runner.command([
-  '--import',
-  './__test__/setup.mjs',
-  '--test',
-  '--test-concurrency=2',
+const files = testFiles(positionals.length > 0 ? positionals : ['__test__'])
+// The spec report to the terminal; to a file, a line per test with its file, which says what
+// ran even when the run itself does not end.
+const results = join(mkdtempSync(join(tmpdir(), 'toolclamp-suite-')), 'results.jsonl')
+const reporters = [
   '--test-reporter=spec',
-  ...files,
-])
-say(`${runner.describe()}: ${files.join(' ')} (FC_RUNS=${process.env.FC_RUNS ?? 100})`)
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${join(repoRoot, 'scripts/release/file-reporter.mjs')}`,
+  `--test-reporter-destination=${results}`,
+]
+const { file, args, env } = runner.command(['--import', './__test__/setup.mjs', '--test', '--test-concurrency=2', ...reporters, ...files])
+say(`${runner.describe()}: ${files.length} files (FC_RUNS=${process.env.FC_RUNS ?? 100}), results in ${results}`)
 const start = performance.now()
 const child = spawn(file, args, {
   cwd: repoRoot,
   env: { ...process.env, FC_RUNS: process.env.FC_RUNS ?? '100', ...env },
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-let output = ''
-child.stdout.on('data', (chunk) => {
-  output += chunk
-  process.stdout.write(chunk)
+  stdio: ['ignore', 'inherit', 'inherit'],
 })
 child.on('close', (status, signal) => {
   const seconds = Math.round((performance.now() - start) / 1000)
-  const count = (name) => output.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? '?'
-  // The spec reporter lists the failing tests again after "✖ failing tests:".
-  const failing = output.split('✖ failing tests:')[1] ?? ''
-  const names = [...failing.matchAll(/^\s*✖ (.+?)(?: \([\d.]+ms\))?$/gm)].map((m) => m[1])
-  console.log(`\n${target.platform} on ${runner.describe()}, ${files.join(' ')}:`)
-  console.log(`tests ${count('tests')}, passed ${count('pass')}, failed ${count('fail')}, skipped ${count('skipped')}, wall ${seconds} s`)
-  for (const name of names) console.log(`  failed: ${name}`)
-  process.exit(status ?? (signal ? 1 : 0))
+  const ended = existsSync(results)
+    ? readFileSync(results, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : []
+  const tests = ended.filter((test) => !test.suite)
+  const count = (result) => tests.filter((test) => test.result === result).length
+  const where = (test) => relative(repoRoot, test.file ?? '?')
+  console.log(`\n${target.platform} on ${runner.describe()}: ${files.length} files, the runner ended with ${signal ?? `status ${status}`}`)
+  console.log(`tests ${tests.length}, passed ${count('pass')}, failed ${count('fail')}, skipped ${count('skip')}, wall ${seconds} s`)
+  for (const test of tests.filter((t) => t.result === 'fail')) console.log(`  failed: ${where(test)}: ${test.name}`)
+  for (const name of files.filter((name) => !ended.some((test) => where(test) === name))) console.log(`  no result from ${name}`)
+  process.exit(status ?? 1)
 })
+
+/** The test files under `paths` (files, or folders searched for *.test.mjs), as node --test finds them. */
+function testFiles(paths) {
+  return paths.flatMap((path) =>
+    statSync(join(repoRoot, path)).isDirectory()
+      ? readdirSync(join(repoRoot, path), { recursive: true })
+          .filter((name) => name.endsWith('.test.mjs'))
+          .sort()
+          .map((name) => join(path, name))
+      : [path],
+  )
+}

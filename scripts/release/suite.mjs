@@ -62,7 +62,11 @@ const child = spawn(file, args, {
   cwd: repoRoot,
   env: { ...process.env, FC_RUNS: process.env.FC_RUNS ?? '100', ...env },
   stdio: ['ignore', 'inherit', 'inherit'],
+  // A group of its own: a test that signals its whole group (kill(0)) ends the run, not this
+  // script, which still reports. Ctrl-C is passed on.
+  detached: true,
 })
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.kill(-child.pid, signal))
 child.on('close', (status, signal) => {
   const seconds = Math.round((performance.now() - start) / 1000)
   const ended = existsSync(results)

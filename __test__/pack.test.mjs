@@ -7,34 +7,19 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { delimiter, dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { installedManifest, installProject, pack, packMain, repoRoot, run, stagePlatform, userEnv } from '../scripts/release/packages.mjs'
+import { TARGETS } from '../scripts/release/targets.mjs'
 
 const require = createRequire(import.meta.url)
-const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
 const PLATFORM = 'linux-x64-gnu'
+const TARGET = TARGETS.find((target) => target.platform === PLATFORM)
 const isLinuxX64Glibc =
   process.platform === 'linux' && process.arch === 'x64' && Boolean(process.report.getReport().header.glibcVersionRuntime)
-
-/** PATH with node and npm but no cargo or rustc: the machine of a user without Rust. */
-function pathWithoutRust() {
-  const dirs = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
-  return [...new Set(dirs)].filter((dir) => !existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc'))).join(delimiter)
-}
-
-function run(command, args, cwd, env = process.env) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env })
-  assert.equal(
-    result.status,
-    0,
-    `${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
-  )
-  return result
-}
 
 // Each entry, with a name it is known for (as `f`), a call of it and what that returns.
 const ENTRY_CHECKS = [
@@ -110,9 +95,8 @@ test('the main and linux-x64-gnu packages install from their tarballs without Ru
     // The main package, packed as `npm publish` would: prepack strips the lifecycle
     // scripts, prepare builds nothing, postpack puts package.json back as it was.
     const before = readFileSync(join(repoRoot, 'package.json'))
-    const pack = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot)
+    const main = packMain(work)
     assert.deepEqual(readFileSync(join(repoRoot, 'package.json')), before, 'package.json restored after packing')
-    const [main] = JSON.parse(pack.stdout)
     const paths = main.files.map((f) => f.path)
     const entryFiles = ENTRY_STEMS.flatMap((stem) => [`${stem}.js`, `${stem}.mjs`, `${stem}.d.ts`, `${stem}.d.mts`])
     // The exact tokenizers' vocabularies (vocab/, built by scripts/build-vocab.mjs) ship too.
@@ -127,28 +111,17 @@ test('the main and linux-x64-gnu packages install from their tarballs without Ru
     assert.ok(paths.includes('README.md'), `README.md is packed: ${paths.join(', ')}`)
 
     // The platform package: its manifest from npm/, the binary the build wrote.
-    const platformDir = join(work, PLATFORM)
-    mkdirSync(platformDir)
-    for (const file of ['package.json', 'README.md']) copyFileSync(join(repoRoot, 'npm', PLATFORM, file), join(platformDir, file))
-    copyFileSync(join(repoRoot, `toolclamp.${PLATFORM}.node`), join(platformDir, `toolclamp.${PLATFORM}.node`))
-    const [platform] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], platformDir).stdout)
+    const platform = pack(stagePlatform(TARGET, join(work, PLATFORM)), work)
     assert.deepEqual(platform.files.map((f) => f.path).sort(), ['README.md', 'package.json', `toolclamp.${PLATFORM}.node`])
 
     const project = join(work, 'project')
-    mkdirSync(project)
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check', private: true }))
-    const env = { ...process.env, PATH: pathWithoutRust() }
+    const env = userEnv()
     assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'no cargo on the install PATH')
-    const install = run(
-      'npm',
-      ['install', '--no-audit', '--no-fund', join(work, main.filename), join(work, platform.filename)],
-      project,
-      env,
-    )
+    const install = installProject(project, main.path, platform)
     assert.doesNotMatch(install.stderr, /EBADENGINE|ERR!|npm error/)
 
     // What was installed: a manifest with no lifecycle script, the platform package at the same version.
-    const installed = JSON.parse(readFileSync(join(project, 'node_modules/toolclamp/package.json'), 'utf8'))
+    const installed = installedManifest(project, 'toolclamp')
     for (const script of ['prepare', 'prepack', 'postpack', 'install', 'postinstall', 'preinstall']) {
       assert.equal(installed.scripts?.[script], undefined, `no ${script} script`)
     }

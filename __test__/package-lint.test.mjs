@@ -4,10 +4,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { publint } from 'publint'
+import { packMain } from '../scripts/release/packages.mjs'
 
 const require = createRequire(import.meta.url)
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -17,10 +20,14 @@ test('publint finds nothing', async () => {
   assert.deepEqual(messages, [])
 })
 
-test('are the types wrong: no problem for any resolution mode', { timeout: 120_000 }, () => {
+test('are the types wrong: no problem for any resolution mode', { timeout: 120_000 }, (t) => {
+  // The tarball packed from a copy: package.json in the repository stays as it is.
+  const work = mkdtempSync(join(tmpdir(), 'toolclamp-attw-'))
+  t.after(() => rmSync(work, { recursive: true, force: true }))
+  const tarball = packMain(work).path
   // Its bin, by path: the package exports no subpath for it.
   const attw = join(dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist/index.js')
-  const result = spawnSync(process.execPath, [attw, '--pack', '.', '--format', 'json'], { cwd: repoRoot, encoding: 'utf8' })
+  const result = spawnSync(process.execPath, [attw, tarball, '--format', 'json'], { cwd: repoRoot, encoding: 'utf8' })
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`)
   const report = JSON.parse(result.stdout)
   assert.deepEqual(report.analysis.problems, [])

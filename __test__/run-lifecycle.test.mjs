@@ -43,6 +43,9 @@ function reachable(pid) {
 }
 
 function killQuietly(pid) {
+  // A pid read from output that never came is 0 (Number('')), and kill(0) is this process's
+  // whole group: the test runner and whatever started it.
+  if (!(Number.isSafeInteger(pid) && pid > 0)) return
   try {
     process.kill(pid, 'SIGKILL')
   } catch {

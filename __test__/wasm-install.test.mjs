@@ -5,40 +5,21 @@
 // package root: npm run build:wasm (.ci/run builds it).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { pack, packMain, run, userEnv } from '../scripts/release/packages.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WASM_PACKAGE = join(ROOT, 'npm', 'wasm32-wasi')
 const EXPECTED = /^[ \t]*console\.log\(.*\) \/\/ (.*?)(?: \(.*\))?$/gm
-
-/** PATH with node and npm but no cargo or rustc. */
-function pathWithoutRust() {
-  const dirs = [join(process.execPath, '..'), '/usr/local/bin', '/usr/bin', '/bin']
-  return [...new Set(dirs)].filter((dir) => !existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc'))).join(':')
-}
-
-function run(command, args, cwd, env = process.env) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 })
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
-  return result
-}
 
 /** The js blocks under the README's "Quick start" heading. */
 function quickStarts() {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const section = readme.slice(readme.indexOf('\n## Quick start\n'), readme.indexOf('\n## ', readme.indexOf('\n## Quick start\n') + 1))
   return [...section.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
-}
-
-/** npm pack of `dir` into `dest`; the tarball's path. */
-function pack(dir, dest) {
-  // --ignore-scripts: package.json stays as it is while other tests read it.
-  const [report] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], dir).stdout)
-  return join(dest, report.filename)
 }
 
 const files = JSON.parse(readFileSync(join(WASM_PACKAGE, 'package.json'), 'utf8')).files
@@ -52,8 +33,8 @@ test('main package + toolclamp-wasm32-wasi only: every README quick start runs o
   mkdirSync(staged)
   for (const file of ['package.json', 'README.md']) copyFileSync(join(WASM_PACKAGE, file), join(staged, file))
   for (const file of files) copyFileSync(join(ROOT, file), join(staged, file))
-  const main = pack(ROOT, work)
-  const wasm = pack(staged, work)
+  const main = packMain(work).path
+  const wasm = pack(staged, work).path
   const project = join(work, 'project')
   mkdirSync(project)
   const manifest = {
@@ -63,8 +44,7 @@ test('main package + toolclamp-wasm32-wasi only: every README quick start runs o
     dependencies: { toolclamp: `file:${main}`, 'toolclamp-wasm32-wasi': `file:${wasm}` },
   }
   writeFileSync(join(project, 'package.json'), JSON.stringify(manifest, null, 2))
-  const env = { ...process.env, PATH: pathWithoutRust() }
-  delete env.TOOLCLAMP_RUNTIME
+  const env = userEnv()
   run('npm', ['install', '--no-audit', '--no-fund', '--omit=optional'], project, env)
   assert.ok(!existsSync(join(project, 'node_modules', 'toolclamp-linux-x64-gnu')), 'no native addon installed')
 

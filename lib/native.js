@@ -115,24 +115,54 @@ function missingAddon(error, wanted) {
   const name = platformName()
   const libc = name.endsWith('-gnu') ? ' (glibc)' : name.endsWith('-musl') ? ' (musl)' : ''
   const where = `${process.platform}-${process.arch}${libc}`
-  const message =
-    wanted === 'wasm'
-      ? `toolclamp: TOOLCLAMP_RUNTIME=wasm, and the WebAssembly build did not load. ` +
-        `It looked for a local build, toolclamp.wasi.cjs, and for the package ${WASM_PACKAGE}. ` +
-        `Install it (npm i ${WASM_PACKAGE}), or unset TOOLCLAMP_RUNTIME to use the native addon. `
-      : `toolclamp: no native addon for ${where}. ` +
-        `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node` +
-        (wanted === 'native' ? ' (TOOLCLAMP_RUNTIME=native: not for the WebAssembly build). ' : `, then for ${WASM_PACKAGE}. `) +
-        `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
-        `lockfile was made on another platform, or with --no-optional / --omit=optional); ` +
-        `on a platform without a native build, install the WebAssembly build (npm i ${WASM_PACKAGE}), ` +
-        `which runs wherever Node 20 does; or build from source in a clone with Rust installed: ` +
-        `npm install && npm run build. ` +
-        `Native builds: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. `
+  const broken = wanted === 'wasm' ? undefined : brokenPackage(`toolclamp-${name}`, error)
+  const fromSource = 'build from source in a clone with Rust installed: npm install && npm run build. '
+  let message
+  if (wanted === 'wasm') {
+    message =
+      `toolclamp: TOOLCLAMP_RUNTIME=wasm, and the WebAssembly build did not load. ` +
+      `It looked for a local build, toolclamp.wasi.cjs, and for the package ${WASM_PACKAGE}. ` +
+      `Install it (npm i ${WASM_PACKAGE}), or unset TOOLCLAMP_RUNTIME to use the native addon. `
+  } else if (broken !== undefined) {
+    message =
+      `toolclamp: the native addon for ${where} did not load. ` +
+      `The package toolclamp-${name} is installed, but its binary failed to load: ${broken} ` +
+      `It is damaged, or made for another CPU or libc (node_modules copied from another machine). ` +
+      `Reinstall it (rm -rf node_modules/toolclamp-${name} && npm install), or ${fromSource}`
+  } else {
+    message =
+      `toolclamp: no native addon for ${where}. ` +
+      `It looked for the package toolclamp-${name} and for a local build, toolclamp.${name}.node` +
+      (wanted === 'native' ? ' (TOOLCLAMP_RUNTIME=native: not for the WebAssembly build). ' : `, then for ${WASM_PACKAGE}. `) +
+      `Install the package for this platform (npm i toolclamp-${name}; npm skips it when the ` +
+      `lockfile was made on another platform, or with --no-optional / --omit=optional); ` +
+      `on a platform without a native build, install the WebAssembly build (npm i ${WASM_PACKAGE}), ` +
+      `which runs wherever Node 20 does; or ${fromSource}` +
+      `Native builds: linux x64/arm64 (glibc 2.17+ and musl), macOS x64/arm64, Windows x64/arm64. `
+  }
   const addon = new Error(`${message}What the loader tried is in this error's cause.`)
   addon.code = 'TOOLCLAMP_NO_ADDON'
   addon.cause = error
   return addon
+}
+
+/**
+ * When the platform package `name` is installed (so its binary is what failed), the loader's
+ * error for that binary, found by its path in the chain of causes; undefined when the package
+ * is not there. The system's own words can mislead (glibc says "No such file or directory" of
+ * a binary for another CPU), hence the sentence after it.
+ */
+function brokenPackage(name, error) {
+  let binary
+  try {
+    binary = require.resolve(name, { paths: [__dirname] })
+  } catch {
+    return undefined
+  }
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.message.includes(binary)) return cause.message.endsWith('.') ? cause.message : `${cause.message}.`
+  }
+  return `${binary} (see this error's cause).`
 }
 
 // Copies of the layout: objects made by Node-API are slow to read (dictionary mode),

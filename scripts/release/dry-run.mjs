@@ -12,6 +12,8 @@
 //   npm run release:dry -- --no-build                    the binaries at the root as they are
 //   npm run release:dry -- --no-setup                    install nothing; say what is missing
 //   npm run release:dry -- --keep                        keep the temporary projects
+//   npm run release:dry -- --setup-only                  install what the targets and
+//                                                        npm run test:arm64 need, then stop
 //
 // Exits 1 when a selected target did not build, pack, install or pass its smoke check.
 import { spawnSync } from 'node:child_process'
@@ -29,6 +31,7 @@ const { values: flags } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     'no-setup': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    'setup-only': { type: 'boolean', default: false },
   },
 })
 const say = (line) => process.stderr.write(`release:dry: ${line}\n`)
@@ -36,6 +39,12 @@ const seconds = (start) => Math.round((performance.now() - start) / 100) / 10
 const SMOKE_TIMEOUT_MS = 10 * 60_000
 
 const targets = selectTargets(flags.targets)
+if (flags['setup-only']) {
+  const runners = targets.map((target) => RUNNERS[target.runner])
+  ensureTools([...targets.flatMap((target) => target.tools), ...runners.flatMap((runner) => [...runner.tools, ...runner.suiteTools])], say)
+  say('everything is installed')
+  process.exit(0)
+}
 const work = mkdtempSync(join(tmpdir(), 'toolclamp-release-'))
 const rows = []
 let main

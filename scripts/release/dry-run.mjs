@@ -138,11 +138,12 @@ function checkTarget(row) {
     })
     row.smokeSeconds = seconds(start)
     const line = smoke.stdout.split('\n').find((text) => text.startsWith('smoke ok:'))
-    const addon = `node_modules/toolclamp-${target.platform}/${artifactsOf(repoRoot, target)[0]}`
+    // The addon came from the platform package, and in the runtime the target names.
+    const from = `node_modules/toolclamp-${target.platform}/`
     if (smoke.status !== 0 || line === undefined) {
       row.note = `smoke failed (${smoke.status ?? smoke.signal}): ${(smoke.stderr || smoke.stdout).trim().split('\n').slice(0, 12).join('\n')}`
-    } else if (!line.includes(addon)) {
-      row.note = `smoke loaded another addon than ${addon}: ${line}`
+    } else if (!line.includes(` ${from}`) || !line.includes(`; runtime ${target.runtime},`)) {
+      row.note = `smoke loaded another addon than the ${target.runtime} one of ${from}: ${line}`
     } else {
       row.smoked = true
       row.ok = !row.problem

@@ -6,7 +6,7 @@
 //   tools     what building it needs (scripts/release/tools.mjs)
 //   install   npm's --os/--cpu/--libc for an install as on that platform
 //   runner    a key of RUNNERS
-//   runtime   what napi-rs's loader reports having loaded (its __napiBindingTarget)
+//   runtime   the runtime the smoke check must report having loaded ('native')
 // Another kind of target (a WebAssembly build, say) is one more entry: its package's "files"
 // say what to copy, a runner says how to run it (the host Node, for one), and its runtime
 // what the loader must report.

@@ -4,8 +4,9 @@
 // calls it), copies the artifacts into npm/<platform>/ (as `napi artifacts` does), packs the
 // main package and the platform package, installs the two tarballs into a fresh project with
 // no Rust on PATH (npm told the target's os, cpu and libc), and runs scripts/release/smoke.mjs
-// there on a Node of that target: natively, under qemu-aarch64, or on a musl Node. Then a
-// table: target, built, packed size, smoke, runner, seconds.
+// there on a Node of that target: natively, under qemu-aarch64, or on a musl Node. Each
+// binary must need glibc 2.17 at most, or musl's libc alone (scripts/release/binary.mjs).
+// Then a table: target, built, glibc needed, packed size, smoke, runner, seconds.
 //
 //   npm run release:dry                                  every target
 //   npm run release:dry -- --targets linux-x64-gnu,linux-arm64-gnu
@@ -21,6 +22,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { checkBinary, describeBinary, hasBinutils } from './binary.mjs'
 import { installProject, pack, packMain, repoRoot, stagePlatform, userEnv } from './packages.mjs'
 import { artifactsOf, RUNNERS, selectTargets } from './targets.mjs'
 import { ensureTools, missingTools } from './tools.mjs'
@@ -65,7 +67,7 @@ process.exit(rows.every((row) => row.ok) && main !== undefined ? 0 : 1)
 /** Setup and build of one target: its row of the summary. */
 function buildTarget(target) {
   const runner = RUNNERS[target.runner]
-  const row = { target, runner, built: false, ok: false, note: '', buildSeconds: null, smokeSeconds: null, size: null }
+  const row = { target, runner, built: false, smoked: false, ok: false, note: '', buildSeconds: null, smokeSeconds: null, size: null }
   const tools = [...target.tools, ...runner.tools]
   try {
     if (flags['no-setup']) {
@@ -100,6 +102,15 @@ function buildTarget(target) {
   // The release layout: the artifacts beside the platform package's manifest (git ignores them).
   stagePlatform(target, join(repoRoot, 'npm', target.platform))
   row.built = true
+  // What each binary asks of the system: glibc 2.17 at most, or musl's libc alone.
+  if (hasBinutils()) {
+    const binaries = artifacts.filter((file) => file.endsWith('.node')).map((file) => join(repoRoot, file))
+    row.binary = binaries.map((file) => describeBinary(file)).join(', ')
+    row.problem = binaries
+      .map((file) => checkBinary(file, target.install.libc))
+      .filter(Boolean)
+      .join('; ')
+  }
   return row
 }
 
@@ -127,14 +138,16 @@ function checkTarget(row) {
     })
     row.smokeSeconds = seconds(start)
     const line = smoke.stdout.split('\n').find((text) => text.startsWith('smoke ok:'))
-    const addon = `node_modules/toolclamp-${target.platform}/${artifactsOf(repoRoot, target)[0]}`
+    // The addon came from the platform package, and in the runtime the target names.
+    const from = `node_modules/toolclamp-${target.platform}/`
     if (smoke.status !== 0 || line === undefined) {
       row.note = `smoke failed (${smoke.status ?? smoke.signal}): ${(smoke.stderr || smoke.stdout).trim().split('\n').slice(0, 12).join('\n')}`
-    } else if (!line.includes(addon)) {
-      row.note = `smoke loaded another addon than ${addon}: ${line}`
+    } else if (!line.includes(` ${from}`) || !line.includes(`; runtime ${target.runtime},`)) {
+      row.note = `smoke loaded another addon than the ${target.runtime} one of ${from}: ${line}`
     } else {
-      row.ok = true
-      row.note = line
+      row.smoked = true
+      row.ok = !row.problem
+      row.note = row.problem ? `the binary ${row.problem}; ${line}` : line
     }
   } catch (error) {
     row.note = error.message.split('\n').slice(0, 12).join('\n')
@@ -142,16 +155,17 @@ function checkTarget(row) {
 }
 
 function printSummary() {
-  const header = ['target', 'built', 'packed bytes', 'unpacked bytes', 'smoke', 'runner', 'build s', 'smoke s']
+  const header = ['target', 'built', 'needs', 'packed bytes', 'unpacked bytes', 'smoke', 'runner', 'build s', 'smoke s']
   const table = [
     header,
-    ['main (toolclamp)', '-', String(main?.size ?? '-'), String(main?.unpackedSize ?? '-'), '-', '-', '-', '-'],
+    ['main (toolclamp)', '-', '-', String(main?.size ?? '-'), String(main?.unpackedSize ?? '-'), '-', '-', '-', '-'],
     ...rows.map((row) => [
       row.target.platform,
       row.built ? 'y' : 'n',
+      (row.binary ?? '-').replace(/; .*/, ''),
       String(row.size ?? '-'),
       String(row.unpacked ?? '-'),
-      row.ok ? 'passed' : row.built ? 'FAILED' : '-',
+      row.smoked ? 'passed' : row.built ? 'FAILED' : '-',
       row.runner.describe(),
       String(row.buildSeconds ?? '-'),
       String(row.smokeSeconds ?? '-'),

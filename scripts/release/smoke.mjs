@@ -4,7 +4,7 @@
 // on a small input and checks what comes back by its properties: within the budget, a notice
 // where something was cut, the very same value when it fits. Any export it does not call fails
 // it, so a new export needs a line here. The last line names the runtime that loaded and
-// the addon's file, from the working directory:
+// the addon's files, from the working directory:
 //
 //   smoke ok: 34 exports of 5 entries; runtime native, node_modules/toolclamp-linux-arm64-musl/toolclamp.linux-arm64-musl.node (linux arm64 musl, Node v22.20.0)
 import assert from 'node:assert/strict'
@@ -255,9 +255,12 @@ assert.deepEqual(
   'every export is called',
 )
 
-// The addon file that loaded.
+// What loaded: the addon's files, a .node file or what a platform package (toolclamp-<platform>)
+// gave, its loader included.
 const loaded = Object.keys(require.cache)
-const addon = loaded.filter((path) => /\.(node|wasm)$/.test(path)).map((path) => relative(process.cwd(), path))
+const addon = loaded
+  .filter((path) => /\.node$/.test(path) || (/[\\/]node_modules[\\/]toolclamp-[^\\/]+[\\/]/.test(path) && !path.endsWith('.json')))
+  .map((path) => relative(process.cwd(), path))
 const libc = process.report.getReport().header.glibcVersionRuntime ? 'glibc' : 'musl'
 const where = `${process.platform} ${process.arch} ${libc}, Node ${process.version}`
 console.log(

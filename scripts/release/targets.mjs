@@ -6,8 +6,10 @@
 //   tools     what building it needs (scripts/release/tools.mjs)
 //   install   npm's --os/--cpu/--libc for an install as on that platform
 //   runner    a key of RUNNERS
+//   runtime   the runtime the smoke check must report having loaded ('native')
 // Another kind of target (a WebAssembly build, say) is one more entry: its package's "files"
-// say what to copy, and a runner says how to run it (the host Node, for one).
+// say what to copy, a runner says how to run it (the host Node, for one), and its runtime
+// what the loader must report.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ARM64_GNU_PREFIX, MUSL_ROOT, NODE_ARM64_GNU, NODE_ARM64_MUSL, NODE_X64_MUSL, VERSIONS } from './tools.mjs'
@@ -19,6 +21,7 @@ export const TARGETS = [
     tools: ['rust-target:x86_64-unknown-linux-gnu'],
     install: { os: 'linux', cpu: 'x64', libc: 'glibc' },
     runner: 'native',
+    runtime: 'native',
   },
   {
     platform: 'linux-arm64-gnu',
@@ -26,6 +29,7 @@ export const TARGETS = [
     tools: ['rust-target:aarch64-unknown-linux-gnu'],
     install: { os: 'linux', cpu: 'arm64', libc: 'glibc' },
     runner: 'qemu-arm64-gnu',
+    runtime: 'native',
   },
   {
     platform: 'linux-x64-musl',
@@ -33,6 +37,7 @@ export const TARGETS = [
     tools: ['rust-target:x86_64-unknown-linux-musl', 'zig'],
     install: { os: 'linux', cpu: 'x64', libc: 'musl' },
     runner: 'musl-x64',
+    runtime: 'native',
   },
   {
     platform: 'linux-arm64-musl',
@@ -40,6 +45,7 @@ export const TARGETS = [
     tools: ['rust-target:aarch64-unknown-linux-musl', 'zig'],
     install: { os: 'linux', cpu: 'arm64', libc: 'musl' },
     runner: 'qemu-arm64-musl',
+    runtime: 'native',
   },
 ]
 

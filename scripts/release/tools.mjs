@@ -5,7 +5,7 @@
 //
 //   rust-target:<triple>  rustup target add <triple>
 //   zig                   ziglang and cargo-zigbuild from PyPI, in a virtualenv of the cache
-//   qemu                  qemu-user (apt): qemu-aarch64, qemu-x86_64
+//   qemu                  qemu-user (apt): qemu-aarch64
 //   binfmt-aarch64        the kernel runs arm64 programs through qemu-aarch64, so a child
 //                         process (process.execPath) of an arm64 Node runs too
 //   arm64-gnu-libs        arm64 glibc and libstdc++ under /usr/aarch64-linux-gnu (apt)
@@ -144,7 +144,7 @@ const TOOLS = {
     },
   },
   qemu: {
-    present: () => works('qemu-aarch64', ['--version']) && works('qemu-x86_64', ['--version']),
+    present: () => works('qemu-aarch64', ['--version']),
     install: () => apt('qemu-user'),
   },
   'binfmt-aarch64': {

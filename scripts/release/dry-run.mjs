@@ -3,8 +3,9 @@
 // need (scripts/release/tools.mjs), builds the addon (scripts/build.mjs, as the workflow
 // calls it), copies the artifacts into npm/<platform>/ (as `napi artifacts` does), packs the
 // main package and the platform package, installs the two tarballs into a fresh project with
-// no Rust on PATH (npm told the target's os, cpu and libc), and runs scripts/release/smoke.mjs
-// there on a Node of that target: natively, under qemu-aarch64, or on a musl Node. Each
+// no Rust on PATH (npm told the target's os, cpu and libc; the WebAssembly package by name,
+// without optional dependencies), and runs scripts/release/smoke.mjs there on a Node of that
+// target: natively, under qemu-aarch64, or on a musl Node. Each
 // binary must need glibc 2.17 at most, or musl's libc alone (scripts/release/binary.mjs).
 // Then a table: target, built, glibc needed, packed size, smoke, runner, seconds.
 //
@@ -103,8 +104,9 @@ function buildTarget(target) {
   stagePlatform(target, join(repoRoot, 'npm', target.platform))
   row.built = true
   // What each binary asks of the system: glibc 2.17 at most, or musl's libc alone.
-  if (hasBinutils()) {
-    const binaries = artifacts.filter((file) => file.endsWith('.node')).map((file) => join(repoRoot, file))
+  // (A WebAssembly package has no .node file and asks nothing of the system.)
+  const binaries = artifacts.filter((file) => file.endsWith('.node')).map((file) => join(repoRoot, file))
+  if (binaries.length > 0 && hasBinutils()) {
     row.binary = binaries.map((file) => describeBinary(file)).join(', ')
     row.problem = binaries
       .map((file) => checkBinary(file, target.install.libc))
@@ -124,7 +126,8 @@ function checkTarget(row) {
     const platform = pack(join(repoRoot, 'npm', target.platform), dir)
     row.size = platform.size
     row.unpacked = platform.unpackedSize
-    say(`${target.platform}: installing ${main.filename} and ${platform.filename} (${target.install.cpu}, ${target.install.libc})`)
+    const how = target.install.byName ? 'by name, without optional dependencies' : `${target.install.cpu}, ${target.install.libc}`
+    say(`${target.platform}: installing ${main.filename} and ${platform.filename} (${how})`)
     installProject(project, main.path, platform, { target: target.install })
     copyFileSync(join(repoRoot, 'scripts/release/smoke.mjs'), join(project, 'smoke.mjs'))
     say(`${target.platform}: smoke check on ${runner.describe()}`)

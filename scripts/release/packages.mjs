@@ -85,15 +85,21 @@ export function stagePlatform(target, dir, replace = {}) {
  * with no Rust on PATH. `platform` (`{ name, path }`, or undefined) stands in for the
  * registry's copy of that platform package (an override), so npm picks it from the main
  * package's optionalDependencies as it would for a user: `target` (`{ os, cpu, libc }`) tells
- * npm to pick as on that platform. `args` go to npm install (--omit=optional). Returns npm's
+ * npm to pick as on that platform. With `target` `{ byName: true }` the project depends on
+ * `platform` itself and installs without optional dependencies (the WebAssembly package). `args` go to npm install (--omit=optional). Returns npm's
  * output.
  */
 export function installProject(dir, main, platform, { target, args = [] } = {}) {
   mkdirSync(dir, { recursive: true })
   const manifest = { name: 'install-check', private: true, dependencies: { toolclamp: `file:${main}` } }
-  if (platform !== undefined) manifest.overrides = { [platform.name]: `file:${platform.path}` }
+  let flags = target ? [`--os=${target.os}`, `--cpu=${target.cpu}`, `--libc=${target.libc}`] : []
+  if (target?.byName) {
+    manifest.dependencies[platform.name] = `file:${platform.path}`
+    flags = ['--omit=optional']
+  } else if (platform !== undefined) {
+    manifest.overrides = { [platform.name]: `file:${platform.path}` }
+  }
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2))
-  const flags = target ? [`--os=${target.os}`, `--cpu=${target.cpu}`, `--libc=${target.libc}`] : []
   return run('npm', ['install', '--no-audit', '--no-fund', ...flags, ...args], dir, userEnv())
 }
 

@@ -4,12 +4,12 @@
 //             artifacts the build writes at the root of the repository
 //   build     the arguments of scripts/build.mjs (as the release workflow passes them)
 //   tools     what building it needs (scripts/release/tools.mjs)
-//   install   npm's --os/--cpu/--libc for an install as on that platform
+//   install   npm's --os/--cpu/--libc for an install as on that platform; or `byName`: the
+//             package is a dependency of the project itself, installed without optional
+//             dependencies (no native addon), as docs/install.md tells users of the
+//             WebAssembly build
 //   runner    a key of RUNNERS
-//   runtime   the runtime the smoke check must report having loaded ('native')
-// Another kind of target (a WebAssembly build, say) is one more entry: its package's "files"
-// say what to copy, a runner says how to run it (the host Node, for one), and its runtime
-// what the loader must report.
+//   runtime   the runtime the smoke check must report having loaded ('native' or 'wasm')
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ARM64_GNU_PREFIX, MUSL_ROOT, NODE_ARM64_GNU, NODE_ARM64_MUSL, NODE_X64_MUSL, VERSIONS } from './tools.mjs'
@@ -46,6 +46,14 @@ export const TARGETS = [
     install: { os: 'linux', cpu: 'arm64', libc: 'musl' },
     runner: 'qemu-arm64-musl',
     runtime: 'native',
+  },
+  {
+    platform: 'wasm32-wasi',
+    build: ['--target', 'wasm32-wasip1-threads'],
+    tools: ['rust-target:wasm32-wasip1-threads'],
+    install: { byName: true },
+    runner: 'native',
+    runtime: 'wasm',
   },
 ]
 

@@ -209,9 +209,13 @@ describe('a timeout bounds the run, whoever holds the pipes', { skip: !POSIX }, 
   test('the command runs on and is killed by the timeout, the holder outside its group stays: settled after the kill', {
     timeout: 30_000,
   }, async () => {
+    // The timeout leaves node ample time to start the holder before it fires: at least 1.5 s,
+    // and more where a Node takes long to start (under emulation, about 2 s).
+    const start = performance.now()
+    spawnSync(NODE, ['-e', '0'])
+    const timeoutMs = Math.max(1500, Math.ceil(((performance.now() - start) * 4) / 500) * 500)
     const before = openFds()
-    // The timeout leaves node ample time to start the holder before it fires.
-    const r = await runCommand(NODE, ['-e', holder('setInterval(() => {}, 1000)')], { timeoutMs: 1500, forceKillAfterMs: 200 })
+    const r = await runCommand(NODE, ['-e', holder('setInterval(() => {}, 1000)')], { timeoutMs, forceKillAfterMs: 200 })
     const pid = Number(lines(r.stdout)[0])
     try {
       assert.equal(openFds(), before, 'no fd left behind')
@@ -220,7 +224,8 @@ describe('a timeout bounds the run, whoever holds the pipes', { skip: !POSIX }, 
       assert.equal(r.outputLeftOpen, true)
       assert.equal(r.exitCode, null)
       assert.equal(r.signal, 'SIGTERM')
-      assert.deepEqual(lines(r.text).slice(-3, -1), ['error: timed out after 1,500 ms; killed the process group with SIGTERM', NOTE])
+      const after = `${timeoutMs.toLocaleString('en-US')} ms`
+      assert.deepEqual(lines(r.text).slice(-3, -1), [`error: timed out after ${after}; killed the process group with SIGTERM`, NOTE])
       assert.match(lines(r.text).at(-1), /^signal: SIGTERM, duration: [\d,]+ ms$/)
     } finally {
       killQuietly(pid)

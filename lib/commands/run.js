@@ -321,7 +321,9 @@ class CommandRun {
     this.onAbort = () => this.stop('abort')
   }
 
+  /** How long the command ran, in whole ms: 0 when it was never spawned (nothing ran). */
   elapsed() {
+    if (this.child === undefined) return 0
     return Math.round(performance.now() - this.started)
   }
 

@@ -101,3 +101,19 @@ export async function collectWarnings(fn) {
   }
   return warnings
 }
+
+/**
+ * Checks that the packed size the README's install table gives for the package `name` (a
+ * `1.38 MB` or `737 kB` cell, decimal units) is within 10% of `bytes`, what npm packed now.
+ */
+export function assertReadmeSize(name, bytes) {
+  const row = readPage('README.md')
+    .split('\n')
+    .find((line) => line.startsWith(`| \`${name}\``))
+  const cell = row && /\| ([\d.]+) (kB|MB) \|/.exec(row)
+  if (!cell) throw new Error(`no packed size for ${name} in the README's install table`)
+  const stated = Number(cell[1]) * (cell[2] === 'MB' ? 1e6 : 1e3)
+  if (Math.abs(bytes - stated) > stated / 10) {
+    throw new Error(`the README says ${name} packs to ${cell[1]} ${cell[2]}; it packs to ${bytes.toLocaleString('en-US')} bytes now`)
+  }
+}

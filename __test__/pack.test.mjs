@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { checkBinary, hasBinutils } from '../scripts/release/binary.mjs'
 import { installedManifest, installProject, pack, packMain, repoRoot, run, stagePlatform, userEnv } from '../scripts/release/packages.mjs'
 import { TARGETS } from '../scripts/release/targets.mjs'
+import { assertReadmeSize } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
@@ -114,6 +115,9 @@ test('the main and linux-x64-gnu packages install from their tarballs without Ru
     // The platform package: its manifest from npm/, the binary the build wrote.
     const platform = pack(stagePlatform(TARGET, join(work, PLATFORM)), work)
     assert.deepEqual(platform.files.map((f) => f.path).sort(), ['README.md', 'package.json', `toolclamp.${PLATFORM}.node`])
+    // The sizes the README gives are still what they pack to (within 10%).
+    assertReadmeSize('toolclamp', main.size)
+    assertReadmeSize(`toolclamp-${PLATFORM}`, platform.size)
 
     const project = join(work, 'project')
     const env = userEnv()

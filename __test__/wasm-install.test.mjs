@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pack, packMain, run, userEnv } from '../scripts/release/packages.mjs'
+import { assertReadmeSize } from './helpers.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WASM_PACKAGE = join(ROOT, 'npm', 'wasm32-wasi')
@@ -34,7 +35,9 @@ test('main package + toolclamp-wasm32-wasi only: every README quick start runs o
   for (const file of ['package.json', 'README.md']) copyFileSync(join(WASM_PACKAGE, file), join(staged, file))
   for (const file of files) copyFileSync(join(ROOT, file), join(staged, file))
   const main = packMain(work).path
-  const wasm = pack(staged, work).path
+  const packed = pack(staged, work)
+  assertReadmeSize('toolclamp-wasm32-wasi', packed.size)
+  const wasm = packed.path
   const project = join(work, 'project')
   mkdirSync(project)
   const manifest = {

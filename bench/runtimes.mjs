@@ -104,6 +104,7 @@ export function runRuntimeCases({ quick, failures }) {
   })
   return {
     title: 'The WebAssembly build beside the native addon',
+    headline: true,
     code: '`TOOLCLAMP_RUNTIME=native` and `TOOLCLAMP_RUNTIME=wasm`',
     about:
       'the same calls on the same inputs, each build in a process of its own; results are checked equal (by a digest of each) before timing',

@@ -10,9 +10,10 @@
 // request after the tools ran is what reached the model: without the package, all 5 MB of the
 // custom tool's output (bash is cut by pi itself); with it, the custom tool's output is cut
 // to the budget with a notice naming the spill file that holds all of it, and bash's comes
-// as pi made it (under the budget: no second notice). Then the session of the run without
-// the package is resumed with the package, on a model with a small window: the context guard
-// cuts the tool results of the history to their shares of it.
+// as pi made it (under the budget: no second notice). TOOLCLAMP_* variables change the
+// budget and the spill directory, or turn the package off. Then the session of the run
+// without the package is resumed with the package, on a model with a small window: the
+// context guard cuts the tool results of the history to their shares of it.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -350,6 +351,40 @@ test('with the package, the custom tool’s output reaches the model within the 
     `with the package: request ${requests[1].bytes} bytes; big_output ${size.bytes} bytes, ${size.lines} lines ` +
       `(was ${Buffer.byteLength(withoutPackage.get(BIG_CALL))} bytes); bash ${Buffer.byteLength(bash)} bytes, as without`,
   )
+})
+
+test('TOOLCLAMP_* variables set the budget and the spill directory; below pi’s own budget, bash’s output is cut again', {
+  timeout: 120_000,
+}, async () => {
+  const spillDir = join(work, 'my-spill')
+  const env = { ...guarded.env, TOOLCLAMP_MAX_BYTES: '16k', TOOLCLAMP_MAX_LINES: '300', TOOLCLAMP_SPILL_DIR: spillDir }
+  const before = server.requests.length
+  const run = await runPi([...PI_ARGS, '--model', 'mock-model', '--no-session', '-e', FIXTURE, '-p', CALL_TOOLS], { env, cwd: project })
+  assertRan(run, 'pi')
+  const requests = server.requests.slice(before)
+  assert.equal(requests.length, 2)
+  const results = toolResults(requests[1].body)
+  for (const [id, text] of results) {
+    const size = measureText(text)
+    assert.ok(size.bytes <= 16_384 && size.lines <= 300, `${id}: ${JSON.stringify(size)}`)
+    assert.equal(dirname(SPILL_PATH.exec(text)[1]), spillDir, id)
+  }
+  assert.equal(readFileSync(SPILL_PATH.exec(results.get(BIG_CALL))[1], 'utf8'), bigOutput())
+  // bash: the spill file holds what pi returned, whose notice names pi's file with all of it.
+  const piCut = readFileSync(SPILL_PATH.exec(results.get(BASH_CALL))[1], 'utf8')
+  assert.equal(
+    piCut.replace(PI_FULL_OUTPUT, 'Full output: <file>]'),
+    withoutPackage.get(BASH_CALL).replace(PI_FULL_OUTPUT, 'Full output: <file>]'),
+  )
+  assert.equal(readFileSync(PI_FULL_OUTPUT.exec(piCut)[1], 'utf8'), bigText)
+
+  // TOOLCLAMP_DISABLE=1: installed, and off.
+  const off = await runPi([...PI_ARGS, '--model', 'mock-model', '--no-session', '-e', FIXTURE, '-p', CALL_TOOLS], {
+    env: { ...guarded.env, TOOLCLAMP_DISABLE: '1' },
+    cwd: project,
+  })
+  assertRan(off, 'pi')
+  assert.equal(toolResults(server.requests.at(-1).body).get(BIG_CALL), bigOutput())
 })
 
 test('a session resumed with the package on a small window: the tool results of its history fit their shares', {

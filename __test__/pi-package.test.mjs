@@ -19,7 +19,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
@@ -339,6 +339,10 @@ test('with the package, the custom tool’s output reaches the model within the 
   const spill = SPILL_PATH.exec(notice)[1]
   assert.equal(dirname(spill), join(guarded.dir, 'toolclamp-spill'), 'in the agent dir')
   assert.equal(readFileSync(spill, 'utf8'), bigOutput(), 'the spill file holds the whole output')
+  if (process.platform !== 'win32') {
+    assert.equal(statSync(dirname(spill)).mode & 0o777, 0o700, 'a private directory')
+    assert.equal(statSync(spill).mode & 0o777, 0o600, 'a private file')
+  }
 
   // bash: pi's own cut, under the budget, reaches the model as pi made it (no second notice).
   const bash = results.get(BASH_CALL)

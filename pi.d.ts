@@ -1,7 +1,8 @@
 /**
  * toolclamp/pi: pi-agent-core (a `transformContext` that clamps each request's tool results, and
- * a `streamFn` that retries a request refused as too long) and pi-coding-agent session
- * transcripts (clamped before they are persisted, repaired after).
+ * a `streamFn` that retries a request refused as too long), pi-coding-agent session transcripts
+ * (clamped before they are persisted, repaired after), and the pi extension that
+ * `pi install npm:toolclamp` loads.
  *
  * The units and rules in the header of index.d.ts (the root entry) hold here too.
  */
@@ -125,3 +126,81 @@ export interface RepairReport {
  * removes what it left: its spill files, backup and temporary files unless it had replaced the file.
  */
 export declare function repairSessionFile(path: string, options?: RepairOptions): RepairReport
+
+// ---------------------------------------------------------------------------------------
+// The pi extension (pi-coding-agent packages)
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Settings of `toolResultsExtension`. Each one left out is read from its environment variable
+ * (named beside it), else it is the default. A variable that cannot be read is a process warning
+ * (`TOOLCLAMP_INVALID_SETTING`) and its default applies; an option that cannot be is an error.
+ */
+export interface ExtensionOptions {
+  /**
+   * Maximum UTF-8 bytes of one tool result's text (`TOOLCLAMP_MAX_BYTES`: `65536`, `64k`, `1MiB`).
+   * Above pi's own tools' 50 KiB and their notice, so what they return is not cut twice.
+   * @default 65536
+   */
+  maxBytes?: number
+  /** Maximum lines of one tool result's text (`TOOLCLAMP_MAX_LINES`). @default 2500 */
+  maxLines?: number
+  /**
+   * Where the full text of a cut result is saved (0700, files 0600, never overwritten), named in
+   * the notice (`TOOLCLAMP_SPILL_DIR`, where `~/` is the home directory).
+   * @default '<pi agent dir>/toolclamp-spill' (pi's agent dir: PI_CODING_AGENT_DIR, else ~/.pi/agent)
+   */
+  spillDir?: string
+  /**
+   * Spill files older than this many days are removed when pi starts (`TOOLCLAMP_SPILL_DAYS`);
+   * `Infinity` keeps them.
+   * @default 7
+   */
+  spillDays?: number
+  /** One tool result may use at most this share of the model's context window in a request (`TOOLCLAMP_RESULT_SHARE`). @default 0.3 */
+  resultShare?: number
+  /** All tool results of a request together, the oldest cut first (`TOOLCLAMP_AGGREGATE_SHARE`). @default 0.5 */
+  aggregateShare?: number
+  /** The environment variables read, `TOOLCLAMP_DISABLE` and `PI_CODING_AGENT_DIR` included. @default process.env */
+  env?: Record<string, string | undefined>
+}
+
+/** What an extension made by `toolResultsExtension` does: the settings it read, resolved. */
+export interface ExtensionSettings {
+  readonly maxBytes: number
+  readonly maxLines: number
+  /** An absolute path. */
+  readonly spillDir: string
+  readonly spillDays: number
+  readonly resultShare: number
+  readonly aggregateShare: number
+  /** `TOOLCLAMP_DISABLE` is `1`, `true` or `yes`: the extension registers nothing. */
+  readonly disabled: boolean
+}
+
+/** The part of pi's `ExtensionAPI` the extension uses: `pi.on(event, handler)`. */
+export interface PiEventsApi {
+  on(event: string, handler: (event: any, ctx: any) => unknown): void
+}
+
+/** A pi `ExtensionFactory`: call it with pi's `ExtensionAPI` (pi does, when it loads the extension). */
+export interface ToolResultsExtension {
+  (pi: PiEventsApi): void
+  readonly settings: ExtensionSettings
+}
+
+/**
+ * A pi extension that clamps every tool result pi sends to the model (pi's tools, other
+ * extensions' tools, MCP adapters), through pi's `tool_result` event: text over `maxBytes` or
+ * `maxLines` is cut, the full text saved to a spill file the notice names; a result within them
+ * is left as it is (the handler returns nothing). And before each model call (`context`), the
+ * tool results of the request are clamped to their shares of the model's `contextWindow`, as
+ * `toolResultsContextGuard` does; only the request changes. Spill files older than `spillDays`
+ * are removed when a session starts. The package's own extension, `pi-extension.mjs`, is
+ * `export default toolResultsExtension()`.
+ *
+ * @example
+ * // my-extension.ts, in a pi extension of your own:
+ * export default toolResultsExtension({ maxBytes: 32_768, spillDir: '/var/tmp/pi-spill' })
+ */
+export declare function toolResultsExtension(options?: ExtensionOptions): ToolResultsExtension

@@ -42,7 +42,13 @@ const SURFACE = {
     'isContextOverflowError',
   ],
   'toolclamp/ai-sdk': ['toolResultsMiddleware'],
-  'toolclamp/pi': ['toolResultsContextGuard', 'wrapStreamFnWithOverflowRecovery', 'guardSessionManager', 'repairSessionFile'],
+  'toolclamp/pi': [
+    'toolResultsContextGuard',
+    'wrapStreamFnWithOverflowRecovery',
+    'guardSessionManager',
+    'repairSessionFile',
+    'toolResultsExtension',
+  ],
   'toolclamp/presets': [
     'TOOL_OUTPUT_PRESETS',
     'truncateToolOutput',

@@ -53,6 +53,14 @@ const CONVERSATION_DEFAULTS = Object.freeze({
   maxAttempts: 3,
 })
 
+// The pi extension (toolResultsExtension; the package's pi-extension.mjs, which
+// `pi install npm:toolclamp` loads): what one tool result may put in the model's context.
+// pi's own tools stop at 50 KiB and 2,000 lines and then add a notice of their own (a blank
+// line and a line naming the rest); these budgets sit above that, so what pi's tools return
+// reaches the model as pi made it, with no second notice, and the cut falls on results
+// nothing cut before (other extensions' tools, MCP adapters). Spill files are kept a week.
+const PI_EXTENSION_DEFAULTS = Object.freeze({ maxBytes: 64 * KIB, maxLines: 2500, spillDays: 7 })
+
 // Python run results (formatPythonResult): the prints, the result value, the whole.
 const PYTHON_MAX_PRINT_CHARS = 8000
 const PYTHON_MAX_OUTPUT_CHARS = 8000
@@ -99,6 +107,7 @@ module.exports = {
   END_HEAVY_HEAD_RATIO,
   EXEC_STREAM_MAX_CHARS,
   CONVERSATION_DEFAULTS,
+  PI_EXTENSION_DEFAULTS,
   DETAILS_MAX_BYTES,
   PYTHON_MAX_PRINT_CHARS,
   PYTHON_MAX_OUTPUT_CHARS,

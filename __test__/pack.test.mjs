@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -152,6 +152,11 @@ test('the main and linux-x64-gnu packages install from their tarballs without Ru
     for (const out of ['out-nodenext', 'out-node10']) {
       assert.equal(run(process.execPath, [`${out}/check.js`], project, env).stdout.trim(), 'ts ok 3 2 function 4 500 v3 function 2', out)
     }
+
+    // The release's smoke check: every export of every entry, called as installed.
+    copyFileSync(join(repoRoot, 'scripts/release/smoke.mjs'), join(project, 'smoke.mjs'))
+    const smoke = run(process.execPath, ['smoke.mjs'], project, env).stdout
+    assert.match(smoke, new RegExp(`^smoke ok: \\d+ exports of 5 entries; runtime native, node_modules/toolclamp-${PLATFORM}/`, 'm'))
 
     // Without the platform package: one clear error, not npm's optional-dependency bug text.
     rmSync(join(project, 'node_modules', `toolclamp-${PLATFORM}`), { recursive: true })

@@ -6,7 +6,7 @@
 // it, so a new export needs a line here. The last line names the runtime that loaded and
 // the addon's files, from the working directory:
 //
-//   smoke ok: 34 exports of 5 entries; runtime native, node_modules/toolclamp-linux-arm64-musl/toolclamp.linux-arm64-musl.node (linux arm64 musl, Node v22.20.0)
+//   smoke ok: 35 exports of 5 entries; runtime native, node_modules/toolclamp-linux-arm64-musl/toolclamp.linux-arm64-musl.node (linux arm64 musl, Node v22.20.0)
 import assert from 'node:assert/strict'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -227,6 +227,19 @@ try {
   const repaired = JSON.parse(readFileSync(session, 'utf8').trim().split('\n').at(-1)).message.content[0].text
   assert.ok(lines(repaired) <= 5 && NOTICE.test(repaired), repaired)
   assert.equal(repairSessionFile(session, { maxLines: 5 }).changed, false, 'a second repair changes nothing')
+  // The pi extension (what `pi install npm:toolclamp` loads), given a stand-in for pi's API.
+  const handlers = {}
+  use('toolclamp/pi', 'toolResultsExtension')({ maxLines: 5, spillDir: join(work, 'pi-spill') })({
+    on: (event, handler) => {
+      handlers[event] = handler
+    },
+  })
+  const piContent = [{ type: 'text', text: log }]
+  const piResult = await handlers.tool_result({ toolName: 'bash', content: piContent, isError: false }, {})
+  const piText = piResult.content[0].text
+  assert.ok(lines(piText) <= 5 && NOTICE.test(piText) && piText.includes(join(work, 'pi-spill')), piText)
+  const piShort = [{ type: 'text', text: short }]
+  assert.equal(await handlers.tool_result({ toolName: 'bash', content: piShort, isError: false }, {}), undefined)
 
   // Presets.
   const presets = use('toolclamp/presets', 'TOOL_OUTPUT_PRESETS')

@@ -12,19 +12,24 @@
 const NEWLINE = 0x0a
 // What is kept of each end of a line too long to hold: enough for a JSON-RPC envelope's id.
 const END_BYTES = 64 * 1024
+// A line longer than this that spans chunks goes to onLongLine, when given, as its parts.
+const LONG_LINE_BYTES = 1024 * 1024
 
 /**
  * A splitter of a byte stream into lines. `onLine(line)` receives each line as a Buffer,
  * without its `\n` (any `\r` kept); `onOversized({ head, tail, bytes })` each line longer
- * than `maxLineBytes`, with its first and last bytes (at most 64 KiB each) and its length.
+ * than `maxLineBytes`, with its first and last bytes (at most 64 KiB each) and its length;
+ * `onLongLine(parts, length)`, when given, each line of more than 1 MiB that came in several
+ * chunks, as the array of its parts (the receiver's to empty) and its length.
  * `push(chunk)` feeds bytes; `end()` hands over what follows the last `\n`, if anything, as
  * a last line. A line handed over is the splitter's no more: it may be a view of a chunk
  * pushed, valid as long as that chunk is not reused.
  */
 class LineSplitter {
-  constructor(onLine, { maxLineBytes = Infinity, onOversized } = {}) {
+  constructor(onLine, { maxLineBytes = Infinity, onOversized, onLongLine } = {}) {
     this.onLine = onLine
     this.onOversized = onOversized
+    this.onLongLine = onLongLine
     this.maxLineBytes = maxLineBytes
     // The parts of the line under way, and their length.
     this.parts = []
@@ -60,17 +65,19 @@ class LineSplitter {
       if (this.length > this.maxLineBytes) this.overflow()
       return
     }
+    // The first bytes, until there are END_BYTES of them (a bounded copy).
+    if (this.head.length < END_BYTES) this.head = Buffer.concat([this.head, part.subarray(0, END_BYTES - this.head.length)])
     this.tail.push(part)
     this.tailLength += part.length
     // Only the last END_BYTES are needed: drop whole parts before them.
     while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= END_BYTES) this.tailLength -= this.tail.shift().length
   }
 
-  /** The line under way is too long to hold: keep its start, and from now on its end only. */
+  /** The line under way is too long to hold: keep its first and its last bytes only (they may overlap). */
   overflow() {
     const whole = Buffer.concat(this.parts, this.length)
     this.head = Buffer.from(whole.subarray(0, END_BYTES))
-    this.tail = [Buffer.from(whole.subarray(Math.max(END_BYTES, whole.length - END_BYTES)))]
+    this.tail = [Buffer.from(whole.subarray(Math.max(0, whole.length - END_BYTES)))]
     this.tailLength = this.tail[0].length
     this.parts = []
   }
@@ -89,13 +96,18 @@ class LineSplitter {
       this.keep(last)
       return this.finish(Buffer.alloc(0))
     }
-    let line = last
-    if (this.parts.length > 0) {
-      this.parts.push(last)
-      line = Buffer.concat(this.parts, this.length + last.length)
+    if (this.parts.length === 0) {
+      this.reset()
+      return this.onLine(last)
     }
+    const { parts } = this
+    const length = this.length + last.length
+    parts.push(last)
     this.reset()
-    this.onLine(line)
+    // A long line's parts are handed over as they are: the receiver joins them and lets them
+    // go (emptying the array), so they are never held beside the line and its text.
+    if (this.onLongLine !== undefined && length > LONG_LINE_BYTES) return this.onLongLine(parts, length)
+    this.onLine(Buffer.concat(parts, length))
   }
 
   reset() {
@@ -107,4 +119,4 @@ class LineSplitter {
   }
 }
 
-module.exports = { LineSplitter, END_BYTES }
+module.exports = { LineSplitter, END_BYTES, LONG_LINE_BYTES }

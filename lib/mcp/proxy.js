@@ -13,6 +13,7 @@
 // then SIGKILL (what the MCP specification asks of a client, and what the SDK's client does).
 
 const { spawn } = require('node:child_process')
+const { isUtf8 } = require('node:buffer')
 const os = require('node:os')
 const { LineSplitter } = require('./framing.js')
 const { ResultClamp } = require('./clamp.js')
@@ -38,9 +39,24 @@ function isObject(value) {
 }
 
 /** A short, one-line view of a line that was dropped. */
-function preview(buffer) {
-  const text = buffer.subarray(0, 200).toString('utf8')
-  return JSON.stringify(buffer.length > 200 ? `${text}...` : text)
+function preview(text) {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text)
+}
+
+let gc
+/**
+ * A full garbage collection, between the steps of reading a long message: each step lets a
+ * copy of the message go, and V8 would otherwise collect it only after the next copy is
+ * made, so the peak would hold both. (--expose-gc, set at run time: the CLI's node is
+ * started without flags.) It costs a few milliseconds, against the hundreds a message of
+ * megabytes takes to parse.
+ */
+function collectGarbage() {
+  if (gc === undefined) {
+    require('node:v8').setFlagsFromString('--expose-gc')
+    gc = require('node:vm').runInNewContext('gc')
+  }
+  gc()
 }
 
 class McpProxy {
@@ -97,6 +113,7 @@ class McpProxy {
     const splitter = new LineSplitter((line) => this.fromServer(line), {
       maxLineBytes: maxMessageBytes,
       onOversized: (line) => this.oversizedFromServer(line),
+      onLongLine: (parts, length) => this.longFromServer(parts, length),
     })
     child.stdout.on('data', (chunk) => splitter.push(chunk))
     child.stdout.on('end', () => {
@@ -182,30 +199,59 @@ class McpProxy {
   // -------------------------------------------------------------------------------------
 
   fromServer(line) {
+    this.relay(line, line.length, line.toString('utf8'))
+  }
+
+  /**
+   * A line of more than 1 MiB, as its parts. Memory holds one copy of it at a time, and its
+   * parsed value: the parts are joined and let go, and the bytes are let go once decoded
+   * (valid UTF-8 is encoded back to the very same bytes, if it must go out unchanged). A
+   * full garbage collection after each step returns the copy let go before the next is made.
+   */
+  longFromServer(parts, length) {
+    let line = Buffer.concat(parts, length)
+    parts.length = 0
+    collectGarbage()
+    if (!isUtf8(line)) return this.fromServer(line)
+    const text = line.toString('utf8')
+    line = null
+    collectGarbage()
+    this.relay(null, length, text)
+  }
+
+  /**
+   * Relays a line from the server: `raw` (its bytes, or null to encode `text` again) when it
+   * goes out unchanged, its clamped answer written again otherwise, nothing when it is no
+   * message.
+   */
+  relay(raw, rawBytes, text) {
     let message
     try {
-      message = JSON.parse(line.toString('utf8'))
+      message = JSON.parse(text)
     } catch {
       message = undefined
     }
     if (message === null || typeof message !== 'object') {
       // A server's stray print (a log line on stdout): no client could read it as a message.
-      if (line.length > 0 && !(line.length === 1 && line[0] === 0x0d)) {
-        this.log(`dropped a line of the server's stdout that is not a JSON-RPC message: ${preview(line)}`)
+      if (text !== '' && text !== '\r') {
+        this.log(`dropped a line of the server's stdout that is not a JSON-RPC message: ${preview(text)}`)
       }
       return
     }
+    let next
     if (Array.isArray(message)) {
       let changed = false
       const answers = message.map((item) => {
-        const next = this.answer(item, line.length)
-        if (next !== item) changed = true
-        return next
+        const answer = this.answer(item, rawBytes)
+        if (answer !== item) changed = true
+        return answer
       })
-      return changed ? this.toClient(Buffer.from(JSON.stringify(answers))) : this.toClient(line)
+      next = changed ? answers : message
+    } else {
+      next = this.answer(message, rawBytes)
     }
-    const next = this.answer(message, line.length)
-    this.toClient(next === message ? line : Buffer.from(JSON.stringify(next)))
+    if (next !== message) return this.toClient(Buffer.from(JSON.stringify(next)))
+    this.toClient(raw ?? Buffer.from(text))
   }
 
   /** A message from the server as the client gets it: the same object unless it is a result clamped. */

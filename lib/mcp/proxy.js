@@ -53,10 +53,14 @@ let gc
  */
 function collectGarbage() {
   if (gc === undefined) {
-    require('node:v8').setFlagsFromString('--expose-gc')
-    gc = require('node:vm').runInNewContext('gc')
+    // Where a Node refuses flags at run time, the steps go without it: more memory, same result.
+    try {
+      require('node:v8').setFlagsFromString('--expose-gc')
+      gc = require('node:vm').runInNewContext('gc')
+    } catch {}
+    if (typeof gc !== 'function') gc = null
   }
-  gc()
+  gc?.()
 }
 
 class McpProxy {

@@ -1,7 +1,7 @@
 // toolclamp as a pi package, with the real pi CLI, offline. The package is packed as it is
 // published and installed as a user installs it, `pi install npm:toolclamp`: pi runs npm, and
 // npm fetches from a registry on 127.0.0.1 that serves this package's tarballs (the main one
-// and this platform's). The model is an OpenAI-compatible server on 127.0.0.1 (chat
+// and this platform's) and its dependencies' (packed from node_modules). The model is an OpenAI-compatible server on 127.0.0.1 (chat
 // completions, streamed), configured in an agent directory of the test's own (models.json);
 // HOME is a temporary directory, so nothing of the machine's is read.
 //
@@ -256,6 +256,17 @@ before(async () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'npm', name, 'package.json'), 'utf8'))
     server.publish(manifest, name === platform ? pack(stagePlatform({ platform }, join(work, platform)), work).path : undefined)
   }
+  // And the main package's dependencies, at the versions installed here, packed from node_modules.
+  const published = new Set()
+  const publishInstalled = (name) => {
+    if (published.has(name)) return
+    published.add(name)
+    const dir = join(repoRoot, 'node_modules', name)
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    server.publish(manifest, pack(dir, work, ['--ignore-scripts']).path)
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) publishInstalled(dependency)
+  }
+  for (const dependency of Object.keys(MANIFEST.dependencies ?? {})) publishInstalled(dependency)
 
   plain = agentDir('plain')
   guarded = agentDir('guarded')

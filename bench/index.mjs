@@ -24,6 +24,7 @@ import { Bench } from 'tinybench'
 import toolclamp from '../index.js'
 import { runConversationCases, runErrorCases } from './conversations.mjs'
 import { runFitsCases } from './fits.mjs'
+import { runMcpCases } from './mcp.mjs'
 import { KINDS, SIZES, makeInput } from './inputs.mjs'
 import * as js from './js-impls.mjs'
 import { loadPeers } from './peers.mjs'
@@ -757,6 +758,7 @@ const SECTIONS = [
     title: 'Terminal normalisation (runs the CLI too)',
     run: async (_, __, shared) => runNormalizeCases({ quick, cliRow: (await shared.cli()).normalizeRow }),
   },
+  { id: 'mcp-proxy', group: 'streams', title: 'The MCP proxy: a small call, big results', run: () => runMcpCases({ quick }) },
   {
     id: 'wasm',
     group: 'runtimes',

@@ -16,6 +16,7 @@ const { didYouMean } = require('../lib/common/format.js')
 
 const USAGE = `Usage: toolclamp [options] [file]
        toolclamp run [options] [--] <command> [args...]
+       toolclamp mcp [options] -- <server command> [args...]
 
 Clamps text to budgets in UTF-16 chars, UTF-8 bytes, lines and tokens,
 keeping an unmodified start and/or end plus one notice saying what was
@@ -111,9 +112,15 @@ Running a command:
   --timeout <time>       stop the command (its whole process group) after
                          <time>: seconds, or with a unit: 500ms, 30s, 2m, 1h
 
+Clamping an MCP server's tool results:
+  toolclamp mcp [options] -- <server command> [args...]
+  runs the MCP server (stdio) and stands between it and the client: every
+  tools/call result is clamped (by default to 50KiB and 2000 lines), the rest
+  passes through as it is. See toolclamp mcp --help.
+
 Flags also accept the --flag=value form. Invalid arguments exit with status 2,
-a file that cannot be read with status 1. (A file named "run" is read as
-./run or after --.)
+a file that cannot be read with status 1. (A file named "run" or "mcp" is read
+as ./run or ./mcp, or after --.)
 
 Interrupted (SIGINT, SIGTERM, SIGHUP) or cut off by a read error, toolclamp
 stops reading and still prints the clamped output of what came, its notice
@@ -953,6 +960,9 @@ async function version() {
  * exit at once (reading stopped early: a producer like `yes` must not keep it alive).
  */
 async function main(argv) {
+  // The MCP proxy handles its own streams (a client that goes away stops the server).
+  if (argv[0] === 'mcp') return require('../lib/mcp/cli.js').main(argv.slice(1), version)
+
   // A reader that stops early (`| head`) is not an error.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)

@@ -63,6 +63,19 @@ function collectGarbage() {
   gc?.()
 }
 
+/**
+ * This process's peak resident memory, in KiB. On Linux the kernel's VmHWM: getrusage's
+ * maxRSS outlives exec there, so a proxy started by a large process would report that
+ * process's peak.
+ */
+function peakRssKiB() {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))
+    if (match !== null) return Number(match[1])
+  } catch {}
+  return process.resourceUsage().maxRSS
+}
+
 class McpProxy {
   /**
    * `options`: parseMcpArgs's. `io`: `{ input, output, errors }`, the client's streams
@@ -405,7 +418,7 @@ class McpProxy {
     for (const signal of INTERRUPT_SIGNALS) process.off(signal, this.onSignal)
     // Whatever the server started and left behind in its group goes with it.
     this.signalServer('SIGTERM')
-    if (this.options.verbose) this.log(`peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`)
+    if (this.options.verbose) this.log(`peak RSS ${Math.round(peakRssKiB() / 1024)} MiB`)
     const exitCode = this.interruptedBy === undefined ? code : 128 + (os.constants.signals[this.interruptedBy] ?? 0)
     // Exit once everything written has gone out.
     if (this.output.writableEnded || this.output.destroyed) return this.resolve(exitCode)

@@ -91,6 +91,7 @@ export async function bigCall(proxied, mib) {
 export async function runMcpCases({ quick }) {
   const table = {
     title: 'The MCP proxy, against the same client talking to the server directly',
+    headline: true,
     code: '`toolclamp mcp -- node server.mjs`',
     about:
       'a raw JSON-RPC client over stdio; small calls in a row (per call), and one call answered with a result of log lines ' +

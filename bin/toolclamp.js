@@ -10,7 +10,7 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 
-const { parseSize } = require('../lib/common/size.js')
+const { parseDecimal, parseSize } = require('../lib/common/size.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/common/defaults.js')
 const { didYouMean } = require('../lib/common/format.js')
 
@@ -200,12 +200,6 @@ class CliError extends Error {
   }
 }
 
-function parseHeadRatio(text) {
-  // Number() alone would also accept '', '0x1' and ' 1 '.
-  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(text)) return NaN
-  return Number(text)
-}
-
 /** A line number or column: a plain whole number. */
 function parsePosition(flag, text, min) {
   const value = /^\d+$/.test(text) ? Number(text) : NaN
@@ -345,7 +339,7 @@ function readFlags(argv, flags, state, onPositional) {
       setStrategy(state, flag, value)
     } else if (flag === '--head-ratio') {
       const value = takeValue()
-      state.headRatio = parseHeadRatio(value)
+      state.headRatio = parseDecimal(value)
       if (!(state.headRatio >= 0 && state.headRatio <= 1)) {
         throw new CliError(`--head-ratio expects a number from 0 to 1, got ${JSON.stringify(value)}`)
       }

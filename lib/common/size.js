@@ -23,4 +23,12 @@ function parseSize(text) {
   return size
 }
 
-module.exports = { parseSize }
+/**
+ * A plain decimal number as a command line writes one (`0.3`, `1`, `.5`), or NaN: Number()
+ * alone would also take '', '0x1' and ' 1 '. The caller checks its range.
+ */
+function parseDecimal(text) {
+  return /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN
+}
+
+module.exports = { parseDecimal, parseSize }

@@ -28,7 +28,7 @@ const { invalid, mustBe } = require('../common/errors.js')
 const { CONVERSATION_DEFAULTS, PI_EXTENSION_DEFAULTS } = require('../common/defaults.js')
 const { describe, formatCount, messageOf } = require('../common/format.js')
 const { readBudget, readOptionsObject } = require('../common/options.js')
-const { parseSize } = require('../common/size.js')
+const { parseDecimal, parseSize } = require('../common/size.js')
 const { hardTruncateFailedPayload, hardTruncateToolPayload } = require('../results/payload.js')
 const { pruneSpillDir } = require('../files/spill.js')
 const { toolResultsContextGuard } = require('./pi-agent.js')
@@ -44,8 +44,6 @@ const WARNING_CODE = 'TOOLCLAMP_INVALID_SETTING'
 // ---------------------------------------------------------------------------------------
 // Settings
 // ---------------------------------------------------------------------------------------
-
-const NUMBER = /^(?:\d+\.?\d*|\.\d+)$/
 
 /** `~` and `~/...` as pi reads them in its own variables; anything else as it is. */
 function expandHome(text) {
@@ -106,8 +104,9 @@ const SETTINGS = [
     variable: 'TOOLCLAMP_SPILL_DAYS',
     check: readDays,
     parse: (text) => {
-      if (!NUMBER.test(text) || !(Number(text) > 0)) throw new Error()
-      return Number(text)
+      const days = parseDecimal(text)
+      if (!(days > 0)) throw new Error()
+      return days
     },
     expected: 'a number of days above 0',
   },
@@ -115,14 +114,14 @@ const SETTINGS = [
     key: 'resultShare',
     variable: 'TOOLCLAMP_RESULT_SHARE',
     check: readShare,
-    parse: (text) => readShare('', NUMBER.test(text) ? Number(text) : Number.NaN),
+    parse: (text) => readShare('', parseDecimal(text)),
     expected: 'a number above 0 and at most 1',
   },
   {
     key: 'aggregateShare',
     variable: 'TOOLCLAMP_AGGREGATE_SHARE',
     check: readShare,
-    parse: (text) => readShare('', NUMBER.test(text) ? Number(text) : Number.NaN),
+    parse: (text) => readShare('', parseDecimal(text)),
     expected: 'a number above 0 and at most 1',
   },
 ]

@@ -5,7 +5,7 @@
 // clamp's own option reading when the proxy starts (lib/mcp/clamp.js).
 
 const path = require('node:path')
-const { parseSize } = require('../common/size.js')
+const { parseDecimal, parseSize } = require('../common/size.js')
 const { didYouMean } = require('../common/format.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../common/defaults.js')
 
@@ -51,7 +51,7 @@ function readStrategy(flag, value) {
 }
 
 function readHeadRatio(flag, value) {
-  const ratio = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : NaN
+  const ratio = parseDecimal(value)
   if (!(ratio >= 0 && ratio <= 1)) throw new McpUsageError(`${flag} expects a number from 0 to 1, got ${JSON.stringify(value)}`)
   return ratio
 }

@@ -65,10 +65,13 @@
 //!   separators). A walk writes through a `sink`: nowhere while pricing, text and elisions
 //!   while rendering. `markers` holds the texts a cut leaves in band.
 //! * `locate` finds values by path, for edits that keep every other byte of the text.
+//! * `line` reads a JSON text held as UTF-8 bytes without copying its long strings (the
+//!   MCP proxy's big messages).
 
 mod array;
 mod clamp;
 mod layout;
+pub mod line;
 mod locate;
 mod markers;
 mod object;

@@ -145,7 +145,12 @@ const PARAM_CHECKS = {
   ...Object.fromEntries(
     ['wide', 'echo', 'final', 'raw', 'normalize', 'byteColumns', 'inlineMarkers'].map((n) => [n, (v) => typeof v === 'boolean']),
   ),
-  ...Object.fromEntries(['text', 'message', 'code', 'gap', 'template', 'paths', 'name'].map((n) => [n, (v) => typeof v === 'string'])),
+  ...Object.fromEntries(
+    ['text', 'message', 'code', 'gap', 'template', 'paths', 'name', 'marker'].map((n) => [n, (v) => typeof v === 'string']),
+  ),
+  chunk: (v) => typeof v === 'string' || v instanceof Uint8Array,
+  inPlace: (v) => typeof v === 'boolean',
+  minLength: (v) => Number.isSafeInteger(v) && v >= 0,
   vocab: (v) => v === undefined || v instanceof Uint8Array,
   tokenCounter: (v) => v === undefined || typeof v === 'function',
   // countTokens counts with an encoding, never none or a function.
@@ -278,6 +283,12 @@ describe('lib/native.js', () => {
     native.captureFinish(handle, false)
     native.captureResult(handle, true, undefined, false)
     native.captureDispose(handle)
+    const line = native.jsonLineCreate()
+    native.jsonLineAppend(line, Buffer.from('{"a":"long string","b":"é"}'))
+    assert.equal(native.jsonLineScan(line, 5, 'at-'), '{"a":"at-0","b":"é"}')
+    assert.deepEqual(native.jsonLineStrings(line, true), ['long string'])
+    assert.equal(native.jsonLineBytes(line).toString(), '{"a":"long string","b":"é"}')
+    native.jsonLineDispose(line)
     assert.deepEqual([...calls.keys()].sort(), Object.keys(EXPORTS).sort(), 'every export is called')
     // A notice function gets every fact the binding writes, in the table's order.
     assert.deepEqual(Object.keys(facts), Object.keys(LAYOUT.facts))

@@ -591,11 +591,20 @@ test('toolclamp mcp --help, and arguments it refuses', async () => {
 // ---------------------------------------------------------------------------------------
 
 /** Frames `chunks` with a LineSplitter: the lines and oversized lines, as plain values. */
-function frame(chunks, maxLineBytes) {
+function frame(chunks, maxLineBytes, longLineBytes) {
   const out = []
   const splitter = new LineSplitter((line) => out.push(['line', Buffer.from(line).toString('hex')]), {
     maxLineBytes,
     onOversized: ({ head, tail, bytes }) => out.push(['oversized', bytes, head.toString('hex'), tail.toString('hex')]),
+    // Lines moved to the binding (all but the shortest, when given) come back whole.
+    longLineBytes,
+    onLongLine:
+      longLineBytes === undefined
+        ? undefined
+        : (line) => {
+            out.push(['line', line.bytes().toString('hex')])
+            line.dispose()
+          },
   })
   for (const chunk of chunks) splitter.push(chunk)
   splitter.end()
@@ -630,14 +639,15 @@ const messageText = fc.oneof(
   fc.constantFrom('é漢字😀', '\u2028\u2029', '{"id":1}', ''),
 )
 
-test('framing: any chunking of a stream (\\r\\n endings, UTF-8 split anywhere) gives the lines of the whole stream', () => {
+test('framing: any chunking of a stream (\\r\\n endings, UTF-8 split anywhere) gives the lines of the whole stream, long lines held by the binding or not', () => {
   fc.assert(
     fc.property(
       fc.array(fc.tuple(messageText, fc.boolean()), { maxLength: 12 }),
       fc.boolean(),
       fc.array(fc.nat(), { maxLength: 20 }),
       fc.constantFrom(Infinity, 8, 64),
-      (messages, lastOpen, cuts, maxLineBytes) => {
+      fc.constantFrom(undefined, 0, 4, 16),
+      (messages, lastOpen, cuts, maxLineBytes, longLineBytes) => {
         let text = messages.map(([m, crlf]) => `${m.replaceAll('\n', ' ')}${crlf ? '\r\n' : '\n'}`).join('')
         if (lastOpen) text += 'tail without newline é'
         const stream = Buffer.from(text)
@@ -649,7 +659,7 @@ test('framing: any chunking of a stream (\\r\\n endings, UTF-8 split anywhere) g
           from = p
         }
         chunks.push(stream.subarray(from))
-        assert.deepEqual(frame(chunks, maxLineBytes), reference(stream, maxLineBytes))
+        assert.deepEqual(frame(chunks, maxLineBytes, longLineBytes), reference(stream, maxLineBytes))
       },
     ),
     { numRuns: RUNS * 10 },
@@ -667,11 +677,14 @@ test('framing: a line over the limit is never held; its ends and length are', ()
   assert.equal(idAtStart(Buffer.from(out[0][2], 'hex').toString()), 42)
   assert.deepEqual(out[1], ['line', Buffer.from('{"id":1}').toString('hex')])
   assert.equal(idAtEnd('..."x"}],"isError":false},"jsonrpc":"2.0","id":"a\\"b"}\r'), 'a"b')
-  // A line over 1 MiB in many chunks comes as its parts, which make the line.
+  // A line over 1 MiB in many chunks comes held by the binding, whole.
   const long = Buffer.alloc(3 * 1024 * 1024 + 5, 0x62)
   const handed = []
   const splitter = new LineSplitter((l) => handed.push(['line', l.length]), {
-    onLongLine: (parts, length) => handed.push(['long', length, Buffer.concat(parts).equals(long)]),
+    onLongLine: (l) => {
+      handed.push(['long', l.length, l.bytes().equals(long)])
+      l.dispose()
+    },
   })
   for (let at = 0; at < long.length; at += 65536) splitter.push(long.subarray(at, at + 65536))
   splitter.push(Buffer.from('\nshort\n'))

@@ -935,6 +935,50 @@ function captureSettleHead(handle, notice, snap) {
   return head
 }
 
+// Long JSON lines (lib/mcp/long-line.js): a line's bytes kept in the binding, then read into a
+// small skeleton and its long strings, so that no copy of the whole line is made in JS.
+
+/** A new, empty line handle. */
+function jsonLineCreate() {
+  const handle = binding.jsonLineCreate(slotBuffer)
+  if (typeof handle !== 'object' || handle === null) throw noAnswer('jsonLineCreate')
+  return handle
+}
+
+/** Adds a chunk (a Uint8Array) to a line. */
+function jsonLineAppend(handle, chunk) {
+  if (binding.jsonLineAppend(slotBuffer, handle, chunk) !== undefined) throw noAnswer('jsonLineAppend')
+}
+
+/**
+ * The line's skeleton: its text with every string value of `minLength` bytes or more written
+ * `"<marker><k>"`, or null when it is not UTF-8 JSON that JSON.parse takes.
+ */
+function jsonLineScan(handle, minLength, marker) {
+  const skeleton = binding.jsonLineScan(slotBuffer, handle, minLength, marker)
+  if (skeleton !== null && typeof skeleton !== 'string') throw noAnswer('jsonLineScan')
+  return skeleton
+}
+
+/** The long strings of the last scan, decoded, in order (see src/line.rs for `inPlace`). */
+function jsonLineStrings(handle, inPlace) {
+  const strings = binding.jsonLineStrings(slotBuffer, handle, inPlace)
+  if (!Array.isArray(strings)) throw noAnswer('jsonLineStrings')
+  return strings
+}
+
+/** A Buffer of the line as it came, or null once a string of it was decoded in place. */
+function jsonLineBytes(handle) {
+  const bytes = binding.jsonLineBytes(slotBuffer, handle)
+  if (bytes !== null && !Buffer.isBuffer(bytes)) throw noAnswer('jsonLineBytes')
+  return bytes
+}
+
+/** Lets a line's bytes go now. Idempotent. */
+function jsonLineDispose(handle) {
+  if (binding.jsonLineDispose(slotBuffer, handle) !== undefined) throw noAnswer('jsonLineDispose')
+}
+
 /**
  * The library's notice templates by name and the placeholders a template may use, as the
  * core defines them (crates/toolclamp-core/src/notice.rs): plain frozen copies.
@@ -946,6 +990,12 @@ function noticeTemplates() {
 
 module.exports = {
   runtime,
+  jsonLineCreate,
+  jsonLineAppend,
+  jsonLineScan,
+  jsonLineStrings,
+  jsonLineBytes,
+  jsonLineDispose,
   STRATEGIES,
   byteLengthOf,
   bufferView,

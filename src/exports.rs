@@ -17,6 +17,7 @@ use crate::json::{clamp_json_string, clamp_json_text_string, locate_json_string}
 use crate::layout::Field::{
     Exact, HeadRatio, MaxBytes, MaxChars, MaxLines, MaxTokens, Restack, Snap, Strategy, Tokenizer,
 };
+use crate::line;
 use crate::notice::{check_template, notice_templates};
 use crate::page::{plan_page, plan_page_buffer, repage_page};
 use crate::plan::{
@@ -164,6 +165,17 @@ const TABLE: &[Export] = &[
         request: &[Snap],
         body: capture::capture_result,
     },
+    Export { name: c"jsonLineCreate", params: &["out"], request: &[], body: line::json_line_create },
+    Export { name: c"jsonLineAppend", params: &["out", "line", "chunk"], request: &[], body: line::json_line_append },
+    Export {
+        name: c"jsonLineScan",
+        params: &["out", "line", "minLength", "marker"],
+        request: &[],
+        body: line::json_line_scan,
+    },
+    Export { name: c"jsonLineStrings", params: &["out", "line", "inPlace"], request: &[], body: line::json_line_strings },
+    Export { name: c"jsonLineBytes", params: &["out", "line"], request: &[], body: line::json_line_bytes },
+    Export { name: c"jsonLineDispose", params: &["out", "line"], request: &[], body: line::json_line_dispose },
     Export { name: c"captureDispose", params: &["out", "capture"], request: &[], body: capture::capture_dispose },
     Export {
         name: c"captureSettleHead",

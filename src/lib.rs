@@ -26,6 +26,7 @@ mod conversation;
 mod exports;
 mod json;
 mod layout;
+mod line;
 mod notice;
 mod page;
 mod plan;

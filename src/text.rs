@@ -347,7 +347,7 @@ impl Call {
         Ok(TypedArray { length, data, unshared, detached })
     }
 
-    fn check_length(&self, chars: usize) -> Result<(), Thrown> {
+    pub fn check_length(&self, chars: usize) -> Result<(), Thrown> {
         if chars as u64 > MAX_STRING_LENGTH {
             return Err(Thrown::Range(format!(
                 "toolclamp: the clamped text would be {chars} chars, more than the {MAX_STRING_LENGTH} a JS string \

@@ -7,7 +7,11 @@
 // spans chunks is joined once, when its `\n` arrives. (The SDK's stdio transport appends
 // every chunk to one buffer and searches it from the start again: quadratic on a long line,
 // and it refuses lines over 10 MB.) A line longer than `maxLineBytes` is not held: only its
-// first and last bytes are kept, so that its id can still be read (see proxy.js).
+// first and last bytes are kept, so that its id can still be read (see proxy.js). With
+// `onLongLine`, a line is moved to the binding once it passes 1 MiB (see long-line.js), and
+// every chunk after that goes there as it comes: JS holds none of it.
+
+const { LongLine } = require('./long-line.js')
 
 const NEWLINE = 0x0a
 // What is kept of each end of a line too long to hold: enough for a JSON-RPC envelope's id.
@@ -15,22 +19,28 @@ const END_BYTES = 64 * 1024
 // A line longer than this that spans chunks goes to onLongLine, when given, as its parts.
 const LONG_LINE_BYTES = 1024 * 1024
 
+/** `head` with the first bytes of `part` added, until it has END_BYTES of them (a bounded copy). */
+function headWith(head, part) {
+  return head.length < END_BYTES ? Buffer.concat([head, part.subarray(0, END_BYTES - head.length)]) : head
+}
+
 /**
  * A splitter of a byte stream into lines. `onLine(line)` receives each line as a Buffer,
  * without its `\n` (any `\r` kept); `onOversized({ head, tail, bytes })` each line longer
  * than `maxLineBytes`, with its first and last bytes (at most 64 KiB each) and its length;
- * `onLongLine(parts, length)`, when given, each line of more than 1 MiB that came in several
- * chunks, as the array of its parts (the receiver's to empty) and its length.
+ * `onLongLine(line)`, when given, each line of more than `longLineBytes` (1 MiB) that came in
+ * several chunks, as a LongLine (the receiver's to dispose).
  * `push(chunk)` feeds bytes; `end()` hands over what follows the last `\n`, if anything, as
  * a last line. A line handed over is the splitter's no more: it may be a view of a chunk
  * pushed, valid as long as that chunk is not reused.
  */
 class LineSplitter {
-  constructor(onLine, { maxLineBytes = Infinity, onOversized, onLongLine } = {}) {
+  constructor(onLine, { maxLineBytes = Infinity, onOversized, onLongLine, longLineBytes = LONG_LINE_BYTES } = {}) {
     this.onLine = onLine
     this.onOversized = onOversized
     this.onLongLine = onLongLine
     this.maxLineBytes = maxLineBytes
+    this.longLineBytes = longLineBytes
     // The parts of the line under way, and their length.
     this.parts = []
     this.length = 0
@@ -38,6 +48,9 @@ class LineSplitter {
     this.head = null
     this.tail = []
     this.tailLength = 0
+    // Over 1 MiB, with onLongLine: the line in the binding, and its first bytes.
+    this.long = null
+    this.longHead = null
   }
 
   push(chunk) {
@@ -60,21 +73,48 @@ class LineSplitter {
   /** Adds a part of the line under way. */
   keep(part) {
     this.length += part.length
-    if (this.head === null) {
-      this.parts.push(part)
-      if (this.length > this.maxLineBytes) this.overflow()
+    if (this.head !== null) {
+      this.head = headWith(this.head, part)
+      this.keepTail(part)
       return
     }
-    // The first bytes, until there are END_BYTES of them (a bounded copy).
-    if (this.head.length < END_BYTES) this.head = Buffer.concat([this.head, part.subarray(0, END_BYTES - this.head.length)])
+    if (this.long !== null) {
+      this.long.append(part)
+      this.longHead = headWith(this.longHead, part)
+      this.keepTail(part)
+    } else {
+      this.parts.push(part)
+    }
+    if (this.length > this.maxLineBytes) this.overflow()
+    else if (this.long === null && this.onLongLine !== undefined && this.length > this.longLineBytes) this.moveToBinding()
+  }
+
+  /** Keeps the last END_BYTES of the line under way: whole parts before them are dropped. */
+  keepTail(part) {
     this.tail.push(part)
     this.tailLength += part.length
-    // Only the last END_BYTES are needed: drop whole parts before them.
     while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= END_BYTES) this.tailLength -= this.tail.shift().length
+  }
+
+  /** The line under way goes to the binding, and so will every part after. */
+  moveToBinding() {
+    this.long = new LongLine()
+    for (const part of this.parts) {
+      this.long.append(part)
+      this.keepTail(part)
+    }
+    this.longHead = Buffer.from(Buffer.concat(this.parts, this.length).subarray(0, END_BYTES))
+    this.parts = []
   }
 
   /** The line under way is too long to hold: keep its first and its last bytes only (they may overlap). */
   overflow() {
+    if (this.long !== null) {
+      this.head = this.longHead
+      this.long.dispose()
+      this.long = null
+      return
+    }
     const whole = Buffer.concat(this.parts, this.length)
     this.head = Buffer.from(whole.subarray(0, END_BYTES))
     this.tail = [Buffer.from(whole.subarray(Math.max(0, whole.length - END_BYTES)))]
@@ -96,6 +136,12 @@ class LineSplitter {
       this.keep(last)
       return this.finish(Buffer.alloc(0))
     }
+    if (this.long !== null) {
+      const { long } = this
+      if (last.length > 0) long.append(last)
+      this.reset()
+      return this.onLongLine(long)
+    }
     if (this.parts.length === 0) {
       this.reset()
       return this.onLine(last)
@@ -104,9 +150,6 @@ class LineSplitter {
     const length = this.length + last.length
     parts.push(last)
     this.reset()
-    // A long line's parts are handed over as they are: the receiver joins them and lets them
-    // go (emptying the array), so they are never held beside the line and its text.
-    if (this.onLongLine !== undefined && length > LONG_LINE_BYTES) return this.onLongLine(parts, length)
     this.onLine(Buffer.concat(parts, length))
   }
 
@@ -116,6 +159,8 @@ class LineSplitter {
     this.head = null
     this.tail = []
     this.tailLength = 0
+    this.long = null
+    this.longHead = null
   }
 }
 

@@ -13,9 +13,9 @@
 // then SIGKILL (what the MCP specification asks of a client, and what the SDK's client does).
 
 const { spawn } = require('node:child_process')
-const { isUtf8 } = require('node:buffer')
 const os = require('node:os')
 const { LineSplitter } = require('./framing.js')
+const { collectGarbage } = require('./long-line.js')
 const { ResultClamp } = require('./clamp.js')
 const { formatCount } = require('../common/format.js')
 
@@ -41,26 +41,6 @@ function isObject(value) {
 /** A short, one-line view of a line that was dropped. */
 function preview(text) {
   return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text)
-}
-
-let gc
-/**
- * A full garbage collection, between the steps of reading a long message: each step lets a
- * copy of the message go, and V8 would otherwise collect it only after the next copy is
- * made, so the peak would hold both. (--expose-gc, set at run time: the CLI's node is
- * started without flags.) It costs a few milliseconds, against the hundreds a message of
- * megabytes takes to parse.
- */
-function collectGarbage() {
-  if (gc === undefined) {
-    // Where a Node refuses flags at run time, the steps go without it: more memory, same result.
-    try {
-      require('node:v8').setFlagsFromString('--expose-gc')
-      gc = require('node:vm').runInNewContext('gc')
-    } catch {}
-    if (typeof gc !== 'function') gc = null
-  }
-  gc?.()
 }
 
 /**
@@ -130,7 +110,7 @@ class McpProxy {
     const splitter = new LineSplitter((line) => this.fromServer(line), {
       maxLineBytes: maxMessageBytes,
       onOversized: (line) => this.oversizedFromServer(line),
-      onLongLine: (parts, length) => this.longFromServer(parts, length),
+      onLongLine: (line) => this.longFromServer(line),
     })
     child.stdout.on('data', (chunk) => splitter.push(chunk))
     child.stdout.on('end', () => {
@@ -220,20 +200,37 @@ class McpProxy {
   }
 
   /**
-   * A line of more than 1 MiB, as its parts. Memory holds one copy of it at a time, and its
-   * parsed value: the parts are joined and let go, and the bytes are let go once decoded
-   * (valid UTF-8 is encoded back to the very same bytes, if it must go out unchanged). A
-   * full garbage collection after each step returns the copy let go before the next is made.
+   * A line of more than 1 MiB, held by the binding (a LongLine). The answer to a tool call
+   * that will be clamped is decoded in place: its long strings are read over the line's own
+   * bytes, and only what the clamp keeps is copied. Any other message goes out as the bytes
+   * that came. A line that is not UTF-8 JSON goes the way of a short one.
    */
-  longFromServer(parts, length) {
-    let line = Buffer.concat(parts, length)
-    parts.length = 0
-    collectGarbage()
-    if (!isUtf8(line)) return this.fromServer(line)
-    const text = line.toString('utf8')
-    line = null
-    collectGarbage()
-    this.relay(null, length, text)
+  longFromServer(line) {
+    try {
+      const skeleton = line.skeleton()
+      if (skeleton === undefined) return this.fromServer(line.bytes())
+      const message = line.restore(skeleton, this.willClamp(skeleton, line.length))
+      this.relayMessage(message, line.length, () => line.bytes())
+    } finally {
+      line.dispose()
+      // The line and its strings are garbage now: their memory goes back before the next.
+      collectGarbage()
+    }
+  }
+
+  /**
+   * Whether `message` (a skeleton) answers a pending tool call whose budget is smaller than
+   * its `bytes`: its result is then cut, and goes out written anew, never as it came.
+   */
+  willClamp(message, bytes) {
+    if (!isObject(message) || typeof message.method === 'string' || !Object.hasOwn(message, 'result')) return false
+    const { id } = message
+    if (typeof id !== 'string' && typeof id !== 'number') return false
+    const entry = this.pending.get(keyOf(id))
+    if (entry === undefined || !(entry.method === 'tools/call' || entry.toolResult)) return false
+    if (entry.task && isObject(message.result) && isObject(message.result.task)) return false
+    const options = this.clamp.optionsFor(entry.tool)
+    return options !== null && options.maxBytes < bytes
   }
 
   /**
@@ -255,6 +252,18 @@ class McpProxy {
       }
       return
     }
+    this.relayMessage(message, rawBytes, () => raw ?? Buffer.from(text))
+  }
+
+  /**
+   * Relays `message` (parsed from a line of `rawBytes` bytes): clamped and written again, or
+   * as it came, `asItCame()` (null when that is gone: it is then written again, the same value).
+   */
+  relayMessage(message, rawBytes, asItCame) {
+    if (message === null || typeof message !== 'object') {
+      this.log(`dropped a line of the server's stdout that is not a JSON-RPC message (${formatCount(rawBytes)} bytes)`)
+      return
+    }
     let next
     if (Array.isArray(message)) {
       let changed = false
@@ -268,7 +277,7 @@ class McpProxy {
       next = this.answer(message, rawBytes)
     }
     if (next !== message) return this.toClient(Buffer.from(JSON.stringify(next)))
-    this.toClient(raw ?? Buffer.from(text))
+    this.toClient(asItCame() ?? Buffer.from(JSON.stringify(message)))
   }
 
   /** A message from the server as the client gets it: the same object unless it is a result clamped. */

@@ -154,19 +154,17 @@ pub fn json_line_scan(call: &Call) -> Answer {
     if marker.is_empty() || !marker.iter().all(|&c| (0x20..0x7F).contains(&c) && c != b'"' && c != b'\\') {
         return Err(call.type_error(3, "printable ASCII without quotes or backslashes"));
     }
-    let scanned = with_state(call, 1, |state| {
-        let found = skeleton(state.bytes.as_slice(), min_len, &marker);
-        state.strings = found.as_ref().map_or_else(Vec::new, |s| s.strings.clone());
-        Ok(found.map(|s| s.text))
-    })?;
-    match scanned {
-        None => call.null(),
-        Some(text) => {
-            // SAFETY: a skeleton is the valid UTF-8 it was checked as, with ASCII markers.
-            let chars = unsafe { std::str::from_utf8_unchecked(&text) }.encode_utf16().count();
-            call.string_from_utf8(&text, chars)
-        }
-    }
+    with_state(call, 1, |state| {
+        let Some(found) = skeleton(state.bytes.as_slice(), min_len, &marker) else {
+            state.strings.clear();
+            return call.null();
+        };
+        // SAFETY: a skeleton is the valid UTF-8 it was checked as, with ASCII markers.
+        let chars = unsafe { std::str::from_utf8_unchecked(&found.text) }.encode_utf16().count();
+        let text = call.string_from_utf8(&found.text, chars)?;
+        state.strings = found.strings;
+        Ok(text)
+    })
 }
 
 /// A long string, ready to become a JS string.

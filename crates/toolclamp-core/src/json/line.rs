@@ -6,6 +6,8 @@
 //! back where the markers are: the value is the one `JSON.parse` gives of the whole text,
 //! built with one copy of the long strings at most, and none of those that are ASCII.
 
+use std::borrow::Cow;
+
 /// What the chars of a string value span, decoded: how small a code unit holds them all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Width {
@@ -37,9 +39,10 @@ impl LongString {
 
 /// A text with its long strings left out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skeleton {
-    /// The text, each long string value written `"<marker><k>"` for the `k`-th of them.
-    pub text: Vec<u8>,
+pub struct Skeleton<'a> {
+    /// The text, each long string value written `"<marker><k>"` for the `k`-th of them: the
+    /// very text, borrowed, when it has none.
+    pub text: Cow<'a, [u8]>,
     pub strings: Vec<LongString>,
 }
 
@@ -48,7 +51,7 @@ pub struct Skeleton {
 /// when `text` is not valid UTF-8 or not a JSON text `JSON.parse` takes. `marker` must be
 /// written as it reads (no `"`, `\` or control chars): a caller picks one no string holds,
 /// such as a random one. One pass, no recursion.
-pub fn skeleton(text: &[u8], min_len: usize, marker: &[u8]) -> Option<Skeleton> {
+pub fn skeleton<'a>(text: &'a [u8], min_len: usize, marker: &[u8]) -> Option<Skeleton<'a>> {
     simdutf8::basic::from_utf8(text).ok()?;
     let mut reader = Reader { text, at: 0, copied: 0, out: Vec::new(), strings: Vec::new(), min_len, marker };
     reader.value_list()?;
@@ -57,11 +60,10 @@ pub fn skeleton(text: &[u8], min_len: usize, marker: &[u8]) -> Option<Skeleton> 
         return None;
     }
     if reader.strings.is_empty() {
-        reader.out = text.to_vec();
-    } else {
-        reader.out.extend_from_slice(&text[reader.copied..]);
+        return Some(Skeleton { text: Cow::Borrowed(text), strings: reader.strings });
     }
-    Some(Skeleton { text: reader.out, strings: reader.strings })
+    reader.out.extend_from_slice(&text[reader.copied..]);
+    Some(Skeleton { text: Cow::Owned(reader.out), strings: reader.strings })
 }
 
 struct Reader<'a> {
@@ -365,7 +367,7 @@ mod tests {
     use super::*;
 
     fn skel(text: &str, min: usize) -> Option<(String, Vec<LongString>)> {
-        skeleton(text.as_bytes(), min, b"@").map(|s| (String::from_utf8(s.text).unwrap(), s.strings))
+        skeleton(text.as_bytes(), min, b"@").map(|s| (String::from_utf8(s.text.into_owned()).unwrap(), s.strings))
     }
 
     #[test]

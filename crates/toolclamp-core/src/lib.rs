@@ -51,12 +51,12 @@ pub use budget::{
     ResultSize, BYTES_PER_TOKEN, MEDIA_TOKENS,
 };
 pub use capture::{token_bytes, Capture, CaptureError, CaptureOptions, Gapped, KeptText, CAPTURE_MARGIN};
+/// A JSON text held as UTF-8 bytes, read without copying its long strings.
+pub use json::line as json_line;
 pub use json::{
     answer_text, clamp_json, clamp_json_text, locate_json, parse_json_paths, Elided, JsonClamp, JsonError, JsonRequest,
     JsonText, JsonUnit, Markers, PathStep, MAX_DEPTH, SHORT_MARKER,
 };
-/// A JSON text held as UTF-8 bytes, read without copying its long strings.
-pub use json::line as json_line;
 pub use measure::{measure, measure_str, Measure, Span, Unit};
 pub use notice::{
     check_template, default_notice, prefixed, render_template, tell_omitted_tokens, templates, with_token_totals, Dims,

@@ -514,6 +514,16 @@ fn serde_json_is_stricter_than_json_parse_only_where_known() {
 }
 
 #[test]
+fn nesting_as_deep_as_json_parse_takes() {
+    // JSON.parse reads a million levels; the skeleton keeps no stack of calls.
+    let depth = 1_000_000;
+    let text = format!("{}\"a long string\"{}", "[{\"k\":".repeat(depth), "}]".repeat(depth));
+    let s = skeleton(text.as_bytes(), 4, MARKER).unwrap();
+    assert_eq!(s.strings.len(), 1);
+    assert!(skeleton(&text.as_bytes()[..text.len() - 1], 4, MARKER).is_none());
+}
+
+#[test]
 fn the_reference_reader_refuses_what_json_parse_refuses() {
     for bad in
         ["", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "-", "+1", "1e", "\"\\x\"", "\"\\u12g4\"", "\"\u{1}\"", "[1]]"]

@@ -9,6 +9,7 @@ mod budget;
 mod capture;
 mod examples;
 mod json;
+mod json_line;
 mod json_text;
 mod kernels;
 mod normalize_capture;

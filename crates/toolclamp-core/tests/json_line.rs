@@ -537,7 +537,7 @@ fn the_reference_reader_refuses_what_json_parse_refuses() {
 fn a_long_string_is_put_back_where_its_marker_is() {
     let text = r#" {"k": "caf\u00e9 au lait", "k": ["\ud800 lone", "short", 1e400]} "#;
     let s = skeleton(text.as_bytes(), 8, MARKER).unwrap();
-    assert_eq!(String::from_utf8(s.text).unwrap(), r##" {"k": "#0", "k": ["#1", "short", 1e400]} "##);
+    assert_eq!(String::from_utf8(s.text.into_owned()).unwrap(), r##" {"k": "#0", "k": ["#1", "short", 1e400]} "##);
     assert_eq!(s.strings.iter().map(|s| s.width).collect::<Vec<_>>(), [Width::Latin1, Width::Wide]);
     assert_eq!(decode_latin1(s.strings[0].content(text.as_bytes())), b"caf\xe9 au lait");
     assert_eq!(decode_utf16(s.strings[1].content(text.as_bytes()))[0], 0xD800);

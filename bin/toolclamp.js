@@ -10,9 +10,9 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 
-const { parseDecimal, parseSize } = require('../lib/common/size.js')
+const { parseDecimal, parseSize, readSizeFlag } = require('../lib/common/size.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../lib/common/defaults.js')
-const { didYouMean } = require('../lib/common/format.js')
+const { didYouMean, unknownOptionMessage } = require('../lib/common/format.js')
 
 const USAGE = `Usage: toolclamp [options] [file]
        toolclamp run [options] [--] <command> [args...]
@@ -222,12 +222,7 @@ function parseDuration(flag, text) {
 }
 
 function unknownOption(flag, flags) {
-  const near = didYouMean(flag, flags)
-  return new CliError(
-    near === undefined
-      ? `unknown option ${JSON.stringify(flag)} (see --help)`
-      : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
-  )
+  return new CliError(unknownOptionMessage(flag, flags, '--help'))
 }
 
 /**
@@ -254,11 +249,7 @@ function readSize(flag, value) {
         : 'toolclamp keeps at most a count, it cannot drop a count'
     throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)} (${hint})`)
   }
-  try {
-    return parseSize(value)
-  } catch {
-    throw new CliError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)}`)
-  }
+  return readSizeFlag(flag, value, (message) => new CliError(message))
 }
 
 /** A --tokenizer name: an encoding's, an OpenAI model's, or estimate. */

@@ -183,6 +183,14 @@ function didYouMean(key, candidates) {
   return bestDistance <= reach && ties === 0 ? best : undefined
 }
 
+/** What a command line says of an unknown `flag`: the one of `flags` meant, or where help is. */
+function unknownOptionMessage(flag, flags, help) {
+  const near = didYouMean(flag, flags)
+  return near === undefined
+    ? `unknown option ${JSON.stringify(flag)} (see ${help})`
+    : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`
+}
+
 module.exports = {
   read,
   unshared,
@@ -195,4 +203,5 @@ module.exports = {
   messageOf,
   nearMiss,
   didYouMean,
+  unknownOptionMessage,
 }

@@ -31,4 +31,13 @@ function parseDecimal(text) {
   return /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN
 }
 
-module.exports = { parseDecimal, parseSize }
+/** A command line's size: `flag`'s `value` read, or the error `fail(message)` makes thrown. */
+function readSizeFlag(flag, value, fail) {
+  try {
+    return parseSize(value)
+  } catch {
+    throw fail(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)}`)
+  }
+}
+
+module.exports = { parseDecimal, parseSize, readSizeFlag }

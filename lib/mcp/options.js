@@ -5,8 +5,8 @@
 // clamp's own option reading when the proxy starts (lib/mcp/clamp.js).
 
 const path = require('node:path')
-const { parseDecimal, parseSize } = require('../common/size.js')
-const { didYouMean } = require('../common/format.js')
+const { parseDecimal, readSizeFlag } = require('../common/size.js')
+const { didYouMean, unknownOptionMessage } = require('../common/format.js')
 const { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } = require('../common/defaults.js')
 
 // The longest line V8 can turn into a string (2^29 - 24 UTF-16 units; a line of UTF-8 bytes
@@ -36,11 +36,7 @@ class McpUsageError extends Error {
 }
 
 function readSize(flag, value) {
-  try {
-    return parseSize(value)
-  } catch {
-    throw new McpUsageError(`${flag} expects a size like 2000, 50k or 1MiB, got ${JSON.stringify(value)}`)
-  }
+  return readSizeFlag(flag, value, (message) => new McpUsageError(message))
 }
 
 function readStrategy(flag, value) {
@@ -57,12 +53,7 @@ function readHeadRatio(flag, value) {
 }
 
 function unknownOption(flag, flags) {
-  const near = didYouMean(flag, flags)
-  return new McpUsageError(
-    near === undefined
-      ? `unknown option ${JSON.stringify(flag)} (see toolclamp mcp --help)`
-      : `unknown option ${JSON.stringify(flag)}; did you mean ${near}?`,
-  )
+  return new McpUsageError(unknownOptionMessage(flag, flags, 'toolclamp mcp --help'))
 }
 
 /**

@@ -59,6 +59,37 @@ describe('writeNewFile', () => {
     assert.equal(calls[2][0], 'fsyncSync', 'then its directory')
   })
 
+  test('a long string is written a piece at a time, each byte as Buffer.from(text) has it, pairs never split', (t) => {
+    const dir = tempDir(t)
+    const piece = 1 << 20
+    const texts = [
+      '',
+      '\ud800',
+      `${'x'.repeat(piece - 1)}😀y`,
+      `${'x'.repeat(piece - 1)}\ud800z`,
+      `${'x'.repeat(piece - 1)}\udc00`,
+      `${'日'.repeat(2 * piece + 3)}\ud83d`,
+      'é'.repeat(piece + 5),
+    ]
+    const sizes = []
+    withFs(
+      'writeSync',
+      (real, fd, bytes, ...rest) => {
+        sizes.push(bytes.length)
+        return real(fd, bytes, ...rest)
+      },
+      () => {
+        for (const [k, text] of texts.entries()) {
+          const file = path.join(dir, `f${k}`)
+          writeNewFile(file, text)
+          assert.ok(fs.readFileSync(file).equals(Buffer.from(text)), `text ${k} written as its UTF-8`)
+        }
+      },
+    )
+    // No write was given more than a piece's UTF-8 (3 bytes a char at most).
+    assert.ok(Math.max(...sizes) <= 3 * piece, `largest write ${Math.max(...sizes)}`)
+  })
+
   test('never replaces a file: EEXIST, the file untouched, no temporary file left', (t) => {
     const dir = tempDir(t)
     const file = path.join(dir, 'out.txt')

@@ -24,6 +24,9 @@ const NO_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']
 // Errors of an fsync that a directory does not take (some file systems, and platforms).
 const NO_DIRECTORY_SYNC = ['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'EISDIR', 'EBADF']
 
+// The chars of a string encoded at a time when it is written (see TempFile.write).
+const STRING_PIECE = 1 << 20
+
 /** The temporary name of `file` while it is written: `.<name>.<8 hex>.tmp` beside it. */
 function tempPathFor(file) {
   return path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
@@ -98,9 +101,20 @@ class TempFile {
     this.fd = fs.openSync(temp, 'wx', 0o600)
   }
 
-  /** Appends `data`: bytes, or a string written as UTF-8. */
+  /**
+   * Appends `data`: bytes, or a string written as UTF-8, a piece at a time (a spill file may
+   * hold a text of a hundred megabytes: its UTF-8 is never made whole).
+   */
   write(data) {
-    writeAll(this.fd, typeof data === 'string' ? Buffer.from(data) : data)
+    if (typeof data !== 'string') return writeAll(this.fd, data)
+    for (let at = 0; at < data.length; ) {
+      let end = Math.min(data.length, at + STRING_PIECE)
+      // A surrogate pair stays in one piece (a high surrogate alone is U+FFFD in either).
+      const last = data.charCodeAt(end - 1)
+      if (end < data.length && last >= 0xd800 && last <= 0xdbff) end--
+      writeAll(this.fd, Buffer.from(data.slice(at, end)))
+      at = end
+    }
   }
 
   /** Closes the fd; returns the error, if any. */

@@ -209,13 +209,28 @@ class McpProxy {
     try {
       const skeleton = line.skeleton()
       if (skeleton === undefined) return this.fromServer(line.bytes())
-      const message = line.restore(skeleton, this.willClamp(skeleton, line.length))
+      // What the proxy reads of a message it only passes on is its envelope: the skeleton.
+      const message = this.readsResult(skeleton) ? line.restore(skeleton, this.willClamp(skeleton, line.length)) : skeleton
       this.relayMessage(message, line.length, () => line.bytes())
     } finally {
       line.dispose()
       // The line and its strings are garbage now: their memory goes back before the next.
       collectGarbage()
     }
+  }
+
+  /**
+   * Whether the proxy reads the result `message` (a skeleton) carries: a tool's result, or the
+   * tools/list whose schemas it learns. Anything else goes out as it came, read no further
+   * than its id.
+   */
+  readsResult(message) {
+    if (!isObject(message)) return true
+    if (typeof message.method === 'string') return false
+    const { id } = message
+    const entry = typeof id === 'string' || typeof id === 'number' ? this.pending.get(keyOf(id)) : undefined
+    if (entry === undefined) return false
+    return entry.method === 'tools/list' || entry.method === 'tools/call' || entry.toolResult === true
   }
 
   /**

@@ -107,12 +107,15 @@ class TempFile {
    */
   write(data) {
     if (typeof data !== 'string') return writeAll(this.fd, data)
+    if (data.length <= STRING_PIECE) return writeAll(this.fd, Buffer.from(data))
+    // One buffer for every piece: a char is at most 3 bytes of UTF-8.
+    const bytes = Buffer.allocUnsafe(3 * STRING_PIECE)
     for (let at = 0; at < data.length; ) {
       let end = Math.min(data.length, at + STRING_PIECE)
       // A surrogate pair stays in one piece (a high surrogate alone is U+FFFD in either).
       const last = data.charCodeAt(end - 1)
       if (end < data.length && last >= 0xd800 && last <= 0xdbff) end--
-      writeAll(this.fd, Buffer.from(data.slice(at, end)))
+      writeAll(this.fd, bytes.subarray(0, bytes.write(data.slice(at, end))))
       at = end
     }
   }

@@ -155,6 +155,10 @@ pub fn json_line_scan(call: &Call) -> Answer {
         return Err(call.type_error(3, "printable ASCII without quotes or backslashes"));
     }
     with_state(call, 1, |state| {
+        // Its long strings were decoded where they were written: the bytes are no JSON text now.
+        if state.decoded_in_place {
+            return Err(Thrown::Error("toolclamp: the JSON line was read already".into()));
+        }
         let Some(found) = skeleton(state.bytes.as_slice(), min_len, &marker) else {
             state.strings.clear();
             return call.null();

@@ -28,6 +28,8 @@ const DRAIN_MS = 1000
 const CONNECTION_CLOSED = -32000
 const INTERNAL_ERROR = -32603
 const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
+// The most bytes one decoded byte is written as: `\u0041` for `A`.
+const MOST_ESCAPED = 6
 
 /** A key for a JSON-RPC id (a string or a number): `"1"` and `1` are different ids. */
 function keyOf(id) {
@@ -234,8 +236,11 @@ class McpProxy {
   }
 
   /**
-   * Whether `message` (a skeleton) answers a pending tool call whose budget is smaller than
-   * its `bytes`: its result is then cut, and goes out written anew, never as it came.
+   * Whether `message` (a skeleton) answers a pending tool call whose budget its `bytes` are
+   * over even decoded: its result is then cut, and goes out written anew, never as it came.
+   * A string decoded is at least a sixth of its bytes as written (`\u0041` is one byte): a
+   * result only a few times its budget as written may fit once decoded, and then goes out
+   * as it came, which a line decoded in place no longer is.
    */
   willClamp(message, bytes) {
     if (!isObject(message) || typeof message.method === 'string' || !Object.hasOwn(message, 'result')) return false
@@ -245,7 +250,7 @@ class McpProxy {
     if (entry === undefined || !(entry.method === 'tools/call' || entry.toolResult)) return false
     if (entry.task && isObject(message.result) && isObject(message.result.task)) return false
     const options = this.clamp.optionsFor(entry.tool)
-    return options !== null && options.maxBytes < bytes
+    return options !== null && options.maxBytes * MOST_ESCAPED < bytes
   }
 
   /**

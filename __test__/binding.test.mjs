@@ -149,7 +149,7 @@ const PARAM_CHECKS = {
     ['text', 'message', 'code', 'gap', 'template', 'paths', 'name', 'marker'].map((n) => [n, (v) => typeof v === 'string']),
   ),
   chunk: (v) => typeof v === 'string' || v instanceof Uint8Array,
-  inPlace: (v) => typeof v === 'boolean',
+  inPlace: (v) => v instanceof Uint8Array,
   minLength: (v) => Number.isSafeInteger(v) && v >= 0,
   vocab: (v) => v === undefined || v instanceof Uint8Array,
   tokenCounter: (v) => v === undefined || typeof v === 'function',
@@ -286,7 +286,8 @@ describe('lib/native.js', () => {
     const line = native.jsonLineCreate()
     native.jsonLineAppend(line, Buffer.from('{"a":"long string","b":"é"}'))
     assert.equal(native.jsonLineScan(line, 5, 'at-'), '{"a":"at-0","b":"é"}')
-    assert.deepEqual(native.jsonLineStrings(line, true), ['long string'])
+    assert.deepEqual(native.jsonLineLengths(line), [11])
+    assert.deepEqual(native.jsonLineStrings(line, new Uint8Array([1])), ['long string'])
     assert.equal(native.jsonLineBytes(line).toString(), '{"a":"long string","b":"é"}')
     native.jsonLineDispose(line)
     assert.deepEqual([...calls.keys()].sort(), Object.keys(EXPORTS).sort(), 'every export is called')

@@ -474,8 +474,9 @@ test('hostile: handles not its own, chunks not bytes, a detached buffer, a handl
   for (const fake of [{}, null, undefined, 1, 'x', new Uint8Array(4), capture]) {
     assert.throws(() => native.jsonLineAppend(fake, Buffer.from('1')), notOurs)
     assert.throws(() => native.jsonLineScan(fake, 4096, 'm'), notOurs)
-    assert.throws(() => native.jsonLineStrings(fake, true), notOurs)
+    assert.throws(() => native.jsonLineStrings(fake, new Uint8Array(1)), notOurs)
     assert.throws(() => native.jsonLineBytes(fake), notOurs)
+    assert.throws(() => native.jsonLineLengths(fake), notOurs)
     assert.throws(() => native.jsonLineDispose(fake), notOurs)
   }
   native.captureDispose(capture)
@@ -559,7 +560,7 @@ test("a second copy of lib/native.js (its cache entries gone) reads the first co
   second.jsonLineAppend(first, Buffer.from(KINDS))
   const skeleton = JSON.parse(native.jsonLineScan(first, LONG_STRING_BYTES, 'm-'))
   assert.deepEqual(skeleton, { plain: 'm-0', escaped: 'm-1', latin1: 'm-2', wide: 'm-3' })
-  assert.deepEqual(second.jsonLineStrings(first, false), Object.values(JSON.parse(KINDS)))
+  assert.deepEqual(second.jsonLineStrings(first, new Uint8Array(0)), Object.values(JSON.parse(KINDS)))
   native.jsonLineDispose(first)
   assert.throws(() => second.jsonLineBytes(first), { message: 'toolclamp: the JSON line was disposed' })
 })
@@ -684,5 +685,20 @@ test('proxy: a long tool answer over its byte budget as written, within it decod
   const p = await started(['--tool', 'raw=2m'])
   const line = oddAnswer(4, ESCAPED_TEXT)
   assert.deepEqual(await p.call(4, 'tools/call', { name: 'raw', arguments: { line } }), Buffer.from(line))
+  await p.close()
+})
+
+test('proxy: a long tool answer whose bulk the clamp leaves (an image) goes out byte for byte; its text over the budget is cut', async () => {
+  const p = await started([])
+  // Base64 as some encoders write it (`/` as `\/`), beside a short text: nothing to cut.
+  const data = 'QUJD\\/+9z'.repeat(400_000)
+  const image = `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"a chart"},{"type":"image","mimeType":"image/png","data":"${data}"}]}}`
+  assert.deepEqual(await p.call(6, 'tools/call', { name: 'raw', arguments: { line: `${image}\n` } }), Buffer.from(`${image}\n`))
+  // The same with a text over the budget: cut, and written anew.
+  const cut = image.replace('"a chart"', `"${ESCAPED_TEXT}"`).replace('"id":6', '"id":7')
+  const answer = JSON.parse((await p.call(7, 'tools/call', { name: 'raw', arguments: { line: `${cut}\n` } })).toString())
+  const text = answer.result.content[0].text
+  assert.ok(Buffer.byteLength(text) <= 51_200 && /\[\.\.\. /.test(text), 'the text is cut with a notice')
+  assert.equal(answer.result.content[1].data, JSON.parse(`"${data}"`), 'the image is whole')
   await p.close()
 })

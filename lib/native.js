@@ -960,7 +960,17 @@ function jsonLineScan(handle, minLength, marker) {
   return skeleton
 }
 
-/** The long strings of the last scan, decoded, in order (see src/line.rs for `inPlace`). */
+/** The length as written of each long string of the last scan, in order. */
+function jsonLineLengths(handle) {
+  const lengths = binding.jsonLineLengths(slotBuffer, handle)
+  if (!Array.isArray(lengths)) throw noAnswer('jsonLineLengths')
+  return lengths
+}
+
+/**
+ * The long strings of the last scan, decoded, in order; those whose byte in `inPlace` (a
+ * Uint8Array) is set are decoded where they were written (see src/line.rs).
+ */
 function jsonLineStrings(handle, inPlace) {
   const strings = binding.jsonLineStrings(slotBuffer, handle, inPlace)
   if (!Array.isArray(strings)) throw noAnswer('jsonLineStrings')
@@ -993,6 +1003,7 @@ module.exports = {
   jsonLineCreate,
   jsonLineAppend,
   jsonLineScan,
+  jsonLineLengths,
   jsonLineStrings,
   jsonLineBytes,
   jsonLineDispose,

@@ -173,6 +173,7 @@ const TABLE: &[Export] = &[
         request: &[],
         body: line::json_line_scan,
     },
+    Export { name: c"jsonLineLengths", params: &["out", "line"], request: &[], body: line::json_line_lengths },
     Export { name: c"jsonLineStrings", params: &["out", "line", "inPlace"], request: &[], body: line::json_line_strings },
     Export { name: c"jsonLineBytes", params: &["out", "line"], request: &[], body: line::json_line_bytes },
     Export { name: c"jsonLineDispose", params: &["out", "line"], request: &[], body: line::json_line_dispose },

@@ -182,17 +182,35 @@ enum Made {
     Utf16(Vec<u16>),
 }
 
+/// `jsonLineLengths` → the length in bytes, as written, of each long string the last scan
+/// found, in order.
+pub fn json_line_lengths(call: &Call) -> Answer {
+    let lengths: Vec<usize> = with_state(call, 1, |state| Ok(state.strings.iter().map(|s| s.end - s.start).collect()))?;
+    let env = call.env();
+    let mut array = ptr::null_mut();
+    // SAFETY: `env` is valid while the call runs.
+    call.check(unsafe { sys::napi_create_array_with_length(env, lengths.len(), &mut array) })?;
+    for (i, length) in lengths.into_iter().enumerate() {
+        let v = call.number_value(length as f64)?;
+        // SAFETY: as above; `array` and `v` were made in this call.
+        call.check(unsafe { sys::napi_set_element(env, array, i as u32, v) })?;
+    }
+    Ok(array)
+}
+
 /// `jsonLineStrings` → an array of the long strings the last scan found, decoded, in
-/// order. With `inPlace` an escaped ASCII string is decoded where it was written, which
-/// costs no copy, and the line can no longer be read as it came ([`json_line_bytes`]).
-/// The bytes are never changed after: external strings read them.
+/// order. An escaped ASCII string whose flag in `inPlace` (a Uint8Array, one byte a string)
+/// is set is decoded where it was written, which costs no copy, and the line can no longer
+/// be read as it came ([`json_line_bytes`]). The bytes are never changed after: external
+/// strings read them.
 pub fn json_line_strings(call: &Call) -> Answer {
-    let in_place = call.boolean(2)?;
+    let (flags, _) = call.bytes(2)?;
     let (bytes, made) = with_state(call, 1, |state| {
         let strings = std::mem::take(&mut state.strings);
         let mut made = Vec::with_capacity(strings.len());
         if let Bytes::Growing(bytes) = &mut state.bytes {
-            for s in &strings {
+            for (k, s) in strings.iter().enumerate() {
+                let in_place = flags.get(k).is_some_and(|&f| f != 0);
                 made.push(match s.width {
                     Width::Ascii if !s.escaped || in_place => {
                         state.decoded_in_place |= s.escaped;

@@ -69,17 +69,32 @@ class LongLine {
   skeleton() {
     this.marker = `toolclamp-long-string-${randomBytes(12).toString('hex')}-`
     const text = native.jsonLineScan(this.handle, LONG_STRING_BYTES, this.marker)
-    return text === null ? undefined : JSON.parse(text)
+    if (text === null) return undefined
+    // The length as written of each long string, by its index.
+    this.lengths = native.jsonLineLengths(this.handle)
+    return JSON.parse(text)
+  }
+
+  /** The index of the long string `value` (a value of the skeleton) stands for, or undefined. */
+  indexOf(value) {
+    if (typeof value !== 'string' || !value.startsWith(this.marker)) return undefined
+    const index = value.slice(this.marker.length)
+    const k = Number(index)
+    return String(k) === index && k < this.lengths.length ? k : undefined
   }
 
   /**
    * `value` (the skeleton) with its long strings put back: the value JSON.parse gives of the
-   * whole line. With `inPlace`, strings with escapes are decoded where they were written, at
-   * no cost in memory, and bytes() has the line no more.
+   * whole line. The strings `inPlace` names (true for all of them, or an array of their
+   * indices) are decoded where they were written when they hold escapes, at no cost in
+   * memory, and bytes() has the line no more.
    */
-  restore(value, inPlace) {
-    const strings = native.jsonLineStrings(this.handle, inPlace)
-    return strings.length === 0 ? value : putBack(value, this.marker, strings)
+  restore(value, inPlace = false) {
+    const flags = new Uint8Array(this.lengths.length)
+    if (inPlace === true) flags.fill(1)
+    else if (Array.isArray(inPlace)) for (const k of inPlace) flags[k] = 1
+    const strings = native.jsonLineStrings(this.handle, flags)
+    return strings.length === 0 ? value : putBack(value, (item) => strings[this.indexOf(item)])
   }
 
   /** The line's bytes as they came (a Buffer), or null once restore decoded a string in place. */
@@ -92,17 +107,12 @@ class LongLine {
   }
 }
 
-/** The string a marker stands for, or undefined when `value` is no marker. */
-function standsFor(value, marker, strings) {
-  if (typeof value !== 'string' || !value.startsWith(marker)) return undefined
-  const index = value.slice(marker.length)
-  const k = Number(index)
-  return String(k) === index ? strings[k] : undefined
-}
-
-/** Puts `strings` back where their markers are in `value`, walking it without recursion. */
-function putBack(value, marker, strings) {
-  const top = standsFor(value, marker, strings)
+/**
+ * Puts long strings back into `value` where `standsFor(item)` gives one, walking it without
+ * recursion.
+ */
+function putBack(value, standsFor) {
+  const top = standsFor(value)
   if (top !== undefined) return top
   const stack = [value]
   while (stack.length > 0) {
@@ -110,7 +120,7 @@ function putBack(value, marker, strings) {
     if (container === null || typeof container !== 'object') continue
     for (const key of Object.keys(container)) {
       const item = container[key]
-      const string = standsFor(item, marker, strings)
+      const string = typeof item === 'string' ? standsFor(item) : undefined
       // Defined, not assigned: a key `__proto__` that JSON.parse made is a property like any other.
       if (string !== undefined)
         Object.defineProperty(container, key, { value: string, writable: true, enumerable: true, configurable: true })

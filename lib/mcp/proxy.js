@@ -212,7 +212,7 @@ class McpProxy {
       const skeleton = line.skeleton()
       if (skeleton === undefined) return this.fromServer(line.bytes())
       // What the proxy reads of a message it only passes on is its envelope: the skeleton.
-      const message = this.readsResult(skeleton) ? line.restore(skeleton, this.willClamp(skeleton, line.length)) : skeleton
+      const message = this.readsResult(skeleton) ? line.restore(skeleton, this.decodedInPlace(skeleton, line)) : skeleton
       this.relayMessage(message, line.length, () => line.bytes())
     } finally {
       line.dispose()
@@ -236,21 +236,29 @@ class McpProxy {
   }
 
   /**
-   * Whether `message` (a skeleton) answers a pending tool call whose budget its `bytes` are
-   * over even decoded: its result is then cut, and goes out written anew, never as it came.
-   * A string decoded is at least a sixth of its bytes as written (`\u0041` is one byte): a
-   * result only a few times its budget as written may fit once decoded, and then goes out
-   * as it came, which a line decoded in place no longer is.
+   * The long strings of `message` (a skeleton of `line`) that may be decoded where they were
+   * written: none, unless it answers a pending tool call whose text blocks alone are over the
+   * tool's byte budget even decoded (a string decoded is at least a sixth of its bytes as
+   * written: `\u0041` is one byte). Then those blocks' strings: the clamp cuts the text, and
+   * the answer goes out written anew, never as it came, which a line decoded in place no
+   * longer is. Any other answer may still go out as it came.
    */
-  willClamp(message, bytes) {
-    if (!isObject(message) || typeof message.method === 'string' || !Object.hasOwn(message, 'result')) return false
-    const { id } = message
-    if (typeof id !== 'string' && typeof id !== 'number') return false
-    const entry = this.pending.get(keyOf(id))
-    if (entry === undefined || !(entry.method === 'tools/call' || entry.toolResult)) return false
-    if (entry.task && isObject(message.result) && isObject(message.result.task)) return false
+  decodedInPlace(message, line) {
+    if (!isObject(message) || !isObject(message.result)) return []
+    const entry = this.pending.get(keyOf(message.id))
+    if (entry === undefined || !(entry.method === 'tools/call' || entry.toolResult)) return []
     const options = this.clamp.optionsFor(entry.tool)
-    return options !== null && options.maxBytes * MOST_ESCAPED < bytes
+    const { content } = message.result
+    if (options === null || !Array.isArray(content)) return []
+    const strings = []
+    let written = 0
+    for (const block of content) {
+      const k = isObject(block) && block.type === 'text' ? line.indexOf(block.text) : undefined
+      if (k === undefined) continue
+      strings.push(k)
+      written += line.lengths[k]
+    }
+    return written > options.maxBytes * MOST_ESCAPED ? strings : []
   }
 
   /**

@@ -5,7 +5,8 @@
 // anything is timed; a cut is checked to be within its tokens by js-tiktoken.
 
 import { execFileSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import toolclamp from '../index.js'
@@ -270,11 +271,11 @@ const fileBytes = (file) => statSync(path.join(ROOT, file)).size
 const showBytes = (bytes) => `${bytes.toLocaleString('en-US')} B`
 const mib = (x) => `${x.toFixed(1)} MiB`
 
-/** The addon files in the package root, with their sizes. */
+/** The addon this process loaded (there may be others in the root, built for other targets), with its size. */
 function addonSizes() {
-  return readdirSync(ROOT)
-    .filter((f) => /^toolclamp\..+\.node$/.test(f))
-    .map((f) => `\`${f}\` is ${showBytes(fileBytes(f))}`)
+  return Object.keys(createRequire(import.meta.url).cache)
+    .filter((file) => path.dirname(file) === path.resolve(ROOT) && /^toolclamp\..+\.node$/.test(path.basename(file)))
+    .map((file) => `\`${path.basename(file)}\` is ${showBytes(statSync(file).size)}`)
 }
 
 /** Times the first count with each encoding in fresh processes; returns the table. */

@@ -1,19 +1,10 @@
-//! Captures as JS handles: a [`Capture`] boxed in a Node-API external, tagged so that no
-//! other external (or a capture of another copy of the addon, whose layout may differ) is
-//! ever read as one.
+//! Captures as JS handles (`handle.rs`): a [`Capture`] kept between calls, fed chunk by
+//! chunk, with the memory its buffers hold reported to V8.
 //!
-//! A capture is used from one JS thread (an external belongs to its environment). The one
-//! way JS can reach it while the binding holds it is a notice function called during a
-//! plan; the `RefCell` turns such a re-entrant call into an error instead of aliasing.
-//!
-//! The buffers a capture keeps are reported to V8 as external memory
-//! (`napi_adjust_external_memory`) as they grow, and given back when it is disposed or
-//! collected: V8 sees a handle of a few hundred bytes of its own heap, so without the report
-//! it would not know to collect handles that keep megabytes alive.
+//! The one way JS can reach a capture while the binding holds it is a notice function called
+//! during a plan; the `RefCell` turns such a re-entrant call into an error instead of aliasing.
 
-use std::cell::{Cell, Ref, RefCell, RefMut};
-use std::ffi::c_void;
-use std::ptr;
+use std::cell::{Ref, RefMut};
 
 use napi::sys;
 use toolclamp_core::{
@@ -22,6 +13,7 @@ use toolclamp_core::{
 };
 
 use crate::call::{Answer, Call, Thrown};
+use crate::handle::{self as handles, Handle};
 use crate::layout::{normalize_of, Field, Results, Slot, Verdict};
 use crate::notice::{template_stand_ins, with_notice, NoticeArg};
 use crate::plan::{plan_results, plan_with, snap_of};
@@ -32,14 +24,6 @@ use crate::tokens::{Counter, JsCounter, TokenLimit};
 /// addon with the same tag has the same layout only if it is this very code).
 const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x5d1c_6a0e_97b2_4f31, upper: 0xc3a8_0f6e_2b19_d744 };
 
-struct Handle {
-    /// `None` once disposed: the capture and its buffers are freed, the handle stays until
-    /// it is collected (boxed, so that what stays is a few words, not the capture).
-    state: RefCell<Option<Box<State>>>,
-    /// The bytes reported to V8 for this handle, so far.
-    reported: Cell<i64>,
-}
-
 struct State {
     capture: Capture,
     /// Where the head shown early ends ([`settled_head`]); the final plan keeps it.
@@ -49,63 +33,17 @@ struct State {
     tokens: Option<(u64, Option<&'static Tokenizer>)>,
 }
 
-/// What is reported, in steps of this many bytes: the GC needs the order of magnitude, and a
-/// capture that keeps a few KiB reports nothing, so that a loop making many small captures is
-/// not slowed by a GC step per call (collecting them would not free their memory before the
-/// loop yields: Node-API runs finalizers from the event loop).
-const REPORT_STEP: usize = 64 * 1024;
+/// A capture's handle.
+type CaptureHandle = Handle<Box<State>>;
 
-/// The bytes reported for a capture: the buffers of the text it keeps, in whole steps.
-fn held(state: Option<&State>) -> i64 {
-    let bytes = state.map_or(0, |s| s.capture.kept_bytes());
-    (bytes / REPORT_STEP * REPORT_STEP) as i64
-}
-
-/// Tells V8 of the change in what `handle` holds since the last report.
-fn report(env: sys::napi_env, handle: &Handle, now: i64) {
-    let change = now - handle.reported.get();
-    if change == 0 {
-        return;
-    }
-    let mut total = 0;
-    // SAFETY: `env` is the environment of the running call or finalizer. The report only
-    // informs the GC's heuristics: a failure changes nothing else, so its status is ignored.
-    unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
-    handle.reported.set(now);
-}
-
-/// Frees a handle's capture once JS can no longer reach it, and gives its memory back.
-///
-/// # Safety
-/// Node-API calls it once, with the `data` given to `napi_create_external` in
-/// [`capture_create`]: a pointer from `Box::into_raw(Box<Handle>)`.
-unsafe extern "C" fn finalize(env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    // SAFETY: per this function's contract, `data` is an unfreed `Box<Handle>` given up once.
-    let handle = unsafe { Box::from_raw(data.cast::<Handle>()) };
-    report(env, &handle, 0);
-    drop(handle);
+/// The bytes a capture's buffers hold, reported for its handle.
+fn held(state: Option<&State>) -> usize {
+    state.map_or(0, |s| s.capture.kept_bytes())
 }
 
 /// The capture behind argument `i`.
-fn handle(call: &Call, i: usize) -> Result<&Handle, Thrown> {
-    let v = call.arg(i);
-    if call.type_of(v)? != sys::ValueType::napi_external {
-        return Err(call.type_error(i, "a capture handle"));
-    }
-    let mut ours = false;
-    // SAFETY: `env` and `v` are valid while the call runs.
-    call.check(unsafe { sys::napi_check_object_type_tag(call.env(), v, &TAG, &mut ours) })?;
-    if !ours {
-        return Err(call.type_error(i, "a capture handle"));
-    }
-    let mut data: *mut c_void = ptr::null_mut();
-    // SAFETY: as above; `v` is an external.
-    call.check(unsafe { sys::napi_get_value_external(call.env(), v, &mut data) })?;
-    // SAFETY: an external with our tag was made by `capture_create` from a `Box<Handle>`,
-    // which lives until its finalizer runs; that cannot happen while the value is an
-    // argument of the running call, and the borrow lives no longer than `call`, which ends
-    // with the call.
-    Ok(unsafe { &*data.cast::<Handle>() })
+fn handle(call: &Call, i: usize) -> Result<&CaptureHandle, Thrown> {
+    handles::from_arg(call, i, &TAG, "a capture handle")
 }
 
 fn busy() -> Thrown {
@@ -117,13 +55,13 @@ fn disposed() -> Thrown {
 }
 
 /// The state of a capture that is not disposed, shared.
-fn state(handle: &Handle) -> Result<Ref<'_, State>, Thrown> {
+fn state(handle: &CaptureHandle) -> Result<Ref<'_, State>, Thrown> {
     let state = handle.state.try_borrow().map_err(|_| busy())?;
     Ref::filter_map(state, Option::as_deref).map_err(|_| disposed())
 }
 
 /// The state of a capture that is not disposed, to change.
-fn state_mut(handle: &Handle) -> Result<RefMut<'_, State>, Thrown> {
+fn state_mut(handle: &CaptureHandle) -> Result<RefMut<'_, State>, Thrown> {
     let state = handle.state.try_borrow_mut().map_err(|_| busy())?;
     RefMut::filter_map(state, Option::as_deref_mut).map_err(|_| disposed())
 }
@@ -166,18 +104,7 @@ pub fn capture_create(call: &Call) -> Answer {
     answer_totals(call, &capture)?;
     // Nothing is kept yet, so nothing to report: the writes report what their text keeps.
     let state = Box::new(State { capture, settled: None, tokens });
-    let data = Box::into_raw(Box::new(Handle { state: RefCell::new(Some(state)), reported: Cell::new(0) }));
-    let mut v = ptr::null_mut();
-    // SAFETY: `env` is valid while the call runs; `finalize` frees `data` exactly once.
-    let status = unsafe { sys::napi_create_external(call.env(), data.cast(), Some(finalize), ptr::null_mut(), &mut v) };
-    if status != sys::Status::napi_ok {
-        // SAFETY: the external was not made, so nothing else owns `data`.
-        drop(unsafe { Box::from_raw(data) });
-        call.check(status)?;
-    }
-    // SAFETY: `v` is the external just made.
-    call.check(unsafe { sys::napi_type_tag_object(call.env(), v, &TAG) })?;
-    Ok(v)
+    handles::create(call, &TAG, state)
 }
 
 /// `captureDispose`: frees the capture's buffers now, not when the handle is
@@ -191,7 +118,7 @@ pub fn capture_dispose(call: &Call) -> Answer {
         r.set_measure(Slot::TotalChars, last.capture.totals());
     }
     drop(state);
-    report(call.env(), handle, held(None));
+    handle.report(call.env(), held(None));
     call.answer(&r)?;
     call.undefined()
 }
@@ -220,7 +147,7 @@ pub fn capture_write(call: &Call) -> Answer {
         let (bytes, _) = call.bytes(2)?;
         state.capture.write_bytes(bytes);
     }
-    report(call.env(), handle, held(Some(&state)));
+    handle.report(call.env(), held(Some(&state)));
     answer_totals(call, &state.capture)?;
     if !echo {
         return call.undefined();
@@ -242,7 +169,7 @@ pub fn capture_finish(call: &Call) -> Answer {
     state.capture.finish();
     let added = state.capture.take_echo();
     state.capture.set_echo(false);
-    report(call.env(), handle, held(Some(&state)));
+    handle.report(call.env(), held(Some(&state)));
     answer_totals(call, &state.capture)?;
     if echo {
         call.buffer_copy(&added)
@@ -267,7 +194,7 @@ pub fn capture_result(call: &Call) -> Answer {
         {
             let mut state = state_mut(handle)?;
             state.capture.finish();
-            report(call.env(), handle, held(Some(&state)));
+            handle.report(call.env(), held(Some(&state)));
         }
         state = self::state(handle)?;
         (&state.capture, state.settled, state.tokens)
@@ -426,7 +353,7 @@ pub fn capture_settle_head(call: &Call) -> Answer {
     capture_settle_head_text(call, handle, settled)
 }
 
-fn capture_settle_head_text(call: &Call, handle: &Handle, head_end: usize) -> Answer {
+fn capture_settle_head_text(call: &Call, handle: &CaptureHandle, head_end: usize) -> Answer {
     let state = state(handle)?;
     let src = state.capture.source();
     let mut bytes = Vec::with_capacity(head_end);

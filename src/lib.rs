@@ -24,6 +24,7 @@ mod call;
 mod capture;
 mod conversation;
 mod exports;
+mod handle;
 mod json;
 mod layout;
 mod line;

@@ -10,10 +10,9 @@
 //! own, also handed to V8 as an external string. Where Node-API has no external strings
 //! (before Node 20.4, or as WebAssembly), strings are copied as usual.
 //!
-//! A handle is used from one JS thread (an external belongs to its environment); no JS runs
-//! while the binding holds its state, so the `RefCell` never meets a second borrow.
+//! A line is a handle (`handle.rs`); no JS runs while the binding holds its state, so the
+//! `RefCell` never meets a second borrow.
 
-use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::Arc;
@@ -22,17 +21,11 @@ use napi::sys;
 use toolclamp_core::json_line::{decode_latin1, decode_utf16, skeleton, unescape_ascii_in_place, LongString, Width};
 
 use crate::call::{Answer, Call, Thrown};
+use crate::handle::{self as handles, Handle};
 use crate::text::{with_scratch, LATIN1};
 
 /// Marks externals made by this module (see the capture's tag).
 const TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x8e41_27c9_50ad_3b16, upper: 0x1f7b_d2e0_6c39_a58d };
-
-struct Handle {
-    /// `None` once disposed.
-    state: RefCell<Option<State>>,
-    /// The bytes reported to V8 for this handle, so far.
-    reported: Cell<i64>,
-}
 
 struct State {
     bytes: Bytes,
@@ -58,50 +51,12 @@ impl Bytes {
     }
 }
 
-/// Tells V8 how much this handle holds now (in steps of 64 KiB, as captures do).
-fn report(env: sys::napi_env, handle: &Handle, now: usize) {
-    let now = (now / (64 * 1024) * (64 * 1024)) as i64;
-    let change = now - handle.reported.get();
-    if change == 0 {
-        return;
-    }
-    let mut total = 0;
-    // SAFETY: `env` is the environment of the running call or finalizer; the report only
-    // informs the GC's heuristics, so its status is ignored.
-    unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
-    handle.reported.set(now);
-}
-
-/// Frees a handle once JS can no longer reach it.
-///
-/// # Safety
-/// Node-API calls it once, with the `data` given to `napi_create_external` in
-/// [`json_line_create`]: a pointer from `Box::into_raw(Box<Handle>)`.
-unsafe extern "C" fn finalize(env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    // SAFETY: per this function's contract, `data` is an unfreed `Box<Handle>` given up once.
-    let handle = unsafe { Box::from_raw(data.cast::<Handle>()) };
-    report(env, &handle, 0);
-}
+/// A line's handle.
+type LineHandle = Handle<State>;
 
 /// The line behind argument `i`.
-fn handle(call: &Call, i: usize) -> Result<&Handle, Thrown> {
-    let v = call.arg(i);
-    if call.type_of(v)? != sys::ValueType::napi_external {
-        return Err(call.type_error(i, "a JSON line handle"));
-    }
-    let mut ours = false;
-    // SAFETY: `env` and `v` are valid while the call runs.
-    call.check(unsafe { sys::napi_check_object_type_tag(call.env(), v, &TAG, &mut ours) })?;
-    if !ours {
-        return Err(call.type_error(i, "a JSON line handle"));
-    }
-    let mut data: *mut c_void = ptr::null_mut();
-    // SAFETY: as above; `v` is an external.
-    call.check(unsafe { sys::napi_get_value_external(call.env(), v, &mut data) })?;
-    // SAFETY: an external with our tag was made by `json_line_create` from a `Box<Handle>`,
-    // which lives until its finalizer runs; that cannot happen while the value is an
-    // argument of the running call, and the borrow ends with the call.
-    Ok(unsafe { &*data.cast::<Handle>() })
+fn handle(call: &Call, i: usize) -> Result<&LineHandle, Thrown> {
+    handles::from_arg(call, i, &TAG, "a JSON line handle")
 }
 
 fn with_state<R>(call: &Call, i: usize, f: impl FnOnce(&mut State) -> Result<R, Thrown>) -> Result<R, Thrown> {
@@ -110,25 +65,14 @@ fn with_state<R>(call: &Call, i: usize, f: impl FnOnce(&mut State) -> Result<R, 
         handle.state.try_borrow_mut().map_err(|_| Thrown::Error("toolclamp: the JSON line is in use".into()))?;
     let state = state.as_mut().ok_or_else(|| Thrown::Error("toolclamp: the JSON line was disposed".into()))?;
     let r = f(state)?;
-    report(call.env(), handle, state.bytes.as_slice().len());
+    handle.report(call.env(), state.bytes.as_slice().len());
     Ok(r)
 }
 
 /// `jsonLineCreate` → a handle to an empty line.
 pub fn json_line_create(call: &Call) -> Answer {
     let state = State { bytes: Bytes::Growing(Vec::new()), strings: Vec::new(), decoded_in_place: false };
-    let data = Box::into_raw(Box::new(Handle { state: RefCell::new(Some(state)), reported: Cell::new(0) }));
-    let mut v = ptr::null_mut();
-    // SAFETY: `env` is valid while the call runs; `finalize` frees `data` exactly once.
-    let status = unsafe { sys::napi_create_external(call.env(), data.cast(), Some(finalize), ptr::null_mut(), &mut v) };
-    if status != sys::Status::napi_ok {
-        // SAFETY: the external was not made, so nothing else owns `data`.
-        drop(unsafe { Box::from_raw(data) });
-        call.check(status)?;
-    }
-    // SAFETY: `v` is the external just made.
-    call.check(unsafe { sys::napi_type_tag_object(call.env(), v, &TAG) })?;
-    Ok(v)
+    handles::create(call, &TAG, state)
 }
 
 /// `jsonLineAppend`: adds a chunk's bytes (a Uint8Array) to the line.
@@ -270,7 +214,7 @@ pub fn json_line_dispose(call: &Call) -> Answer {
     let state =
         handle.state.try_borrow_mut().map_err(|_| Thrown::Error("toolclamp: the JSON line is in use".into()))?.take();
     drop(state);
-    report(call.env(), handle, 0);
+    handle.report(call.env(), 0);
     call.undefined()
 }
 

@@ -23,7 +23,7 @@ const require = createRequire(import.meta.url)
 const { LineSplitter } = require('../lib/mcp/framing.js')
 const { ResultClamp } = require('../lib/mcp/clamp.js')
 const { parseMcpArgs } = require('../lib/mcp/options.js')
-const { idAtStart, idAtEnd } = require('../lib/mcp/proxy.js')
+const { McpProxy, idAtStart, idAtEnd } = require('../lib/mcp/proxy.js')
 const Ajv = require('ajv')
 const addFormats = require('ajv-formats')
 
@@ -735,4 +735,47 @@ test('the clamp: any result within its budget, structuredContent valid against i
     ),
     { numRuns: RUNS },
   )
+})
+
+test('a message the proxy cannot read or relay answers the request waiting for it, and stops nothing', () => {
+  const written = []
+  const logged = []
+  const output = { write: (chunk) => written.push(String(chunk)) && true, on() {}, once() {} }
+  const proxy = new McpProxy(parseMcpArgs(['--', 'x']), { output, errors: { write: (t) => logged.push(t) } })
+  const ask = (id, method, params) => proxy.noteClientMessage({ jsonrpc: '2.0', id, method, params })
+  ask(1, 'tools/call', { name: 'big' })
+  ask(2, 'resources/read', { uri: 'file:///x' })
+  // A long line whose strings cannot be made: the tool call gets an isError result.
+  const failing = {
+    length: 3_000_000,
+    skeleton: () => ({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'marker' }] } }),
+    indexOf: () => undefined,
+    lengths: [],
+    restore: () => {
+      throw new RangeError('Invalid string length')
+    },
+    bytes: () => null,
+    dispose: () => {},
+  }
+  assert.doesNotThrow(() => proxy.longFromServer(failing))
+  const toolAnswer = JSON.parse(written.filter((t) => t !== '\n').at(-1))
+  assert.deepEqual(toolAnswer, {
+    jsonrpc: '2.0',
+    id: 1,
+    result: {
+      content: [{ type: 'text', text: '[toolclamp: the result of big was 3,000,000 bytes: not read (Invalid string length)]' }],
+      isError: true,
+    },
+  })
+  // Any other request gets an error; a message nobody waits for is only logged.
+  proxy.unread(2, 'was 600,000,000 bytes, over --max-message 536,870,912', 'too large to read')
+  assert.deepEqual(JSON.parse(written.filter((t) => t !== '\n').at(-1)).error, {
+    code: -32603,
+    message: 'toolclamp mcp: the answer was 600,000,000 bytes, over --max-message 536,870,912: too large to read',
+  })
+  const before = written.length
+  proxy.unread(3, 'was 9 bytes', 'not read')
+  assert.equal(written.length, before)
+  assert.match(logged.at(-1), /^toolclamp mcp: dropped a message from the server that was 9 bytes: not read\n$/)
+  assert.equal(proxy.pending.size, 0)
 })

@@ -208,12 +208,16 @@ class McpProxy {
    * that came. A line that is not UTF-8 JSON goes the way of a short one.
    */
   longFromServer(line) {
+    let skeleton
     try {
-      const skeleton = line.skeleton()
+      skeleton = line.skeleton()
       if (skeleton === undefined) return this.fromServer(line.bytes())
       // What the proxy reads of a message it only passes on is its envelope: the skeleton.
       const message = this.readsResult(skeleton) ? line.restore(skeleton, this.decodedInPlace(skeleton, line)) : skeleton
       this.relayMessage(message, line.length, () => line.bytes())
+    } catch (error) {
+      // Nothing the server sends may stop the proxy; the request waiting for it is answered.
+      this.unread(isObject(skeleton) ? skeleton.id : undefined, `was ${formatCount(line.length)} bytes`, `not read (${error.message})`)
     } finally {
       line.dispose()
       // The line and its strings are garbage now: their memory goes back before the next.
@@ -352,19 +356,28 @@ class McpProxy {
    */
   oversizedFromServer({ head, tail, bytes }) {
     const id = idAtStart(head.toString('utf8')) ?? idAtEnd(tail.toString('utf8'))
-    const entry = id === undefined ? undefined : this.pending.get(keyOf(id))
     const size = `${formatCount(bytes)} bytes, over --max-message ${formatCount(this.options.maxMessageBytes)}`
+    this.unread(id, `was ${size}`, 'too large to read')
+  }
+
+  /**
+   * A message from the server with id `id` (or none) that could not be relayed: what it `was`,
+   * and why not. A request waiting for it gets an answer that says so: an isError result for
+   * a tool call, an error for anything else.
+   */
+  unread(id, was, why) {
+    const entry = typeof id === 'string' || typeof id === 'number' ? this.pending.get(keyOf(id)) : undefined
     if (entry === undefined) {
-      this.log(`dropped a message of ${size} from the server`)
+      this.log(`dropped a message from the server that ${was}: ${why}`)
       return
     }
     this.pending.delete(keyOf(id))
-    this.log(`the answer to ${entry.method} (${entry.tool ?? ''}) was ${size}: answered with an error`)
-    const text = `[toolclamp: the result of ${entry.tool ?? 'the tool'} was ${size}: too large to read]`
+    this.log(`the answer to ${entry.method} (${entry.tool ?? ''}) ${was}: ${why}; answered with an error`)
+    const text = `[toolclamp: the result of ${entry.tool ?? 'the tool'} ${was}: ${why}]`
     const reply =
       entry.method === 'tools/call' || entry.toolResult
         ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
-        : { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `toolclamp mcp: the answer was ${size}` } }
+        : { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `toolclamp mcp: the answer ${was}: ${why}` } }
     this.toClient(Buffer.from(JSON.stringify(reply)))
   }
 

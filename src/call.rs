@@ -512,6 +512,18 @@ impl Call {
         Ok(v)
     }
 
+    /// A JS array of `items`, made in this call.
+    pub fn array(&self, items: &[sys::napi_value]) -> Answer {
+        let mut array = ptr::null_mut();
+        // SAFETY: `env` is valid while the call runs.
+        self.check(unsafe { sys::napi_create_array_with_length(self.env, items.len(), &mut array) })?;
+        for (i, &v) in items.iter().enumerate() {
+            // SAFETY: as above; `array` and `v` are values of this call.
+            self.check(unsafe { sys::napi_set_element(self.env, array, i as u32, v) })?;
+        }
+        Ok(array)
+    }
+
     pub fn number_value(&self, x: f64) -> Answer {
         let mut v = ptr::null_mut();
         // SAFETY: `env` is valid while the call runs.

@@ -130,16 +130,9 @@ enum Made {
 /// found, in order.
 pub fn json_line_lengths(call: &Call) -> Answer {
     let lengths: Vec<usize> = with_state(call, 1, |state| Ok(state.strings.iter().map(|s| s.end - s.start).collect()))?;
-    let env = call.env();
-    let mut array = ptr::null_mut();
-    // SAFETY: `env` is valid while the call runs.
-    call.check(unsafe { sys::napi_create_array_with_length(env, lengths.len(), &mut array) })?;
-    for (i, length) in lengths.into_iter().enumerate() {
-        let v = call.number_value(length as f64)?;
-        // SAFETY: as above; `array` and `v` were made in this call.
-        call.check(unsafe { sys::napi_set_element(env, array, i as u32, v) })?;
-    }
-    Ok(array)
+    let values: Vec<_> =
+        lengths.into_iter().map(|length| call.number_value(length as f64)).collect::<Result<_, Thrown>>()?;
+    call.array(&values)
 }
 
 /// `jsonLineStrings` → an array of the long strings the last scan found, decoded, in
@@ -171,20 +164,15 @@ pub fn json_line_strings(call: &Call) -> Answer {
         let Bytes::Frozen(bytes) = &state.bytes else { unreachable!("frozen above") };
         Ok((Arc::clone(bytes), made))
     })?;
-    let env = call.env();
-    let mut array = ptr::null_mut();
-    // SAFETY: `env` is valid while the call runs.
-    call.check(unsafe { sys::napi_create_array_with_length(env, made.len(), &mut array) })?;
-    for (i, m) in made.into_iter().enumerate() {
-        let v = match m {
-            Made::InLine { start, len } => external::latin1_in(call, &bytes, start, len)?,
-            Made::Latin1(units) => external::latin1(call, units)?,
-            Made::Utf16(units) => external::utf16(call, units)?,
-        };
-        // SAFETY: as above; `array` and `v` were made in this call.
-        call.check(unsafe { sys::napi_set_element(env, array, i as u32, v) })?;
-    }
-    Ok(array)
+    let strings: Vec<_> = made
+        .into_iter()
+        .map(|m| match m {
+            Made::InLine { start, len } => external::latin1_in(call, &bytes, start, len),
+            Made::Latin1(units) => external::latin1(call, units),
+            Made::Utf16(units) => external::utf16(call, units),
+        })
+        .collect::<Result<_, Thrown>>()?;
+    call.array(&strings)
 }
 
 /// `jsonLineBytes` → a Buffer of the line as it came, or `null` once a string was decoded

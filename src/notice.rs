@@ -45,15 +45,8 @@ pub(crate) fn notice_templates(call: &Call) -> Answer {
         .iter()
         .map(|(name, template)| Ok((*name, string(template)?)))
         .collect::<Result<_, Thrown>>()?;
-    let mut placeholders = std::ptr::null_mut();
-    let names = toolclamp_core::PLACEHOLDERS;
-    // SAFETY: `env` is valid while the call runs.
-    call.check(unsafe { sys::napi_create_array_with_length(env, names.len(), &mut placeholders) })?;
-    for (i, name) in names.iter().enumerate() {
-        let v = string(name)?;
-        // SAFETY: as above; `placeholders` is an array of this call.
-        call.check(unsafe { sys::napi_set_element(env, placeholders, i as u32, v) })?;
-    }
+    let names: Vec<_> = toolclamp_core::PLACEHOLDERS.iter().map(|name| string(name)).collect::<Result<_, Thrown>>()?;
+    let placeholders = call.array(&names)?;
     object(&[("templates", object(&templates)?), ("placeholders", frozen(placeholders)?)])
 }
 

@@ -600,9 +600,9 @@ pub(crate) fn measure_string(call: &Call) -> Answer {
     let m = if len >= LONG_MIN {
         // A long string is counted a window at a time, never copied whole.
         if wide {
-            with_scratch(&UTF16, |buf| tally_string::<u16>(call, len, buf))?
+            with_scratch(&UTF16_WINDOWS, |bufs| stream_ends(call, len, 0, bufs))?.totals()
         } else {
-            with_scratch(&LATIN1, |buf| tally_string::<u8>(call, len, buf))?
+            with_scratch(&LATIN1_WINDOWS, |bufs| stream_ends(call, len, 0, bufs))?.totals()
         }
     } else if wide {
         with_scratch(&UTF16, |buf| call.string_arg::<u16>(1, buf).map(measure))?
@@ -613,17 +613,6 @@ pub(crate) fn measure_string(call: &Call) -> Answer {
     r.set_measure(Slot::TotalChars, m).set(Slot::TotalTokens, estimate_tokens(m.bytes));
     call.answer(&r)?;
     call.null()
-}
-
-/// The totals of the string argument 1 (`len` units), copied [`STREAM_UNITS`] at a time.
-fn tally_string<U: StringUnit + toolclamp_core::Unit>(
-    call: &Call,
-    len: usize,
-    buf: &mut Vec<U>,
-) -> Result<Measure, Thrown> {
-    let mut tally = Tally::<U>::default();
-    call.stream_units(1, len, STREAM_UNITS, buf, |units| tally.add(units))?;
-    Ok(tally.totals())
 }
 
 /// `planBuffer`: the clamped text of `bytes`, a `Uint8Array` of UTF-8 planned as the

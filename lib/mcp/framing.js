@@ -41,16 +41,7 @@ class LineSplitter {
     this.onLongLine = onLongLine
     this.maxLineBytes = maxLineBytes
     this.longLineBytes = longLineBytes
-    // The parts of the line under way, and their length.
-    this.parts = []
-    this.length = 0
-    // Over maxLineBytes: the line's first bytes, and its last ones so far.
-    this.head = null
-    this.tail = []
-    this.tailLength = 0
-    // Over 1 MiB, with onLongLine: the line in the binding, and its first bytes.
-    this.long = null
-    this.longHead = null
+    this.reset()
   }
 
   push(chunk) {
@@ -73,18 +64,14 @@ class LineSplitter {
   /** Adds a part of the line under way. */
   keep(part) {
     this.length += part.length
-    if (this.head !== null) {
+    if (this.head === null) {
+      this.parts.push(part)
+    } else {
+      this.long?.append(part)
       this.head = headWith(this.head, part)
       this.keepTail(part)
-      return
     }
-    if (this.long !== null) {
-      this.long.append(part)
-      this.longHead = headWith(this.longHead, part)
-      this.keepTail(part)
-    } else {
-      this.parts.push(part)
-    }
+    if (this.oversized) return
     if (this.length > this.maxLineBytes) this.overflow()
     else if (this.long === null && this.onLongLine !== undefined && this.length > this.longLineBytes) this.moveToBinding()
   }
@@ -96,21 +83,22 @@ class LineSplitter {
     while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= END_BYTES) this.tailLength -= this.tail.shift().length
   }
 
-  /** The line under way goes to the binding, and so will every part after. */
+  /** The line under way goes to the binding, and so will every part after: JS keeps its ends only. */
   moveToBinding() {
     this.long = new LongLine()
+    this.head = Buffer.alloc(0)
     for (const part of this.parts) {
       this.long.append(part)
+      this.head = headWith(this.head, part)
       this.keepTail(part)
     }
-    this.longHead = Buffer.from(Buffer.concat(this.parts, this.length).subarray(0, END_BYTES))
     this.parts = []
   }
 
   /** The line under way is too long to hold: keep its first and its last bytes only (they may overlap). */
   overflow() {
+    this.oversized = true
     if (this.long !== null) {
-      this.head = this.longHead
       this.long.dispose()
       this.long = null
       return
@@ -124,7 +112,7 @@ class LineSplitter {
 
   /** The line under way ends with `last`: hand it over. */
   finish(last) {
-    if (this.head !== null) {
+    if (this.oversized) {
       this.keep(last)
       const tail = Buffer.concat(this.tail, this.tailLength)
       const oversized = { head: this.head, tail: tail.subarray(Math.max(0, tail.length - END_BYTES)), bytes: this.length }
@@ -154,13 +142,18 @@ class LineSplitter {
   }
 
   reset() {
+    // The parts of the line under way, and its length.
     this.parts = []
     this.length = 0
+    // Once the line is not held in parts (in the binding, or over maxLineBytes): its first
+    // bytes, and its last ones so far.
     this.head = null
     this.tail = []
     this.tailLength = 0
+    // Over longLineBytes, with onLongLine: the line in the binding.
     this.long = null
-    this.longHead = null
+    // Over maxLineBytes: the line is not held at all.
+    this.oversized = false
   }
 }
 

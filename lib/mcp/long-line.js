@@ -44,6 +44,8 @@ class LongLine {
   constructor() {
     this.handle = native.jsonLineCreate()
     this.length = 0
+    // Bytes appended since the last young-generation collection (see append).
+    this.sinceCollected = 0
   }
 
   /**
@@ -55,7 +57,7 @@ class LongLine {
   append(part) {
     native.jsonLineAppend(this.handle, part)
     this.length += part.length
-    this.sinceCollected = (this.sinceCollected ?? 0) + part.length
+    this.sinceCollected += part.length
     if (this.sinceCollected >= COLLECT_EVERY_BYTES) {
       this.sinceCollected = 0
       collector()?.({ type: 'minor' })

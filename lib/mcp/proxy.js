@@ -69,7 +69,7 @@ class McpProxy {
     this.output = io.output ?? process.stdout
     this.errors = io.errors ?? process.stderr
     this.clamp = new ResultClamp({ ...options, log: (text) => this.log(text) })
-    // The client's requests the server has not answered: key → { id, method, tool, task, cancelled }.
+    // The client's requests the server has not answered: key → { id, method, tool, task, cancelled, toolResult }.
     this.pending = new Map()
     // Tasks a tools/call started: taskId → the tool's name.
     this.tasks = new Map()
@@ -166,7 +166,8 @@ class McpProxy {
       return
     }
     if (typeof id !== 'string' && typeof id !== 'number') return
-    const entry = { id, method, tool: undefined, task: false, cancelled: false }
+    // toolResult: the answer is a tool's result (a CallToolResult), which is clamped.
+    const entry = { id, method, tool: undefined, task: false, cancelled: false, toolResult: method === 'tools/call' }
     if (method === 'tools/call' && isObject(params)) {
       if (typeof params.name === 'string') entry.tool = params.name
       entry.task = params.task !== undefined
@@ -233,10 +234,9 @@ class McpProxy {
   readsResult(message) {
     if (!isObject(message)) return true
     if (typeof message.method === 'string') return false
-    const { id } = message
-    const entry = typeof id === 'string' || typeof id === 'number' ? this.pending.get(keyOf(id)) : undefined
+    const entry = this.pendingFor(message.id)
     if (entry === undefined) return false
-    return entry.method === 'tools/list' || entry.method === 'tools/call' || entry.toolResult === true
+    return entry.method === 'tools/list' || entry.toolResult
   }
 
   /**
@@ -249,8 +249,8 @@ class McpProxy {
    */
   decodedInPlace(message, line) {
     if (!isObject(message) || !isObject(message.result)) return []
-    const entry = this.pending.get(keyOf(message.id))
-    if (entry === undefined || !(entry.method === 'tools/call' || entry.toolResult)) return []
+    const entry = this.pendingFor(message.id)
+    if (entry === undefined || !entry.toolResult) return []
     const options = this.clamp.optionsFor(entry.tool)
     const { content } = message.result
     if (options === null || !Array.isArray(content)) return []
@@ -312,15 +312,18 @@ class McpProxy {
     this.toClient(asItCame() ?? Buffer.from(JSON.stringify(message)))
   }
 
+  /** The client's request the server has not answered with id `id`, if any (an id is a string or a number). */
+  pendingFor(id) {
+    return typeof id === 'string' || typeof id === 'number' ? this.pending.get(keyOf(id)) : undefined
+  }
+
   /** A message from the server as the client gets it: the same object unless it is a result clamped. */
   answer(message, rawBytes) {
     if (!isObject(message) || typeof message.method === 'string') return message
     const { id } = message
-    if (typeof id !== 'string' && typeof id !== 'number') return message
-    const key = keyOf(id)
-    const entry = this.pending.get(key)
+    const entry = this.pendingFor(id)
     if (entry === undefined) return message
-    this.pending.delete(key)
+    this.pending.delete(keyOf(id))
     if (!Object.hasOwn(message, 'result')) return message
     const { result } = message
     if (entry.method === 'tools/list') {
@@ -332,7 +335,7 @@ class McpProxy {
       if (typeof result.task.taskId === 'string') this.tasks.set(result.task.taskId, entry.tool)
       return message
     }
-    if (entry.method !== 'tools/call' && !entry.toolResult) return message
+    if (!entry.toolResult) return message
     let clamped
     try {
       clamped = this.clamp.clamp(entry.tool, result, rawBytes)
@@ -366,7 +369,7 @@ class McpProxy {
    * a tool call, an error for anything else.
    */
   unread(id, was, why) {
-    const entry = typeof id === 'string' || typeof id === 'number' ? this.pending.get(keyOf(id)) : undefined
+    const entry = this.pendingFor(id)
     if (entry === undefined) {
       this.log(`dropped a message from the server that ${was}: ${why}`)
       return
@@ -374,10 +377,9 @@ class McpProxy {
     this.pending.delete(keyOf(id))
     this.log(`the answer to ${entry.method} (${entry.tool ?? ''}) ${was}: ${why}; answered with an error`)
     const text = `[toolclamp: the result of ${entry.tool ?? 'the tool'} ${was}: ${why}]`
-    const reply =
-      entry.method === 'tools/call' || entry.toolResult
-        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
-        : { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `toolclamp mcp: the answer ${was}: ${why}` } }
+    const reply = entry.toolResult
+      ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+      : { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `toolclamp mcp: the answer ${was}: ${why}` } }
     this.toClient(Buffer.from(JSON.stringify(reply)))
   }
 
